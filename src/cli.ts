@@ -1,0 +1,80 @@
+/**
+ * The command line: the only layer that touches the console and decides exit codes.
+ * 0 fine · 1 drift found · 2 invalid spec, config or usage · 3 internal error.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { createRequire } from 'node:module';
+import { countSummary, formatDiagnostics, styleFor } from './report.js';
+import { loadModel } from './spec.js';
+
+export const EXIT = { ok: 0, drift: 1, invalid: 2, internal: 3 } as const;
+
+const DEFAULT_SPEC = 'toolspec.yaml';
+
+interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+const formatOption = () =>
+  new Option('--format <format>', 'output for people (text) or for machines (json)').choices(['text', 'json']).default('text');
+
+export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
+  const { stdout, stderr, env, cwd } = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), ...io };
+  const out = (s: string) => void stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+  const err = (s: string) => void stderr.write(s.endsWith('\n') ? s : `${s}\n`);
+  let code: number = EXIT.ok;
+
+  const program = new Command('toolspec')
+    .description('Generate typed, validated MCP tool servers from a YAML spec, and check them for drift.')
+    .version(packageVersion(), '-v, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeOut: out, writeErr: err });
+
+  program
+    .command('validate')
+    .description('load and check the spec; print every problem at once')
+    .argument('[spec]', 'the spec file', DEFAULT_SPEC)
+    .addOption(formatOption())
+    .action((spec: string, opts: { format: 'text' | 'json' }) => {
+      const result = loadModel(spec, { cwd });
+      const valid = result.model !== undefined;
+      if (opts.format === 'json') {
+        out(JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics }, null, 2));
+      } else {
+        if (result.diagnostics.length) {
+          err(`${formatDiagnostics(result.diagnostics, styleFor(stderr, env), result.sources)}\n`);
+        }
+        if (valid) {
+          const warn = result.diagnostics.length ? ` (${countSummary(result.diagnostics).replace(/^0 errors, /, '')})` : '';
+          out(`${spec} is valid: ${plural(result.model!.tools.length, 'tool')} in ${plural(result.files.length, 'file')}${warn}`);
+        } else {
+          err(`${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ` and the files it includes` : ''}; nothing was written`);
+        }
+      }
+      code = valid ? EXIT.ok : EXIT.invalid;
+    });
+
+  try {
+    await program.parseAsync([...argv]);
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
+    }
+    err(`toolspec: internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return EXIT.internal;
+  }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function packageVersion(): string {
+  const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
+  return pkg.version;
+}

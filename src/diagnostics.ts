@@ -1,0 +1,123 @@
+/**
+ * Diagnostics: every problem toolspec finds in user input is one of these, with a stable code, a position and
+ * a hint. Codes never change meaning once released; new problems get new codes.
+ */
+
+export type Severity = 'error' | 'warning';
+
+export interface Diagnostic {
+  code: DiagnosticCode;
+  severity: Severity;
+  /** Path of the file, as the user would type it (relative to the working directory when inside it). */
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based, in UTF-16 code units like editors count. */
+  column: number;
+  endLine: number;
+  endColumn: number;
+  message: string;
+  hint?: string;
+}
+
+/** The registry of codes. The name is for people and docs; the code is what tools match on. */
+export const CODES = {
+  TS001: 'yaml-syntax',
+  TS002: 'duplicate-key',
+  TS003: 'alias-limit',
+  TS004: 'unresolved-alias',
+  TS005: 'file-unreadable',
+  TS006: 'unknown-field',
+  TS007: 'missing-field',
+  TS008: 'wrong-type',
+  TS009: 'invalid-value',
+  TS010: 'unsupported-version',
+  TS011: 'invalid-tool-name',
+  TS012: 'duplicate-tool',
+  TS013: 'identifier-collision',
+  TS014: 'long-tool-name',
+  TS015: 'missing-description',
+  TS016: 'unsafe-path',
+  TS017: 'include-cycle',
+  TS018: 'duplicate-def',
+  TS020: 'invalid-schema',
+  TS021: 'unknown-keyword',
+  TS022: 'unknown-type',
+  TS023: 'root-not-object',
+  TS024: 'unsupported-dialect',
+  TS025: 'unresolved-ref',
+  TS026: 'ref-loop',
+  TS027: 'external-ref',
+  TS028: 'schema-rejected',
+  TS029: 'schema-strictness',
+  TS030: 'example-rejected',
+  TS031: 'invalid-example-accepted',
+} as const;
+
+export type DiagnosticCode = keyof typeof CODES;
+
+/** A position inside a file: what the loader hands to diagnostics. */
+export interface Span {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
+export function diagnostic(
+  code: DiagnosticCode,
+  span: Span,
+  message: string,
+  hint?: string,
+  severity: Severity = 'error',
+): Diagnostic {
+  const d: Diagnostic = { code, severity, ...span, message };
+  if (hint !== undefined) d.hint = hint;
+  return d;
+}
+
+/** Collects diagnostics, drops exact repeats (a shared definition checked once per tool that uses it). */
+export class Diagnostics {
+  readonly #seen = new Set<string>();
+  readonly #list: Diagnostic[] = [];
+
+  add(d: Diagnostic): void {
+    const key = `${d.code}\0${d.file}\0${d.line}\0${d.column}\0${d.message}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    this.#list.push(d);
+  }
+
+  get hasErrors(): boolean {
+    return this.#list.some((d) => d.severity === 'error');
+  }
+
+  /** Sorted by the order files were loaded in, then by position, so output is stable. */
+  sorted(fileOrder: readonly string[]): Diagnostic[] {
+    const rank = (f: string) => {
+      const i = fileOrder.indexOf(f);
+      return i === -1 ? fileOrder.length : i;
+    };
+    return [...this.#list].sort(
+      (a, b) =>
+        rank(a.file) - rank(b.file) ||
+        a.file.localeCompare(b.file) ||
+        a.line - b.line ||
+        a.column - b.column ||
+        a.code.localeCompare(b.code) ||
+        a.message.localeCompare(b.message),
+    );
+  }
+}
+
+/** A user error that stops a command: exit code 2. */
+export class UserError extends Error {
+  constructor(
+    message: string,
+    readonly diagnostics: Diagnostic[] = [],
+  ) {
+    super(message);
+    this.name = 'UserError';
+  }
+}

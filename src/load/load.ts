@@ -1,0 +1,223 @@
+/**
+ * Stage 1, load: read the spec and every file it includes, parse each as YAML with positions, and check each
+ * against the JSON Schema that toolspec ships for the spec file. Produces the raw tools and shared $defs with
+ * their origins, so that later stages can point at any part of them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { diagnostic, type Diagnostics } from '../diagnostics.js';
+import { displayPath, isInside } from '../paths.js';
+import { checkStructure } from '../validate/structure.js';
+import { SourceFile, type JsonPath } from './source.js';
+
+/** Where something was written: a file and the JSON path inside it. */
+export interface Origin {
+  file: SourceFile;
+  path: JsonPath;
+}
+
+export interface RawTool extends Origin {
+  value: Record<string, unknown>;
+}
+
+export interface RawDef extends Origin {
+  name: string;
+  value: unknown;
+}
+
+export interface RawSpec {
+  /** Absolute path of the main spec file. */
+  specPath: string;
+  main: SourceFile;
+  /** Every file read, main first, in the order read. */
+  files: SourceFile[];
+  /** The main file's data (an object when the file had no structural errors at its top level). */
+  root: Record<string, unknown>;
+  tools: RawTool[];
+  defs: Map<string, RawDef>;
+}
+
+/** Files larger than this are refused before parsing. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export interface LoadOptions {
+  cwd?: string;
+}
+
+/** Loads the spec at `specPath`. Returns undefined when the main file could not be read or parsed at all. */
+export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions = {}): RawSpec | undefined {
+  const cwd = opts.cwd ?? process.cwd();
+  const abs = path.resolve(cwd, specPath);
+  const show = (p: string) => displayPath(p, cwd);
+  const main = readSource(abs, show(abs), diags);
+  if (!main) return undefined;
+
+  const rootDir = path.dirname(abs);
+  const spec: RawSpec = {
+    specPath: abs,
+    main,
+    files: [main],
+    root: {},
+    tools: [],
+    defs: new Map(),
+  };
+  const seen = new Map<string, SourceFile>([[realOr(abs), main]]);
+
+  const visit = (file: SourceFile, absPath: string, kind: 'main' | 'include'): void => {
+    if (file.value === undefined) return;
+    checkStructure(file, kind, diags);
+    const data = file.value;
+    if (!isRecord(data)) return;
+    if (kind === 'main') spec.root = data;
+    collectDefs(file, data, spec, diags);
+    collectTools(file, data, spec);
+    const includes = data['include'];
+    if (!Array.isArray(includes)) return;
+    includes.forEach((entry, i) => {
+      if (typeof entry !== 'string' || entry === '') return;
+      for (const target of resolveInclude(file, absPath, entry, i, rootDir, diags)) {
+        const real = realOr(target);
+        const already = seen.get(real);
+        if (already) {
+          diags.add(
+            diagnostic(
+              'TS017',
+              file.locate(['include', i]),
+              `"${entry}" is included already (by ${already === main ? 'the spec' : 'another file'}: ${already.displayPath})`,
+              'include each file once; an include cycle or a repeated include would load its tools twice',
+            ),
+          );
+          continue;
+        }
+        const child = readSource(target, show(target), diags, file.locate(['include', i]));
+        if (!child) continue;
+        seen.set(real, child);
+        spec.files.push(child);
+        visit(child, target, 'include');
+      }
+    });
+  };
+  visit(main, abs, 'main');
+  return spec;
+}
+
+function readSource(
+  abs: string,
+  shown: string,
+  diags: Diagnostics,
+  from?: ReturnType<SourceFile['locate']>,
+): SourceFile | undefined {
+  const where = from ?? { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
+  let text: string;
+  try {
+    const st = fs.statSync(abs);
+    if (st.isDirectory()) {
+      diags.add(
+        diagnostic('TS005', where, `${shown} is a folder, not a spec file`, 'name a .yaml file; to include a whole folder, end the path with /'),
+      );
+      return undefined;
+    }
+    if (st.size > MAX_FILE_BYTES) {
+      diags.add(
+        diagnostic(
+          'TS005',
+          where,
+          `${shown} is ${(st.size / 1024 / 1024).toFixed(1)} MiB; spec files are limited to ${MAX_FILE_BYTES / 1024 / 1024} MiB`,
+          'split the tools across files with include',
+        ),
+      );
+      return undefined;
+    }
+    text = fs.readFileSync(abs, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    diags.add(
+      diagnostic(
+        'TS005',
+        where,
+        code === 'ENOENT' ? `cannot find ${shown}` : `cannot read ${shown} (${code ?? String(e)})`,
+        from ? 'include paths are relative to the file that includes them' : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml',
+      ),
+    );
+    return undefined;
+  }
+  const file = new SourceFile(shown, text);
+  for (const d of file.diagnostics) diags.add(d);
+  return file;
+}
+
+function resolveInclude(
+  file: SourceFile,
+  includingPath: string,
+  entry: string,
+  index: number,
+  rootDir: string,
+  diags: Diagnostics,
+): string[] {
+  const at = file.locate(['include', index]);
+  const refuse = (why: string) => {
+    diags.add(
+      diagnostic('TS016', at, `include "${entry}" ${why}`, 'included files must lie in the spec file\'s folder or below it; use a relative path'),
+    );
+    return [];
+  };
+  if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
+  const target = path.resolve(path.dirname(includingPath), entry);
+  if (!isInside(rootDir, target)) return refuse('points outside the spec\'s folder');
+  if (fs.existsSync(target) && !isInside(realOr(rootDir), realOr(target))) {
+    return refuse('is a link that points outside the spec\'s folder');
+  }
+  if (!/[\\/]$/.test(entry)) return [target];
+  let names: string[];
+  try {
+    names = fs.readdirSync(target);
+  } catch {
+    diags.add(diagnostic('TS005', at, `cannot read folder "${entry}"`, 'include paths are relative to the file that includes them'));
+    return [];
+  }
+  return names
+    .filter((n) => /\.ya?ml$/i.test(n))
+    .sort()
+    .map((n) => path.join(target, n));
+}
+
+function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {
+  const defs = data['$defs'];
+  if (!isRecord(defs)) return;
+  for (const [name, value] of Object.entries(defs)) {
+    const prev = spec.defs.get(name);
+    if (prev) {
+      const p = prev.file.locate(prev.path, { key: true });
+      diags.add(
+        diagnostic(
+          'TS018',
+          file.locate(['$defs', name], { key: true }),
+          `$defs "${name}" is defined twice`,
+          `it is defined first at ${p.file}:${p.line}:${p.column}; shared $defs form one namespace across all included files`,
+        ),
+      );
+      continue;
+    }
+    spec.defs.set(name, { name, value, file, path: ['$defs', name] });
+  }
+}
+
+function collectTools(file: SourceFile, data: Record<string, unknown>, spec: RawSpec): void {
+  const tools = data['tools'];
+  if (!Array.isArray(tools)) return;
+  tools.forEach((value, i) => {
+    if (isRecord(value)) spec.tools.push({ value, file, path: ['tools', i] });
+  });
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,87 @@
+/**
+ * Stage 3, model: one normalized, resolved description of the server. Emitters see only this, never YAML.
+ * Everything in it is plain data (JSON-serialisable), in the author's tool order.
+ */
+import type { Options } from './options.js';
+import type { Dialect } from './validate/keywords.js';
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  instructions?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+}
+
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** The MCP Tool object, exactly as tools/list sends it. */
+export interface ToolDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
+  _meta?: Record<string, unknown>;
+}
+
+export interface SchemaModel {
+  /** As sent to clients: the author's schema with the shared $defs it uses bundled in. */
+  schema: Record<string, unknown>;
+  dialect: Dialect;
+}
+
+export interface ExampleModel {
+  name?: string;
+  arguments: Record<string, unknown>;
+  invalid: boolean;
+  expect?: { isError?: boolean; text?: string; structuredContent?: Record<string, unknown> };
+}
+
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface ToolModel {
+  name: string;
+  /** PascalCase base of the tool's TypeScript names: `${typeName}Input`, `${typeName}Output`. */
+  typeName: string;
+  input: SchemaModel;
+  output?: SchemaModel;
+  examples: ExampleModel[];
+  definition: ToolDefinition;
+  /** Where the tool is written, for messages. */
+  source: SourcePosition;
+}
+
+export interface ServerModel {
+  /** The spec file as the user named it (relative to the working directory when inside it). */
+  specFile: string;
+  /** The spec's folder, absolute: the base of every option path. Not part of any output. */
+  rootDir: string;
+  /** Every file the spec consists of, main first. */
+  files: string[];
+  server: ServerInfo;
+  options: Options;
+  tools: ToolModel[];
+}

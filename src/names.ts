@@ -1,0 +1,9 @@
+/** TypeScript names for things named in the spec. One place decides them, so collisions are found in one place. */
+
+/** "search_docs" → "SearchDocs", "get.user-v2" → "GetUserV2"; undefined when the name has no letter or digit. */
+export function pascalCase(name: string): string | undefined {
+  const words = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  if (!words.length) return undefined;
+  const joined = words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return /^[0-9]/.test(joined) ? `Tool${joined}` : joined;
+}

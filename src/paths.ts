@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/** The package's own folder (holds schema/ and templates/), from src/ or dist/ alike. */
+export const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+
+export const specSchemaPath = path.join(packageRoot, 'schema', 'toolspec.schema.json');
+export const includeSchemaPath = path.join(packageRoot, 'schema', 'toolspec-include.schema.json');
+
+/** How a path is shown to the user: relative to the working directory when inside it, with forward slashes. */
+export function displayPath(abs: string, cwd: string = process.cwd()): string {
+  const rel = path.relative(cwd, abs);
+  const shown = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
+  return shown.split(path.sep).join('/');
+}
+
+/** True when `inner` is `outer` or lies below it. Both absolute. */
+export function isInside(outer: string, inner: string): boolean {
+  const rel = path.relative(outer, inner);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}

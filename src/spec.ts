@@ -1,0 +1,51 @@
+/**
+ * load → validate → model, in one call. Every problem in every file is collected before anything fails.
+ */
+import path from 'node:path';
+import { Diagnostics, type Diagnostic } from './diagnostics.js';
+import { isRecord, loadSpec, type LoadOptions } from './load/load.js';
+import type { ServerInfo, ServerModel } from './model.js';
+import { resolveOptions } from './options.js';
+import { checkTools } from './validate/tools.js';
+
+export interface LoadResult {
+  /** Present only when there is no error (warnings allowed). */
+  model?: ServerModel;
+  /** Errors and warnings, sorted by file (in load order), line and column. */
+  diagnostics: Diagnostic[];
+  /** The files read, as shown in diagnostics, main first. */
+  files: string[];
+  /** Their text, for code frames in messages. */
+  sources: Map<string, string>;
+}
+
+export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult {
+  const diags = new Diagnostics();
+  const raw = loadSpec(specPath, diags, opts);
+  if (!raw) return { diagnostics: diags.sorted([]), files: [], sources: new Map() };
+  const files = raw.files.map((f) => f.displayPath);
+  const sources = new Map(raw.files.map((f) => [f.displayPath, f.text]));
+  const rootDir = path.dirname(raw.specPath);
+  const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags);
+  const tools = checkTools(raw.tools, raw.defs, diags);
+  const diagnostics = diags.sorted(files);
+  if (diags.hasErrors) return { diagnostics, files, sources };
+  const model: ServerModel = {
+    specFile: raw.main.displayPath,
+    rootDir,
+    files,
+    server: serverInfo(raw.root['server']),
+    options,
+    tools,
+  };
+  return { model, diagnostics, files, sources };
+}
+
+function serverInfo(v: unknown): ServerInfo {
+  const s = isRecord(v) ? v : {};
+  const info: Record<string, unknown> = { name: s['name'], version: s['version'] };
+  for (const key of ['title', 'description', 'instructions', 'websiteUrl', 'icons'] as const) {
+    if (s[key] !== undefined) info[key] = structuredClone(s[key]);
+  }
+  return info as unknown as ServerInfo;
+}

@@ -1,0 +1,132 @@
+/**
+ * JSON Schema keyword knowledge: which keywords each dialect has and where subschemas live. Used to walk a
+ * schema (for $ref, unknown keywords and loops) without compiling it.
+ */
+
+export type Dialect = '2020-12' | 'draft-07';
+
+export const DIALECT_URIS: Record<Dialect, string> = {
+  '2020-12': 'https://json-schema.org/draft/2020-12/schema',
+  'draft-07': 'http://json-schema.org/draft-07/schema#',
+};
+
+/** The dialect a `$schema` value names, or undefined when toolspec does not support it. */
+export function dialectOf(uri: string): Dialect | undefined {
+  const u = uri.replace(/^https?:\/\//, '').replace(/#$/, '');
+  if (u === 'json-schema.org/draft/2020-12/schema') return '2020-12';
+  if (u === 'json-schema.org/draft-07/schema') return 'draft-07';
+  return undefined;
+}
+
+/** Keywords whose value is a map of name → subschema. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Keywords whose value is one subschema. */
+const SCHEMA_ONE = new Set([
+  'additionalProperties',
+  'additionalItems',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'propertyNames',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
+]);
+/** Keywords whose value is an array of subschemas. */
+const SCHEMA_ARRAYS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
+
+/** Keywords that apply to the same instance (no descent into the data): a $ref cycle through these never ends. */
+export const IN_PLACE = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas']);
+
+const COMMON = [
+  '$schema', '$id', '$ref', '$comment', '$defs', 'definitions',
+  'properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'contains', 'items',
+  'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else',
+  'type', 'const', 'enum', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
+  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties',
+  'required', 'title', 'description', 'default', 'examples', 'readOnly', 'writeOnly', 'format',
+  'contentEncoding', 'contentMediaType',
+];
+
+export const KEYWORDS: Record<Dialect, ReadonlySet<string>> = {
+  '2020-12': new Set([
+    ...COMMON,
+    '$anchor', '$dynamicRef', '$dynamicAnchor', '$vocabulary',
+    'prefixItems', 'dependentSchemas', 'dependentRequired', 'unevaluatedItems', 'unevaluatedProperties',
+    'maxContains', 'minContains', 'deprecated', 'contentSchema',
+  ]),
+  'draft-07': new Set([...COMMON, 'additionalItems', 'dependencies']),
+};
+
+export const TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
+
+/** Hints for keywords from other schema languages that people bring along. */
+export const FOREIGN_KEYWORDS: Record<string, string> = {
+  nullable: 'JSON Schema has no "nullable" (that is OpenAPI 3.0); write type: [string, "null"]',
+  example: 'JSON Schema spells it "examples", a list: examples: [value]',
+  optional: 'properties are optional unless listed in the parent\'s "required" array',
+  discriminator: '"discriminator" is OpenAPI; use oneOf with a const property in each branch',
+  $ids: 'did you mean "$id"?',
+};
+
+export type SchemaPath = (string | number)[];
+
+/**
+ * Calls `visit` for the schema and every subschema below it (objects only; boolean schemas have nothing to
+ * check), with its path from `schema`. `visit` may return false to skip a node's children.
+ */
+export function walkSchema(
+  schema: unknown,
+  visit: (node: Record<string, unknown>, path: SchemaPath) => boolean | void,
+  path: SchemaPath = [],
+): void {
+  if (!isObject(schema)) return;
+  if (visit(schema, path) === false) return;
+  for (const [key, value] of Object.entries(schema)) {
+    for (const [child, sub] of children(key, value)) walkSchema(child, visit, [...path, ...sub]);
+  }
+}
+
+/** The subschemas one keyword holds, each with its path below the keyword's owner. */
+export function children(key: string, value: unknown): [unknown, SchemaPath][] {
+  if (SCHEMA_MAPS.has(key) || key === 'dependencies') {
+    if (!isObject(value)) return [];
+    return Object.entries(value)
+      .filter(([, v]) => isObject(v) || typeof v === 'boolean')
+      .map(([k, v]) => [v, [key, k]]);
+  }
+  if (SCHEMA_ONE.has(key)) return [[value, [key]]];
+  if (SCHEMA_ARRAYS.has(key) || (key === 'items' && Array.isArray(value))) {
+    return Array.isArray(value) ? value.map((v, i) => [v, [key, i]]) : [];
+  }
+  if (key === 'items') return [[value, [key]]];
+  return [];
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads a local JSON pointer ("#/a/b") inside `root`. */
+export function resolvePointer(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let cur: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const seg = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(cur)) cur = cur[Number(seg)];
+    else if (isObject(cur) && Object.hasOwn(cur, seg)) cur = cur[seg];
+    else return undefined;
+  }
+  return cur;
+}
+
+export function pointerSegments(ref: string): string[] {
+  if (!ref.startsWith('#/')) return [];
+  return ref
+    .slice(2)
+    .split('/')
+    .map((raw) => decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~'));
+}

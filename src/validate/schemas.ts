@@ -1,0 +1,320 @@
+/**
+ * A tool's inputSchema or outputSchema: its dialect, its keywords and types, its $refs (shared $defs are bundled
+ * into the schema's own $defs), ref loops, the dialect's meta-schema, and finally ajv in strict mode.
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
+import type { Origin, RawDef } from '../load/load.js';
+import { didYouMean, quoteList } from '../suggest.js';
+import { captureWarnings, getAjv } from './ajv.js';
+import {
+  DIALECT_URIS,
+  FOREIGN_KEYWORDS,
+  IN_PLACE,
+  KEYWORDS,
+  TYPES,
+  children,
+  dialectOf,
+  isObject,
+  pointerSegments,
+  resolvePointer,
+  walkSchema,
+  type Dialect,
+  type SchemaPath,
+} from './keywords.js';
+import { pointerToPath } from './structure.js';
+
+export interface CheckedSchema {
+  /** The schema as clients receive it: the author's schema with the shared $defs it uses bundled in. */
+  schema: Record<string, unknown>;
+  dialect: Dialect;
+  validate: ValidateFunction;
+}
+
+const TYPE_ALIASES: Record<string, string> = {
+  int: 'integer', bool: 'boolean', float: 'number', double: 'number', str: 'string', list: 'array',
+  dict: 'object', map: 'object', none: 'null', date: 'string', any: '(leave "type" out to accept any value)',
+};
+
+type Locate = (p: SchemaPath, key?: boolean) => Span;
+
+export function checkToolSchema(
+  raw: unknown,
+  origin: Origin,
+  which: 'inputSchema' | 'outputSchema',
+  defs: ReadonlyMap<string, RawDef>,
+  diags: Diagnostics,
+): CheckedSchema | undefined {
+  if (!isObject(raw)) return undefined; // the structure check has said so
+  let errors = 0;
+  const report = (code: DiagnosticCode, span: Span, message: string, hint?: string) => {
+    errors++;
+    diags.add(diagnostic(code, span, message, hint || undefined));
+  };
+  const own: Locate = (p, key = false) => origin.file.locate([...origin.path, ...p], { key });
+
+  // Dialect.
+  let dialect: Dialect = '2020-12';
+  if ('$schema' in raw) {
+    const uri = raw['$schema'];
+    const d = typeof uri === 'string' ? dialectOf(uri) : undefined;
+    if (!d) {
+      report(
+        'TS024',
+        own(['$schema']),
+        `unsupported JSON Schema dialect ${JSON.stringify(uri)} in ${which}`,
+        `toolspec reads ${quoteList(Object.values(DIALECT_URIS))}; leave $schema out for 2020-12`,
+      );
+      return undefined;
+    }
+    dialect = d;
+  }
+
+  // The root must describe an object (MCP: inputSchema and outputSchema have type "object").
+  const rootType = raw['type'];
+  if (rootType !== 'object' && !(Array.isArray(rootType) && rootType.length === 1 && rootType[0] === 'object')) {
+    report(
+      'TS023',
+      rootType === undefined ? origin.file.locate(origin.path, { key: true }) : own(['type']),
+      rootType === undefined
+        ? `${which} has no "type: object" at its root`
+        : `${which} must have type "object" at its root, not ${JSON.stringify(rootType)}`,
+      which === 'inputSchema'
+        ? 'MCP passes arguments as an object; put parameters under properties. A tool without parameters takes { type: object, additionalProperties: false }'
+        : 'MCP structured content is an object; wrap other values in a property, e.g. { type: object, properties: { items: ... } }',
+    );
+  }
+
+  // Bundle the shared $defs the schema uses, walking each part with the locator of the file it came from.
+  const bundled = structuredClone(raw) as Record<string, unknown>;
+  const localDefs = isObject(bundled['$defs']) ? bundled['$defs'] : {};
+  const added = new Map<string, unknown>();
+  const locators = new Map<string, Locate>();
+  const locate: Locate = (p, key) => {
+    if (p[0] === '$defs' && typeof p[1] === 'string' && locators.has(p[1])) return locators.get(p[1])!(p.slice(2), key);
+    return own(p, key);
+  };
+  const extensionKeywords = new Set<string>();
+  const pending: { schema: unknown; loc: Locate }[] = [{ schema: bundled, loc: own }];
+  const refs: { ref: string; loc: Locate; path: SchemaPath }[] = [];
+
+  while (pending.length) {
+    const { schema, loc } = pending.pop()!;
+    walkSchema(schema, (node, path) => {
+      checkNode(node, path, dialect, loc, report, extensionKeywords);
+      const ref = node['$ref'];
+      if (typeof ref !== 'string') return;
+      refs.push({ ref, loc, path });
+      const segs = pointerSegments(ref);
+      if (segs[0] !== '$defs' || segs.length < 2) return;
+      const name = segs[1]!;
+      if (Object.hasOwn(localDefs, name) || added.has(name)) return;
+      const def = defs.get(name);
+      if (!def) return; // reported with the other unresolved refs below
+      const copy = structuredClone(def.value);
+      added.set(name, copy);
+      const defLoc: Locate = (p, key = false) => def.file.locate([...def.path, ...p], { key });
+      locators.set(name, defLoc);
+      pending.push({ schema: copy, loc: defLoc });
+    });
+  }
+  if (added.size) {
+    const names = [...added.keys()].sort();
+    bundled['$defs'] = { ...localDefs, ...Object.fromEntries(names.map((n) => [n, added.get(n)])) };
+  }
+
+  // Every $ref must land somewhere inside the bundled schema.
+  for (const { ref, loc, path } of refs) {
+    const at = loc([...path, '$ref']);
+    if (!ref.startsWith('#')) {
+      report(
+        'TS027',
+        at,
+        `$ref "${ref}" points outside the spec`,
+        'toolspec resolves only refs inside the spec: put the schema under $defs and write $ref: "#/$defs/Name"',
+      );
+    } else if (ref.startsWith('#/') || ref === '#') {
+      if (resolvePointer(bundled, ref) === undefined) {
+        const segs = pointerSegments(ref);
+        const names = [...Object.keys(localDefs), ...defs.keys()];
+        const suggestion = segs[0] === '$defs' && segs[1] ? didYouMean(segs[1], names) : '';
+        report(
+          'TS025',
+          at,
+          `$ref "${ref}" points to nothing`,
+          suggestion ||
+            (names.length ? `shared schemas in this spec: ${names.join(', ')}` : 'define the schema under $defs at the top of the spec'),
+        );
+      }
+    }
+  }
+  // The dialect's meta-schema, for what the walk above does not judge (types and $refs it has judged already).
+  const ajv = getAjv(dialect);
+  for (const name of extensionKeywords) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });
+  // ajv judges by the instance's own meta-schema; the dialect was chosen above, so $schema need not resolve.
+  const forAjv = { ...bundled };
+  delete forAjv['$schema'];
+  if (!ajv.validateSchema(forAjv)) {
+    for (const e of metaErrors(ajv.errors ?? [])) {
+      const path = pointerToPath(e.instancePath, bundled);
+      const hint =
+        path[path.length - 1] === 'required' && typeof valueAt(bundled, path) === 'boolean'
+          ? 'list required properties in the parent object\'s "required" array, e.g. required: [query]'
+          : undefined;
+      report('TS020', locate(path), `invalid schema: ${describeMeta(path, e)}`, hint);
+    }
+  }
+  if (errors || findRefLoop(bundled, locate, report)) return undefined;
+
+  // ajv in strict mode is the final word; its warnings keep their positions.
+  let validate: ValidateFunction;
+  try {
+    const { result, warnings } = captureWarnings(() => ajv.compile(forAjv));
+    validate = result;
+    for (const w of warnings) {
+      diags.add(
+        diagnostic('TS029', locate(schemaPathIn(w, bundled)), cleanAjv(w), 'add the missing "type", or drop the keyword that does not apply', 'warning'),
+      );
+    }
+  } catch (e) {
+    const message = cleanAjv(e instanceof Error ? e.message : String(e));
+    report('TS028', locate(schemaPathIn(message, bundled)), `ajv rejects this ${which}: ${message}`);
+    return undefined;
+  } finally {
+    ajv.removeSchema(forAjv);
+  }
+  return { schema: bundled, dialect, validate };
+}
+
+function checkNode(
+  node: Record<string, unknown>,
+  path: SchemaPath,
+  dialect: Dialect,
+  loc: Locate,
+  report: (code: DiagnosticCode, span: Span, message: string, hint?: string) => void,
+  extensionKeywords: Set<string>,
+): void {
+  const known = KEYWORDS[dialect];
+  for (const [key, value] of Object.entries(node)) {
+    if (known.has(key)) continue;
+    if (key.startsWith('x-')) {
+      extensionKeywords.add(key);
+      continue;
+    }
+    const other: Dialect = dialect === '2020-12' ? 'draft-07' : '2020-12';
+    const hint = KEYWORDS[other].has(key)
+      ? `"${key}" is a ${other} keyword and this schema is ${dialect}${dialect === 'draft-07' ? ' (its $schema says so)' : ' (no $schema means 2020-12)'}`
+      : FOREIGN_KEYWORDS[key] ??
+        (didYouMean(key, known) ||
+          (value === null ? 'a comma inside { … } separates entries: quote text that contains a comma, e.g. description: "a, b"' : '') ||
+          (isObject(value) && 'type' in value
+            ? `it looks like a property: nest it under "properties"`
+            : 'custom keywords must start with "x-"'));
+    report('TS021', loc([...path, key], true), `unknown JSON Schema keyword "${key}"`, hint);
+  }
+  if ('type' in node) {
+    const t = node['type'];
+    const list = Array.isArray(t) ? t : [t];
+    list.forEach((v, i) => {
+      if (typeof v === 'string' && (TYPES as readonly string[]).includes(v)) return;
+      const at = loc(Array.isArray(t) ? [...path, 'type', i] : [...path, 'type']);
+      const alias = typeof v === 'string' ? TYPE_ALIASES[v.toLowerCase()] : undefined;
+      const suggestion = typeof v === 'string' ? didYouMean(v, TYPES) : '';
+      report(
+        'TS022',
+        at,
+        `unknown type ${JSON.stringify(v)}`,
+        `${suggestion || (alias ? `did you mean "${alias}"?` : '')} valid types: ${TYPES.join(', ')}`.trim(),
+      );
+    });
+  }
+  if ('$ref' in node && typeof node['$ref'] !== 'string') {
+    report('TS020', loc([...path, '$ref']), '$ref must be a string', 'e.g. $ref: "#/$defs/Name"');
+  }
+}
+
+/**
+ * A loop of $refs that never descends into the data (A → B → A, or through allOf/anyOf/oneOf/not/if) would make
+ * every validator and type generator recurse forever. Recursion below a property or item is fine.
+ */
+function findRefLoop(
+  root: Record<string, unknown>,
+  locate: Locate,
+  report: (code: DiagnosticCode, span: Span, message: string, hint?: string) => void,
+): boolean {
+  const state = new Map<object, 'open' | 'done'>();
+  const paths = new Map<object, SchemaPath>();
+  walkSchema(root, (node, path) => {
+    paths.set(node, path);
+  });
+  let found = false;
+  const visit = (node: Record<string, unknown>, via: string[]): void => {
+    if (found) return;
+    state.set(node, 'open');
+    const next: [unknown, string | undefined][] = [];
+    for (const [key, value] of Object.entries(node)) {
+      if (IN_PLACE.has(key)) for (const [child] of children(key, value)) next.push([child, undefined]);
+    }
+    const ref = node['$ref'];
+    if (typeof ref === 'string') next.push([resolvePointer(root, ref), ref]);
+    for (const [child, ref] of next) {
+      if (!isObject(child) || found) continue;
+      const chain = ref ? [...via, ref] : via;
+      if (state.get(child) === 'open') {
+        if (!chain.length) continue;
+        found = true;
+        report(
+          'TS026',
+          locate([...(paths.get(node) ?? []), '$ref']),
+          `$ref loop: ${chain.join(' → ')} comes back to where it started without matching any data`,
+          'a schema may refer to itself only below a property or an item, e.g. children: { type: array, items: { $ref: "#/$defs/Node" } }',
+        );
+        return;
+      }
+      if (!state.has(child)) visit(child, chain);
+    }
+    state.set(node, 'done');
+  };
+  walkSchema(root, (node) => {
+    if (!state.has(node)) visit(node, []);
+  });
+  return found;
+}
+
+function valueAt(root: unknown, path: SchemaPath): unknown {
+  let cur = root;
+  for (const seg of path) cur = isObject(cur) || Array.isArray(cur) ? (cur as Record<string, unknown>)[seg] : undefined;
+  return cur;
+}
+
+/** The most specific meta-schema error per place (a union type's "anyOf" umbrella says less than its branches). */
+function metaErrors(errors: ErrorObject[]): ErrorObject[] {
+  const byPath = new Map<string, ErrorObject>();
+  for (const e of errors) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === '$dynamicRef') continue;
+    const segs = e.instancePath.split('/');
+    if (segs.at(-1) === '$ref' || segs.at(-1) === 'type' || segs.at(-2) === 'type') continue;
+    if (!byPath.has(e.instancePath)) byPath.set(e.instancePath, e);
+  }
+  return [...byPath.values()];
+}
+
+function describeMeta(path: SchemaPath, e: ErrorObject): string {
+  const where = path.length ? `"${path.join('.')}"` : 'the schema';
+  return `${where} ${e.message ?? 'is invalid'}`;
+}
+
+/** The schema position an ajv message names ('at "#/properties/x"' or 'at path "#/…"'), as a path. */
+function schemaPathIn(message: string, root: unknown): SchemaPath {
+  const m = /at (?:path )?"#([^"]*)"/.exec(message);
+  if (!m) return [];
+  try {
+    return pointerToPath(decodeURIComponent(m[1]!), root);
+  } catch {
+    return [];
+  }
+}
+
+function cleanAjv(message: string): string {
+  return message.replace(/^strict mode: /, '').replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,174 @@
+/**
+ * The spec file's structure is checked against the JSON Schema that toolspec ships (schema/*.schema.json), the
+ * same one editors use, so the CLI and the editor never disagree. Its errors become diagnostics here.
+ */
+import fs from 'node:fs';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { diagnostic, type Diagnostics, type DiagnosticCode } from '../diagnostics.js';
+import type { SourceFile } from '../load/source.js';
+import { includeSchemaPath, specSchemaPath } from '../paths.js';
+import { didYouMean, quoteList } from '../suggest.js';
+
+interface Validators {
+  main: ValidateFunction;
+  include: ValidateFunction;
+}
+
+let validators: Validators | undefined;
+
+function getValidators(): Validators {
+  if (validators) return validators;
+  const ajv = new Ajv.default({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
+  addFormats.default(ajv);
+  const main = JSON.parse(fs.readFileSync(specSchemaPath, 'utf8')) as object;
+  const include = JSON.parse(fs.readFileSync(includeSchemaPath, 'utf8')) as object;
+  ajv.addSchema(main);
+  ajv.addSchema(include);
+  validators = {
+    main: ajv.getSchema('https://toolspec.dev/schema/toolspec.schema.json')!,
+    include: ajv.getSchema('https://toolspec.dev/schema/toolspec-include.schema.json')!,
+  };
+  return validators;
+}
+
+/** Hints for fields whose absence or misuse newcomers hit most. */
+const FIELD_HINTS: Record<string, string> = {
+  inputSchema: 'a tool without parameters takes: inputSchema: { type: object, additionalProperties: false }',
+  toolspec: 'start the file with "toolspec: 1"',
+  server: 'add: server: { name: my-server, version: 1.0.0 }',
+  arguments: 'an example gives the call\'s arguments, e.g. arguments: { query: install }',
+};
+
+export function checkStructure(file: SourceFile, kind: 'main' | 'include', diags: Diagnostics): void {
+  const v = getValidators()[kind];
+  if (v(file.value)) return;
+  for (const err of v.errors ?? []) {
+    const d = describe(err, file, kind);
+    if (d) diags.add(d);
+  }
+}
+
+function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') {
+  if ('propertyName' in err) return undefined; // reported once more by its propertyNames error
+  const path = pointerToPath(err.instancePath, file.value);
+  const parent = err.parentSchema as { title?: string; properties?: Record<string, { description?: string }> } | undefined;
+  const where = context(path, parent?.title, file.value, kind);
+  const last = path[path.length - 1];
+  const at = (p = path, key = false) => file.locate(p, { key });
+  const make = (code: DiagnosticCode, span: ReturnType<typeof at>, message: string, hint?: string) =>
+    diagnostic(code, span, message, hint || undefined);
+
+  switch (err.keyword) {
+    case 'additionalProperties': {
+      const field = String(err.params['additionalProperty']);
+      const known = Object.keys(parent?.properties ?? {});
+      const suggestion = didYouMean(field, known);
+      return make(
+        'TS006',
+        at([...path, field], true),
+        `unknown field "${field}" in ${where}`,
+        suggestion || `valid fields here: ${known.join(', ')}`,
+      );
+    }
+    case 'required': {
+      const field = String(err.params['missingProperty']);
+      const what = parent?.properties?.[field]?.description;
+      return make(
+        'TS007',
+        at(path, true),
+        `${where} is missing the required field "${field}"`,
+        FIELD_HINTS[field] ?? what,
+      );
+    }
+    case 'type': {
+      const expected = String(err.params['type']).split(',').join(' or ');
+      return make('TS008', at(), `${label(path)} must be ${article(expected)}, not ${typeName(err.data)}`, parent?.properties?.[String(last)]?.description);
+    }
+    case 'const':
+      if (path.length === 1 && last === 'toolspec') {
+        return make('TS010', at(), `unsupported format version ${JSON.stringify(err.data)}`, 'this version of toolspec reads "toolspec: 1"');
+      }
+      return make('TS009', at(), `${label(path)} must be ${JSON.stringify(err.params['allowedValue'])}`);
+    case 'enum': {
+      const allowed = (err.params['allowedValues'] as unknown[]).map(String);
+      const got = JSON.stringify(err.data);
+      const s = typeof err.data === 'string' ? didYouMean(err.data, allowed) : '';
+      return make('TS009', at(), `${label(path)} must be one of ${quoteList(allowed)}, not ${got}`, s);
+    }
+    case 'pattern':
+      if (path.length === 3 && path[0] === 'tools' && last === 'name') {
+        const name = String(err.data);
+        const fixed = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 128) || 'my_tool';
+        return make(
+          'TS011',
+          at(),
+          `invalid tool name ${JSON.stringify(name)}`,
+          `MCP tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . (case-sensitive); e.g. "${fixed}"`,
+        );
+      }
+      if (last === 'src') return make('TS009', at(), `icon src must be an https: or data: URI`, 'e.g. src: https://example.com/icon.png');
+      return make('TS009', at(), `${label(path)} must match ${String(err.params['pattern'])}`);
+    case 'propertyNames': {
+      const name = String(err.params['propertyName']);
+      return make(
+        'TS009',
+        at([...path, name], true),
+        `invalid $defs name "${name}"`,
+        'names of shared schemas start with a letter or _ and hold only letters, digits, _ - .',
+      );
+    }
+    case 'format':
+      return make('TS009', at(), `${label(path)} must be a valid ${String(err.params['format'])}, not ${JSON.stringify(err.data)}`);
+    default:
+      return make('TS009', at(), `${label(path)} ${err.message ?? 'is invalid'}`);
+  }
+}
+
+/** "annotations of tool \"search\"", "the spec", "server": where an object sits, in words. */
+function context(path: readonly (string | number)[], title: string | undefined, data: unknown, kind: string): string {
+  if (path.length === 0) return kind === 'main' ? 'the spec' : 'an included file';
+  const what = title ?? label(path);
+  if (path[0] !== 'tools' || typeof path[1] !== 'number') return what;
+  const tool = (data as { tools?: { name?: unknown }[] }).tools?.[path[1]];
+  const name = typeof tool?.name === 'string' ? `tool "${tool.name}"` : `tools[${path[1]}]`;
+  return path.length === 2 ? name : `${what} of ${name}`;
+}
+
+function label(path: readonly (string | number)[]): string {
+  if (path.length === 0) return 'the file';
+  return `"${path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[')}"`;
+}
+
+function article(t: string): string {
+  if (t === 'null') return 'null';
+  return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
+}
+
+export function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
+  if (typeof v === 'number') return Number.isInteger(v) ? `the integer ${v}` : `the number ${v}`;
+  return `${typeof v} ${String(v)}`;
+}
+
+/** A JSON pointer into `data` as path segments; array indexes become numbers. */
+export function pointerToPath(pointer: string, data: unknown): (string | number)[] {
+  if (pointer === '') return [];
+  const out: (string | number)[] = [];
+  let cur = data;
+  for (const raw of pointer.slice(1).split('/')) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(cur)) {
+      const i = Number(seg);
+      out.push(i);
+      cur = cur[i];
+    } else {
+      out.push(seg);
+      cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[seg] : undefined;
+    }
+  }
+  return out;
+}
