@@ -46,7 +46,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         out(JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics }, null, 2));
       } else {
         if (result.diagnostics.length) {
-          err(`${formatDiagnostics(result.diagnostics, styleFor(stderr, env), result.sources)}\n`);
+          err(`${formatDiagnostics(result.diagnostics, styleFor(stderr, env), result.sources)}\n\n`);
         }
         if (valid) {
           const warn = result.diagnostics.length ? ` (${countSummary(result.diagnostics).replace(/^0 errors, /, '')})` : '';

@@ -21,7 +21,7 @@ const logger = {
 export const AJV_OPTIONS: Options = {
   strict: true,
   strictTypes: 'log',
-  strictTuples: 'log',
+  strictTuples: false,
   allowUnionTypes: true,
   allErrors: true,
   logger,

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { tempProject } from './helpers/tmp.js';
+
+const good = `# yaml-language-server: $schema=x
+toolspec: 1
+server: { name: s, version: 1.0.0 }
+tools:
+  - name: echo
+    inputSchema: { type: object, properties: { text: { type: string } }, additionalProperties: false }
+`;
+
+const bad = `toolspec: 1
+server: { name: s, version: 1.0.0 }
+include: [more.yaml]
+tools:
+  - name: echo
+    description: Echo.
+    inputSchema: { type: object, properties: { text: { type: strng } } }
+`;
+
+const more = `tools:
+  - name: other
+    description: Other.
+    inputSchema: { type: object, properties: { x: { $ref: "#/$defs/Nope" } } }
+    annotatons: { readOnlyHint: true }
+`;
+
+const project = tempProject({ 'toolspec.yaml': good, 'bad/toolspec.yaml': bad, 'bad/more.yaml': more, 'broken/toolspec.yaml': 'toolspec: 1\nserver: [\n' });
+afterAll(project.cleanup);
+
+describe('toolspec validate (built CLI, end to end)', () => {
+  it('exits 0 on a valid spec and prints warnings on stderr', () => {
+    const r = runCli(['validate'], project.dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('toolspec.yaml is valid: 1 tool in 1 file (1 warning)\n');
+    expect(r.stderr).toContain('toolspec.yaml:5:11 warning TS015 tool "echo" has no description');
+  });
+
+  it('exits 2 and prints every diagnostic, in every file, on stderr', () => {
+    const r = runCli(['validate', 'bad/toolspec.yaml'], project.dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const heads = r.stderr.split('\n').filter((l) => / (error|warning) TS\d{3} /.test(l));
+    expect(heads).toEqual([
+      'bad/toolspec.yaml:7:62 error TS022 unknown type "strng"',
+      'bad/more.yaml:4:59 error TS025 $ref "#/$defs/Nope" points to nothing',
+      'bad/more.yaml:5:5 error TS006 unknown field "annotatons" in tool "other"',
+    ]);
+    expect(r.stderr).toContain('hint: did you mean "string"?');
+    expect(r.stderr).toContain('hint: did you mean "annotations"?');
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('3 errors in bad/toolspec.yaml and the files it includes; nothing was written');
+    expect(r.stderr).not.toMatch(/\u001b\[/); // no colour without a terminal
+    expect(r.stderr).not.toMatch(/ at .*\.js:\d+/); // no stack trace
+  });
+
+  it('explains a YAML syntax error at its position', () => {
+    const r = runCli(['validate', 'broken/toolspec.yaml'], project.dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^broken\/toolspec\.yaml:\d+:\d+ error TS001 YAML syntax error: /);
+  });
+
+  it('prints diagnostics as JSON for machines', () => {
+    const r = runCli(['validate', 'bad/toolspec.yaml', '--format', 'json'], project.dir);
+    expect(r.code).toBe(2);
+    const json = JSON.parse(r.stdout) as { valid: boolean; diagnostics: Record<string, unknown>[] };
+    expect(json.valid).toBe(false);
+    expect(json.diagnostics[0]).toEqual({
+      code: 'TS022',
+      severity: 'error',
+      file: 'bad/toolspec.yaml',
+      line: 7,
+      column: 62,
+      endLine: 7,
+      endColumn: 67,
+      message: 'unknown type "strng"',
+      hint: 'did you mean "string"? valid types: array, boolean, integer, null, number, object, string',
+    });
+  });
+
+  it('says so when the spec file is missing', () => {
+    const r = runCli(['validate', 'nope.yaml'], project.dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('nope.yaml:1:1 error TS005 cannot find nope.yaml');
+  });
+
+  it('answers --help on every command, and usage errors with exit 2', () => {
+    expect(runCli(['--help'], project.dir).code).toBe(0);
+    const help = runCli(['validate', '--help'], project.dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: toolspec validate');
+    const typo = runCli(['validaet'], project.dir);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('(Did you mean validate?)');
+    expect(runCli(['validate', '--format', 'xml'], project.dir).code).toBe(2);
+  });
+
+  it('colours output only when asked for a terminal and NO_COLOR is unset', () => {
+    // Without a TTY there is never colour, even with FORCE_COLOR: output must stay parseable in CI logs.
+    const r = runCli(['validate', 'bad/toolspec.yaml'], project.dir, { FORCE_COLOR: '1' });
+    expect(r.stderr).not.toMatch(/\u001b\[/);
+    expect(fs.existsSync(project.dir)).toBe(true);
+  });
+});

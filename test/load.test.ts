@@ -1,0 +1,183 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadModel } from '../src/spec.js';
+import { tempProject } from './helpers/tmp.js';
+
+const repo = path.resolve(import.meta.dirname, '..');
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  cleanups.forEach((c) => c());
+  cleanups = [];
+});
+
+function project(files: Record<string, string>) {
+  const p = tempProject(files);
+  cleanups.push(p.cleanup);
+  return p.dir;
+}
+
+const HEAD = 'toolspec: 1\nserver: { name: s, version: 1.0.0 }\n';
+
+describe('loadModel', () => {
+  it('keeps the author\'s tool order and chooses TypeScript names', () => {
+    const { model, diagnostics } = loadModel('specs/todo/toolspec.yaml', { cwd: repo });
+    expect(diagnostics).toEqual([]);
+    expect(model!.tools.map((t) => [t.name, t.typeName])).toEqual([
+      ['add_item', 'AddItem'],
+      ['list_items', 'ListItems'],
+      ['complete_item', 'CompleteItem'],
+    ]);
+    expect(model!.options).toEqual({ generatedDir: 'src/generated', handlersDir: 'src/handlers', refs: 'bundle', pageSize: 0 });
+    expect(model!.server).toMatchObject({ name: 'todo-server', version: '1.0.0', title: 'To-do list' });
+  });
+
+  it('gives the same model twice and does not mutate the spec', () => {
+    const before = fs.readFileSync(path.join(repo, 'specs/todo/toolspec.yaml'), 'utf8');
+    const a = loadModel('specs/todo/toolspec.yaml', { cwd: repo });
+    const snapshot = structuredClone(a.model);
+    // Mutating one model must not leak into the next load (no shared caches of spec data).
+    (a.model!.tools[0]!.input.schema as Record<string, unknown>)['mutated'] = true;
+    a.model!.tools[0]!.definition.name = 'changed';
+    const b = loadModel('specs/todo/toolspec.yaml', { cwd: repo });
+    expect(b.model).toEqual(snapshot);
+    expect(fs.readFileSync(path.join(repo, 'specs/todo/toolspec.yaml'), 'utf8')).toBe(before);
+  });
+
+  it('builds the tools/list entry in MCP field order, with only the fields given', () => {
+    const { model } = loadModel('specs/todo/toolspec.yaml', { cwd: repo });
+    const def = model!.tools[1]!.definition;
+    expect(Object.keys(def)).toEqual(['name', 'title', 'description', 'inputSchema', 'annotations']);
+    expect(def.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+  });
+
+  it('bundles the shared $defs a schema uses, transitively, and no others', () => {
+    const dir = project({
+      'toolspec.yaml': `${HEAD}$defs:
+  Hit: { type: object, properties: { page: { $ref: "#/$defs/Page" } } }
+  Page: { type: object, properties: { url: { type: string, format: uri } } }
+  Unused: { type: string }
+tools:
+  - name: search
+    description: Search.
+    inputSchema: { type: object, properties: { q: { type: string } } }
+    outputSchema:
+      type: object
+      properties: { hits: { type: array, items: { $ref: "#/$defs/Hit" } } }
+`,
+    });
+    const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(diagnostics).toEqual([]);
+    const out = model!.tools[0]!.output!.schema;
+    expect(Object.keys(out['$defs'] as object)).toEqual(['Hit', 'Page']);
+    expect(model!.tools[0]!.input.schema).toEqual({ type: 'object', properties: { q: { type: 'string' } } });
+  });
+
+  it('keeps a tool\'s own $defs ahead of shared ones of the same name', () => {
+    const dir = project({
+      'toolspec.yaml': `${HEAD}$defs:
+  Id: { type: integer }
+tools:
+  - name: get
+    description: Get.
+    inputSchema:
+      type: object
+      properties: { id: { $ref: "#/$defs/Id" } }
+      $defs: { Id: { type: string } }
+`,
+    });
+    const { model } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(model!.tools[0]!.input.schema['$defs']).toEqual({ Id: { type: 'string' } });
+  });
+
+  it('reads draft-07 schemas by their dialect and 2020-12 by default', () => {
+    const dir = project({
+      'toolspec.yaml': `${HEAD}tools:
+  - name: old
+    description: Draft-07.
+    inputSchema:
+      $schema: http://json-schema.org/draft-07/schema#
+      type: object
+      properties: { pair: { type: array, items: [{ type: string }, { type: integer }], additionalItems: false } }
+  - name: new
+    description: 2020-12.
+    inputSchema:
+      type: object
+      properties: { pair: { type: array, prefixItems: [{ type: string }, { type: integer }], items: false } }
+`,
+    });
+    const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(diagnostics).toEqual([]);
+    expect(model!.tools.map((t) => t.input.dialect)).toEqual(['draft-07', '2020-12']);
+    expect(model!.tools[0]!.input.schema['$schema']).toBe('http://json-schema.org/draft-07/schema#');
+  });
+
+  it('accepts recursion below a property, x- keywords, and hostile property names as data', () => {
+    const dir = project({
+      'toolspec.yaml': `${HEAD}$defs:
+  Node: { type: object, properties: { children: { type: array, items: { $ref: "#/$defs/Node" } } } }
+tools:
+  - name: tree
+    description: "Walks a tree. */ \${x} \`y\` \\u2028"
+    inputSchema:
+      type: object
+      x-internal: true
+      properties:
+        root: { $ref: "#/$defs/Node" }
+        __proto__: { type: string }
+        constructor: { type: string }
+`,
+    });
+    const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(diagnostics).toEqual([]);
+    const props = model!.tools[0]!.input.schema['properties'] as Record<string, unknown>;
+    expect(Object.getOwnPropertyNames(props)).toEqual(['root', '__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(props)).toBe(Object.prototype);
+    expect(model!.tools[0]!.definition.description).toBe('Walks a tree. */ ${x} `y` \u2028');
+  });
+
+  it('reads tools from included files and folders, after the main file\'s, with exact positions', () => {
+    const dir = project({
+      'toolspec.yaml': `${HEAD}include: [more/a.yaml, extra/]\ntools:\n  - name: first\n    description: First.\n    inputSchema: { type: object }\n`,
+      'more/a.yaml': `$defs:\n  Q: { type: string }\ntools:\n  - name: second\n    description: Second.\n    inputSchema: { type: object, properties: { q: { $ref: "#/$defs/Q" } } }\n`,
+      'extra/b.yaml': `tools:\n  - name: third\n    description: Third.\n    inputSchema: { type: object }\n`,
+      'extra/a.yml': `tools:\n  - name: between\n    description: Between.\n    inputSchema: { type: object }\n`,
+      'extra/notes.txt': 'not a spec',
+    });
+    const { model, diagnostics, files } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(diagnostics).toEqual([]);
+    expect(files).toEqual(['toolspec.yaml', 'more/a.yaml', 'extra/a.yml', 'extra/b.yaml']);
+    expect(model!.tools.map((t) => t.name)).toEqual(['first', 'second', 'between', 'third']);
+    expect(model!.tools[1]!.source).toEqual({ file: 'more/a.yaml', line: 4, column: 5 });
+    expect(model!.tools[1]!.input.schema['$defs']).toEqual({ Q: { type: 'string' } });
+  });
+
+  it('reports every problem in every file at once, each at its own position', () => {
+    const dir = project({
+      'toolspec.yaml': `${HEAD}include: [tools.yaml]\ntools:\n  - name: ok\n    descripton: typo\n    inputSchema: { type: object }\n`,
+      'tools.yaml': `tools:\n  - name: bad name\n    description: x\n    inputSchema:\n      type: object\n      properties: { a: { type: strng } }\n`,
+    });
+    const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(model).toBeUndefined();
+    expect(diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.severity} ${d.code}`)).toEqual([
+      'toolspec.yaml:5:11 warning TS015',
+      'toolspec.yaml:6:5 error TS006',
+      'tools.yaml:2:11 error TS011',
+      'tools.yaml:6:32 error TS022',
+    ]);
+  });
+
+  it('refuses option folders outside the project', () => {
+    const dir = project({ 'toolspec.yaml': `${HEAD}options: { generatedDir: ../out }\ntools: []\n` });
+    const { diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([['TS016', 3, 26]]);
+  });
+
+  it('refuses an include that is a link pointing outside the spec\'s folder', () => {
+    const outside = project({ 'x.yaml': 'tools: []\n' });
+    const dir = project({ 'toolspec.yaml': `${HEAD}include: [link.yaml]\n` });
+    fs.symlinkSync(path.join(outside, 'x.yaml'), path.join(dir, 'link.yaml'));
+    const { diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(diagnostics.map((d) => [d.code, d.message])).toEqual([['TS016', 'include "link.yaml" is a link that points outside the spec\'s folder']]);
+  });
+});
