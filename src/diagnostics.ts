@@ -52,6 +52,8 @@ export const CODES = {
   TS029: 'schema-strictness',
   TS030: 'example-rejected',
   TS031: 'invalid-example-accepted',
+  TS032: 'unknown-format',
+  TS033: 'empty-spec',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -180,4 +180,15 @@ tools:
     const { diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
     expect(diagnostics.map((d) => [d.code, d.message])).toEqual([['TS016', 'include "link.yaml" is a link that points outside the spec\'s folder']]);
   });
+
+  it('warns, at the name, when "required" lists a property that is not defined', () => {
+    const dir = project({
+      'toolspec.yaml': `${HEAD}tools:\n  - name: find\n    description: Find.\n    inputSchema:\n      type: object\n      properties: { q: { type: string } }\n      required: [q, query]\n`,
+    });
+    const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(model).toBeDefined();
+    expect(diagnostics.map((d) => [d.severity, d.code, d.line, d.column, d.message])).toEqual([
+      ['warning', 'TS029', 9, 21, '"query" is listed in "required" but not defined under "properties"'],
+    ]);
+  });
 });

@@ -62,6 +62,8 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     defs: new Map(),
   };
   const seen = new Map<string, SourceFile>([[realOr(abs), main]]);
+  /** The chain of includes being read, for naming cycles. */
+  const stack: SourceFile[] = [main];
 
   const visit = (file: SourceFile, absPath: string, kind: 'main' | 'include'): void => {
     if (file.value === undefined) return;
@@ -79,12 +81,15 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
         const real = realOr(target);
         const already = seen.get(real);
         if (already) {
+          const cycle = stack.indexOf(already);
           diags.add(
             diagnostic(
               'TS017',
               file.locate(['include', i]),
-              `"${entry}" is included already (by ${already === main ? 'the spec' : 'another file'}: ${already.displayPath})`,
-              'include each file once; an include cycle or a repeated include would load its tools twice',
+              cycle === -1
+                ? `${JSON.stringify(entry)} is included twice: ${already.displayPath} is already part of the spec`
+                : `include cycle: ${[...stack.slice(cycle), already].map((f) => f.displayPath).join(' → ')}`,
+              'include each file once; a repeated include would load its tools twice',
             ),
           );
           continue;
@@ -93,7 +98,9 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
         if (!child) continue;
         seen.set(real, child);
         spec.files.push(child);
+        stack.push(child);
         visit(child, target, 'include');
+        stack.pop();
       }
     });
   };

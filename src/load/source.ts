@@ -28,6 +28,7 @@ export class SourceFile {
       prettyErrors: false,
       uniqueKeys: true,
       strict: true,
+      logLevel: 'error',
     });
     for (const e of [...this.document.errors, ...this.document.warnings]) {
       const duplicate = e.code === 'DUPLICATE_KEY';
@@ -37,9 +38,7 @@ export class SourceFile {
           duplicate ? 'TS002' : 'TS001',
           this.spanOf(e.pos[0], Math.max(e.pos[1], e.pos[0] + 1)),
           message,
-          duplicate
-            ? 'each key may appear once per mapping; remove or rename one of them'
-            : 'fix the YAML syntax here; quote strings that contain ": ", "#", "{", "[" or start with a special character',
+          duplicate ? 'each key may appear once per mapping; remove or rename one of them' : YAML_HINTS[e.code] ?? YAML_HINT,
         ),
       );
     }
@@ -51,6 +50,14 @@ export class SourceFile {
   #toData(): unknown {
     let unresolved = false;
     visit(this.document, {
+      Pair: (_, pair) => {
+        if (pair.key !== null && !isScalar(pair.key) && !isAlias(pair.key)) {
+          unresolved = true;
+          this.diagnostics.push(
+            diagnostic('TS001', this.spanOfNode(pair.key as Node), 'a mapping key must be a plain value, not a list or mapping', 'write the key as a string'),
+          );
+        }
+      },
       Alias: (_, node) => {
         if (node.resolve(this.document) === undefined) {
           unresolved = true;
@@ -137,8 +144,19 @@ export class SourceFile {
   }
 }
 
+const YAML_HINT = 'fix the YAML syntax here; quote text that contains ": ", " #", "{", "[", a comma inside { }, or starts with a special character';
+const YAML_HINTS: Partial<Record<string, string>> = {
+  TAB_AS_INDENT: 'YAML indents with spaces only: replace the tabs with spaces',
+  MULTIPLE_DOCS: 'a spec file holds one YAML document: remove the "---" line and what follows, or move it to an included file',
+  BAD_INDENT: 'align the keys of one mapping at the same column, with spaces',
+  MISSING_CHAR: 'close every "[" with "]" and every "{" with "}"; quote text that contains a comma inside { }',
+};
+
 function yamlMessage(message: string): string {
-  const m = message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim();
+  const m = message
+    .replace(/ at line \d+, column \d+:?[\s\S]*$/, '')
+    .replace(/;? ?please use YAML\.parseAllDocuments\(\)/i, '')
+    .trim();
   return `YAML syntax error: ${m.charAt(0).toLowerCase()}${m.slice(1)}`;
 }
 

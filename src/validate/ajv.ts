@@ -22,6 +22,7 @@ export const AJV_OPTIONS: Options = {
   strict: true,
   strictTypes: 'log',
   strictTuples: false,
+  strictRequired: 'log',
   allowUnionTypes: true,
   allErrors: true,
   logger,

@@ -115,7 +115,7 @@ export function resolvePointer(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#/')) return undefined;
   let cur: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
-    const seg = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    const seg = unescapeSegment(raw);
     if (Array.isArray(cur)) cur = cur[Number(seg)];
     else if (isObject(cur) && Object.hasOwn(cur, seg)) cur = cur[seg];
     else return undefined;
@@ -128,5 +128,23 @@ export function pointerSegments(ref: string): string[] {
   return ref
     .slice(2)
     .split('/')
-    .map((raw) => decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map(unescapeSegment);
 }
+
+/** One JSON-pointer segment of a URI fragment: percent-decoding (kept as written when malformed), then ~1 and ~0. */
+function unescapeSegment(raw: string): string {
+  let s = raw;
+  try {
+    s = decodeURIComponent(raw);
+  } catch {
+    // "100%" is not percent-encoding; take it literally, and the lookup decides.
+  }
+  return s.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** ajv's own formats plus ajv-formats': what `format` may name. */
+export const FORMATS = [
+  'date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template',
+  'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer', 'json-pointer-uri-fragment',
+  'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary',
+];

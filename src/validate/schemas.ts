@@ -9,6 +9,7 @@ import { didYouMean, quoteList } from '../suggest.js';
 import { captureWarnings, getAjv } from './ajv.js';
 import {
   DIALECT_URIS,
+  FORMATS,
   FOREIGN_KEYWORDS,
   IN_PLACE,
   KEYWORDS,
@@ -130,7 +131,7 @@ export function checkToolSchema(
       report(
         'TS027',
         at,
-        `$ref "${ref}" points outside the spec`,
+        `$ref ${JSON.stringify(ref)} points outside the spec`,
         'toolspec resolves only refs inside the spec: put the schema under $defs and write $ref: "#/$defs/Name"',
       );
     } else if (ref.startsWith('#/') || ref === '#') {
@@ -141,7 +142,7 @@ export function checkToolSchema(
         report(
           'TS025',
           at,
-          `$ref "${ref}" points to nothing`,
+          `$ref ${JSON.stringify(ref)} points to nothing`,
           suggestion ||
             (names.length ? `shared schemas in this spec: ${names.join(', ')}` : 'define the schema under $defs at the top of the spec'),
         );
@@ -171,11 +172,7 @@ export function checkToolSchema(
   try {
     const { result, warnings } = captureWarnings(() => ajv.compile(forAjv));
     validate = result;
-    for (const w of warnings) {
-      diags.add(
-        diagnostic('TS029', locate(schemaPathIn(w, bundled)), cleanAjv(w), 'add the missing "type", or drop the keyword that does not apply', 'warning'),
-      );
-    }
+    for (const w of warnings) diags.add(strictWarning(w, bundled, locate));
   } catch (e) {
     const message = cleanAjv(e instanceof Error ? e.message : String(e));
     report('TS028', locate(schemaPathIn(message, bundled)), `ajv rejects this ${which}: ${message}`);
@@ -210,7 +207,7 @@ function checkNode(
           (isObject(value) && 'type' in value
             ? `it looks like a property: nest it under "properties"`
             : 'custom keywords must start with "x-"'));
-    report('TS021', loc([...path, key], true), `unknown JSON Schema keyword "${key}"`, hint);
+    report('TS021', loc([...path, key], true), `unknown JSON Schema keyword ${JSON.stringify(key)}`, hint);
   }
   if ('type' in node) {
     const t = node['type'];
@@ -227,6 +224,18 @@ function checkNode(
         `${suggestion || (alias ? `did you mean "${alias}"?` : '')} valid types: ${TYPES.join(', ')}`.trim(),
       );
     });
+  }
+  if (Array.isArray(node['enum']) && node['enum'].length === 0) {
+    report('TS020', loc([...path, 'enum']), 'invalid schema: "enum" lists no values, so nothing would be accepted', 'list at least one value, or remove "enum"');
+  }
+  const format = node['format'];
+  if (typeof format === 'string' && !FORMATS.includes(format)) {
+    report(
+      'TS032',
+      loc([...path, 'format']),
+      `unknown format ${JSON.stringify(format)}`,
+      didYouMean(format, FORMATS) || `known formats: ${FORMATS.join(', ')}`,
+    );
   }
   if ('$ref' in node && typeof node['$ref'] !== 'string') {
     report('TS020', loc([...path, '$ref']), '$ref must be a string', 'e.g. $ref: "#/$defs/Name"');
@@ -309,12 +318,35 @@ function schemaPathIn(message: string, root: unknown): SchemaPath {
   const m = /at (?:path )?"#([^"]*)"/.exec(message);
   if (!m) return [];
   try {
-    return pointerToPath(decodeURIComponent(m[1]!), root);
+    return pointerToPath(m[1]!.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), root);
   } catch {
     return [];
   }
 }
 
 function cleanAjv(message: string): string {
-  return message.replace(/^strict mode: /, '').replace(/\s+/g, ' ').trim();
+  return message
+    .replace(/^strict mode: /, '')
+    .replace(/ \(strict\w+\)$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** ajv's strict-mode warnings, reworded, at the place they are about. */
+function strictWarning(w: string, root: Record<string, unknown>, locate: Locate) {
+  const at = schemaPathIn(w, root);
+  const required = /required property "(.*)" is not defined/.exec(w);
+  if (required) {
+    const name = required[1]!;
+    const list = valueAt(root, [...at, 'required']);
+    const i = Array.isArray(list) ? list.indexOf(name) : -1;
+    return diagnostic(
+      'TS029',
+      locate(i === -1 ? at : [...at, 'required', i]),
+      `${JSON.stringify(name)} is listed in "required" but not defined under "properties"`,
+      'fix the name, or define the property next to "required"',
+      'warning',
+    );
+  }
+  return diagnostic('TS029', locate(at), cleanAjv(w), 'add the missing "type", or drop the keyword that does not apply', 'warning');
 }

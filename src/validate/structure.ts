@@ -82,8 +82,18 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
       );
     }
     case 'type': {
+      if (path.length === 0 && (err.data === null || err.data === undefined)) {
+        return make('TS033', at(), `${file.displayPath} is empty`, kind === 'main' ? 'a spec starts with: toolspec: 1, then server: { name: my-server, version: 1.0.0 } and tools: [...]' : 'an included file holds tools: [...] and/or $defs: {...}');
+      }
       const expected = String(err.params['type']).split(',').join(' or ');
-      return make('TS008', at(), `${label(path)} must be ${article(expected)}, not ${typeName(err.data)}`, parent?.properties?.[String(last)]?.description);
+      const own = (err.parentSchema as { description?: string } | undefined)?.description;
+      const hint =
+        expected === 'string' && (typeof err.data === 'number' || typeof err.data === 'boolean')
+          ? 'YAML reads this as a number or boolean: put it in quotes, e.g. "1.0"'
+          : expected === 'boolean' && typeof err.data === 'string'
+            ? 'write true or false, without quotes'
+            : own;
+      return make('TS008', at(), `${label(path)} must be ${article(expected)}, not ${typeName(err.data)}`, hint);
     }
     case 'const':
       if (path.length === 1 && last === 'toolspec') {

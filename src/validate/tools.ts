@@ -7,6 +7,7 @@ import { isRecord, type RawDef, type RawTool } from '../load/load.js';
 import type { ExampleModel, ToolDefinition, ToolModel } from '../model.js';
 import { pascalCase } from '../names.js';
 import { checkToolSchema, type CheckedSchema } from './schemas.js';
+import { pointerToPath } from './structure.js';
 
 /** Many clients and model APIs refuse longer tool names. */
 export const CLIENT_NAME_LIMIT = 64;
@@ -116,11 +117,15 @@ function checkExamples(tool: RawTool, input: CheckedSchema | undefined, diags: D
     out.push(model);
     if (!input) return;
     const ok = input.validate(structuredClone(ex['arguments']));
-    const at = tool.file.locate([...tool.path, 'examples', i, 'arguments']);
+    const argsPath = [...tool.path, 'examples', i, 'arguments'];
+    const at = tool.file.locate(argsPath);
     if (!ok && !invalid) {
-      const why = (input.validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`.trim()).join('; ');
+      const errors = input.validate.errors ?? [];
+      const why = errors.map((e) => `${argumentPath(e.instancePath, e.params)}: ${e.message ?? e.keyword}`).join('; ');
+      const first = errors[0];
+      const where = first ? tool.file.locate([...argsPath, ...pointerToPath(first.instancePath, ex['arguments'])]) : at;
       diags.add(
-        diagnostic('TS030', at, `example ${i + 1} does not match the inputSchema: ${why}`, 'fix the arguments, or mark the example "invalid: true" if it is meant to be rejected'),
+        diagnostic('TS030', where, `example ${i + 1} does not match the inputSchema: ${why}`, 'fix the arguments, or mark the example "invalid: true" if it is meant to be rejected'),
       );
     } else if (ok && invalid) {
       diags.add(
@@ -129,6 +134,15 @@ function checkExamples(tool: RawTool, input: CheckedSchema | undefined, diags: D
     }
   });
   return out;
+}
+
+/** "/filters/0/tag" → "filters[0].tag", with the property that required/additionalProperties errors name. */
+function argumentPath(pointer: string, params: Record<string, unknown>): string {
+  const segs = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const extra = params['missingProperty'] ?? params['additionalProperty'];
+  if (typeof extra === 'string') segs.push(extra);
+  if (!segs.length) return '(arguments)';
+  return segs.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? JSON.stringify(s).slice(1, -1) : `.${JSON.stringify(s).slice(1, -1)}`)).join('');
 }
 
 /** The tools/list entry: MCP's field order, only the fields the author gave. */

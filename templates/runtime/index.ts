@@ -1,0 +1,8 @@
+/** The generated server's public API. */
+export { createContext, type ToolContext } from './context.js';
+export type * from './contract.js';
+export { createDispatcher, errorResult, ToolError, type Validator } from './dispatcher.js';
+export { createWebHandler, serveHttp, type HttpOptions, type HttpServer } from './http.js';
+export { handlers } from './registry.js';
+export { createServer, serveStdio, type ServerOptions } from './server.js';
+export { bindings, serverInfo, tools } from './tools.js';

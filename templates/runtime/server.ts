@@ -1,0 +1,55 @@
+/**
+ * The MCP server on the SDK's low-level Server, so tool schemas reach clients exactly as written.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  SetLevelRequestSchema,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createContext } from './context.js';
+import type { ToolHandlers } from './contract.js';
+import { createDispatcher, type AnyHandler, type DispatcherOptions } from './dispatcher.js';
+import { bindings, instructions, pageSize, serverInfo, tools } from './tools.js';
+
+export interface ServerOptions {
+  /** Tools per tools/list page (default: the spec's options.pageSize); 0 sends all tools in one page. */
+  pageSize?: number;
+  /** Where handler failures are logged. Default: stderr, never stdout. */
+  onError?: DispatcherOptions['onError'];
+}
+
+/** A new MCP server for one connection. Connect it to a transport, e.g. `server.connect(new StdioServerTransport())`. */
+export function createServer(handlers: ToolHandlers, options: ServerOptions = {}): Server {
+  const server = new Server(serverInfo, {
+    capabilities: { tools: {}, logging: {} },
+    ...(instructions === undefined ? {} : { instructions }),
+  });
+  const dispatcher = createDispatcher({
+    tools,
+    bindings,
+    handlers: handlers as unknown as Record<string, AnyHandler>,
+    pageSize: options.pageSize ?? pageSize,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  // One logging level per connection: this server serves one connection (one session).
+  let level: LoggingLevel | undefined;
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    level = request.params.level;
+    return {};
+  });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => dispatcher.listTools(request.params?.cursor));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    dispatcher.callTool(request.params.name, request.params.arguments, createContext(request.params.name, extra, () => level)),
+  );
+  return server;
+}
+
+/** Serves over stdio until stdin closes. stdout carries the protocol: handlers must log to stderr. */
+export async function serveStdio(handlers: ToolHandlers, options: ServerOptions = {}): Promise<Server> {
+  const server = createServer(handlers, options);
+  await server.connect(new StdioServerTransport());
+  return server;
+}

@@ -1,0 +1,9 @@
+// Template stand-in: `toolspec generate` writes the real tools.ts (server info, manifest, validators) in its place.
+import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolBinding } from './dispatcher.js';
+
+export const serverInfo: Implementation = { name: 'stand-in', version: '0.0.0' };
+export const instructions: string | undefined = undefined;
+export const pageSize = 0;
+export const tools: readonly Tool[] = [];
+export const bindings: ReadonlyMap<string, ToolBinding> = new Map();
