@@ -4,8 +4,11 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
+import { UserError } from './diagnostics.js';
+import { generate } from './emit/generate.js';
 import { countSummary, formatDiagnostics, styleFor } from './report.js';
 import { loadModel } from './spec.js';
+import { writeOutput, type WriteReport } from './write.js';
 
 export const EXIT = { ok: 0, drift: 1, invalid: 2, internal: 3 } as const;
 
@@ -34,28 +37,61 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .exitOverride()
     .configureOutput({ writeOut: out, writeErr: err });
 
+  /** Loads the spec and prints its diagnostics; undefined (and exit 2) when it has errors. */
+  const load = (spec: string, format: 'text' | 'json') => {
+    const result = loadModel(spec, { cwd });
+    if (format === 'text' && result.diagnostics.length) {
+      err(`${formatDiagnostics(result.diagnostics, styleFor(stderr, env), result.sources)}\n\n`);
+    }
+    if (!result.model) {
+      code = EXIT.invalid;
+      if (format === 'text') {
+        err(`${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written`);
+      }
+    }
+    return result;
+  };
+
   program
     .command('validate')
     .description('load and check the spec; print every problem at once')
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
     .addOption(formatOption())
     .action((spec: string, opts: { format: 'text' | 'json' }) => {
-      const result = loadModel(spec, { cwd });
+      const result = load(spec, opts.format);
       const valid = result.model !== undefined;
       if (opts.format === 'json') {
         out(JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics }, null, 2));
-      } else {
-        if (result.diagnostics.length) {
-          err(`${formatDiagnostics(result.diagnostics, styleFor(stderr, env), result.sources)}\n\n`);
-        }
-        if (valid) {
-          const warn = result.diagnostics.length ? ` (${countSummary(result.diagnostics).replace(/^0 errors, /, '')})` : '';
-          out(`${spec} is valid: ${plural(result.model!.tools.length, 'tool')} in ${plural(result.files.length, 'file')}${warn}`);
-        } else {
-          err(`${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ` and the files it includes` : ''}; nothing was written`);
-        }
+      } else if (valid) {
+        const warn = result.diagnostics.length ? ` (${countSummary(result.diagnostics).replace(/^0 errors, /, '')})` : '';
+        out(`${spec} is valid: ${plural(result.model!.tools.length, 'tool')} in ${plural(result.files.length, 'file')}${warn}`);
       }
-      code = valid ? EXIT.ok : EXIT.invalid;
+    });
+
+  program
+    .command('generate')
+    .description('write the generated files, and a handler stub for each tool that has none yet')
+    .argument('[spec]', 'the spec file', DEFAULT_SPEC)
+    .addOption(formatOption())
+    .action(async (spec: string, opts: { format: 'text' | 'json' }) => {
+      const started = performance.now();
+      const result = load(spec, opts.format);
+      const model = result.model;
+      let report: WriteReport | undefined;
+      if (model) report = writeOutput(model.rootDir, model.options, await generate(model));
+      if (opts.format === 'json') {
+        out(JSON.stringify({ ok: Boolean(model), spec, ...report, diagnostics: result.diagnostics }, null, 2));
+        return;
+      }
+      if (!model || !report) return;
+      const ms = Math.round(performance.now() - started);
+      const total = report.written.length + report.unchanged.length;
+      out(
+        `${model.options.generatedDir}: ${plural(total, 'file')}, ${report.written.length} written, ${report.unchanged.length} unchanged` +
+          (report.removed.length ? `, ${report.removed.length} removed (${report.removed.join(', ')})` : '') +
+          ` — ${plural(model.tools.length, 'tool')} in ${ms} ms`,
+      );
+      for (const f of report.created) out(`created ${f}: a stub to fill in`);
     });
 
   try {
@@ -64,6 +100,10 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
   } catch (e) {
     if (e instanceof CommanderError) {
       return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
+    }
+    if (e instanceof UserError) {
+      err(`toolspec: ${e.message}`);
+      return EXIT.invalid;
     }
     err(`toolspec: internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return EXIT.internal;

@@ -47,6 +47,8 @@ export interface SchemaModel {
   /** As sent to clients: the author's schema with the shared $defs it uses bundled in. */
   schema: Record<string, unknown>;
   dialect: Dialect;
+  /** Names under the schema's $defs that were bundled from the spec's shared $defs, sorted. */
+  sharedDefs: string[];
 }
 
 export interface ExampleModel {

@@ -29,6 +29,8 @@ export interface CheckedSchema {
   /** The schema as clients receive it: the author's schema with the shared $defs it uses bundled in. */
   schema: Record<string, unknown>;
   dialect: Dialect;
+  /** Names under $defs that were bundled from the spec's shared $defs (the rest are the schema's own). */
+  sharedDefs: string[];
   validate: ValidateFunction;
 }
 
@@ -180,7 +182,7 @@ export function checkToolSchema(
   } finally {
     ajv.removeSchema(forAjv);
   }
-  return { schema: bundled, dialect, validate };
+  return { schema: bundled, dialect, sharedDefs: [...added.keys()].sort(), validate };
 }
 
 function checkNode(

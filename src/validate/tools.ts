@@ -4,7 +4,7 @@
  */
 import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import { isRecord, type RawDef, type RawTool } from '../load/load.js';
-import type { ExampleModel, ToolDefinition, ToolModel } from '../model.js';
+import type { ExampleModel, SchemaModel, ToolDefinition, ToolModel } from '../model.js';
 import { pascalCase } from '../names.js';
 import { checkToolSchema, type CheckedSchema } from './schemas.js';
 import { pointerToPath } from './structure.js';
@@ -94,8 +94,8 @@ export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, 
     models.push({
       name,
       typeName,
-      input: { schema: input.schema, dialect: input.dialect },
-      ...(output ? { output: { schema: output.schema, dialect: output.dialect } } : {}),
+      input: schemaModel(input),
+      ...(output ? { output: schemaModel(output) } : {}),
       examples,
       definition: toolDefinition(v, name, input, output),
       source: { file: pos.file, line: pos.line, column: pos.column },
@@ -134,6 +134,10 @@ function checkExamples(tool: RawTool, input: CheckedSchema | undefined, diags: D
     }
   });
   return out;
+}
+
+function schemaModel(c: CheckedSchema): SchemaModel {
+  return { schema: c.schema, dialect: c.dialect, sharedDefs: c.sharedDefs };
 }
 
 /** "/filters/0/tag" → "filters[0].tag", with the property that required/additionalProperties errors name. */

@@ -54,7 +54,8 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
 
   const newTransport = (stateful: boolean): StreamableHTTPServerTransport => {
     const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: stateful ? () => randomUUID() : undefined,
+      // Stateless mode is the absence of a session id generator.
+      ...(stateful ? { sessionIdGenerator: () => randomUUID() } : {}),
       enableDnsRebindingProtection: true,
       allowedHosts: security.allowedHosts,
       allowedOrigins: security.allowedOrigins,
@@ -147,7 +148,6 @@ export function createWebHandler(handlers: ToolHandlers, options: ServerOptions 
     }
     const protect = Boolean(options.allowedHosts?.length || options.allowedOrigins?.length);
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
       enableDnsRebindingProtection: protect,
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),

@@ -3,16 +3,18 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  SetLevelRequestSchema,
-  type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, SetLevelRequestSchema, type CallToolRequest, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { createContext } from './context.js';
 import type { ToolHandlers } from './contract.js';
 import { createDispatcher, type AnyHandler, type DispatcherOptions } from './dispatcher.js';
 import { bindings, instructions, pageSize, serverInfo, tools } from './tools.js';
+
+/**
+ * tools/call as the SDK's Server sees it before its own check of the params: that check answers a malformed call
+ * (e.g. arguments that are not an object) with -32602, where a strict schema here would make it -32603.
+ */
+const CallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
 export interface ServerOptions {
   /** Tools per tools/list page (default: the spec's options.pageSize); 0 sends all tools in one page. */
@@ -41,9 +43,10 @@ export function createServer(handlers: ToolHandlers, options: ServerOptions = {}
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, (request) => dispatcher.listTools(request.params?.cursor));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    dispatcher.callTool(request.params.name, request.params.arguments, createContext(request.params.name, extra, () => level)),
-  );
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const { name, arguments: args } = request.params as CallToolRequest['params'];
+    return dispatcher.callTool(name, args, createContext(name, extra, () => level));
+  });
   return server;
 }
 

@@ -1,0 +1,55 @@
+/**
+ * contract.ts: the typed handler contract. `ToolHandlers` has one method per tool; `Handler<'name'>` types one
+ * handler module; `ToolInputs`/`ToolArguments`/`ToolResults` map tool names to their types.
+ */
+import type { ServerModel } from '../model.js';
+import { jsdoc, key } from './text.js';
+import { toolTypeNames } from './types.js';
+
+export function emitContract(model: ServerModel): string {
+  const names = toolTypeNames(model);
+  const entries = (pick: (t: ServerModel['tools'][number]) => string) =>
+    model.tools.map((t) => `${jsdoc(t.definition.description, '  ')}  ${key(t.name)}: ${pick(t)};`).join('\n');
+  return `import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolContext } from './context.js';
+import type * as T from './types.js';
+
+export type { ToolContext } from './context.js';
+export type * from './types.js';
+
+/** What a handler of a tool without an outputSchema returns: text, or a full CallToolResult. */
+export type TextResult = string | CallToolResult;
+
+/**
+ * What a handler of a tool with an outputSchema returns: the structured value itself (sent as structuredContent
+ * plus a JSON text block), a CallToolResult carrying it, or an error result.
+ */
+export type StructuredResult<Output> = Output | (CallToolResult & { structuredContent: Output }) | (CallToolResult & { isError: true });
+
+/** Each tool's arguments as the handler receives them: validated, with schema defaults filled in. */
+export interface ToolInputs {
+${entries((t) => `T.${names.get(t.name)!.input}`)}
+}
+
+/** Each tool's arguments as a client sends them (defaults not yet applied). */
+export interface ToolArguments {
+${entries((t) => `T.${names.get(t.name)!.args}`)}
+}
+
+/** What each tool's handler may return. */
+export interface ToolResults {
+${entries((t) => (t.output ? `StructuredResult<T.${names.get(t.name)!.output}>` : 'TextResult'))}
+}
+
+export type ToolName = keyof ToolInputs;
+
+/** One tool's handler: \`export const handler: Handler<'my_tool'> = async (args, ctx) => …\`. */
+export type Handler<Name extends ToolName> = (
+  args: ToolInputs[Name],
+  ctx: ToolContext,
+) => ToolResults[Name] | Promise<ToolResults[Name]>;
+
+/** Every tool's handler. */
+export type ToolHandlers = { [Name in ToolName]: Handler<Name> };
+`;
+}

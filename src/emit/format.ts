@@ -1,0 +1,22 @@
+/**
+ * Formatting, in memory, with the pinned prettier and pinned options, before anything is compared or written.
+ */
+import * as prettier from 'prettier';
+
+export const PRETTIER_OPTIONS: prettier.Options = {
+  parser: 'typescript',
+  printWidth: 120,
+  singleQuote: true,
+  trailingComma: 'all',
+  semi: true,
+  endOfLine: 'lf',
+};
+
+export async function formatTypeScript(source: string): Promise<string> {
+  return prettier.format(source, PRETTIER_OPTIONS);
+}
+
+/** LF only, exactly one trailing newline. */
+export function normalizeText(text: string): string {
+  return `${text.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n`;
+}

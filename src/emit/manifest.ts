@@ -1,0 +1,41 @@
+/**
+ * manifest.json (exactly the tools/list payload) and manifest.ts (the same, typed). Schemas go out as the author
+ * wrote them, with the shared $defs they use bundled in, or with refs inlined when options.refs says so.
+ */
+import type { SchemaModel, ServerModel, ToolDefinition } from '../model.js';
+import type { Options } from '../options.js';
+import { inlineRefs } from './schema-forms.js';
+import { str } from './text.js';
+
+export function clientSchema(schema: SchemaModel, options: Options): Record<string, unknown> {
+  return options.refs === 'inline' ? inlineRefs(schema.schema) : schema.schema;
+}
+
+export function manifestTools(model: ServerModel): ToolDefinition[] {
+  return model.tools.map((t) => {
+    const def: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(t.definition)) {
+      if (k === 'inputSchema') def[k] = clientSchema(t.input, model.options);
+      else if (k === 'outputSchema' && t.output) def[k] = clientSchema(t.output, model.options);
+      else def[k] = v;
+    }
+    return def as unknown as ToolDefinition;
+  });
+}
+
+export function emitManifestJson(model: ServerModel): string {
+  return `${JSON.stringify({ tools: manifestTools(model) }, null, 2)}\n`;
+}
+
+/** Parsed from a JSON string: faster to load than an object literal, and no type checking of a large literal. */
+export function emitManifestModule(model: ServerModel): string {
+  const json = JSON.stringify(manifestTools(model));
+  return `import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+
+/** The tools/list payload's tools, in the spec's order; manifest.json holds the same. */
+export const tools: readonly Tool[] = JSON.parse(${str(json)}) as Tool[];
+
+/** Every tool name, in the spec's order. */
+export const toolNames = [${model.tools.map((t) => str(t.name)).join(', ')}] as const;
+`;
+}

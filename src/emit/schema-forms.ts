@@ -1,0 +1,92 @@
+/**
+ * The shapes a tool schema takes on its way out: as clients see it (bundled or inlined refs) and as
+ * json-schema-to-typescript should read it.
+ */
+import { children, isObject, resolvePointer, walkSchema, type SchemaPath } from '../validate/keywords.js';
+
+type Schema = Record<string, unknown>;
+
+/**
+ * `refs: inline`: every `$ref` to a non-recursive target is replaced by the target; recursive ones stay, with the
+ * `$defs` they need. The result validates exactly the same data.
+ */
+export function inlineRefs(schema: Schema): Schema {
+  const root = structuredClone(schema);
+  const recursive = recursiveRefs(root);
+  const inline = (node: unknown, depth: number): unknown => {
+    if (Array.isArray(node)) return node.map((n) => inline(n, depth));
+    if (!isObject(node)) return node;
+    const ref = node['$ref'];
+    if (typeof ref === 'string' && ref.startsWith('#/') && !recursive.has(ref) && depth < 64) {
+      const target = inline(structuredClone(resolvePointer(root, ref)), depth + 1);
+      const rest = Object.fromEntries(Object.entries(node).filter(([k]) => k !== '$ref'));
+      if (!Object.keys(rest).length) return target;
+      return { ...mapChildren(rest, (c) => inline(c, depth)), allOf: [...((rest['allOf'] as unknown[]) ?? []), target] };
+    }
+    return mapChildren(node, (c) => inline(c, depth));
+  };
+  const out = inline(root, 0) as Schema;
+  // Keep only the $defs that recursive refs still point at.
+  const keep = new Set([...recursive].map((r) => r.split('/')[2]));
+  for (const k of ['$defs', 'definitions'] as const) {
+    const defs = out[k];
+    if (!isObject(defs)) continue;
+    const kept = Object.fromEntries(Object.entries(defs).filter(([n]) => keep.has(n)));
+    if (Object.keys(kept).length) out[k] = kept;
+    else delete out[k];
+  }
+  return out;
+}
+
+/** Refs whose target reaches itself again: these cannot be inlined. */
+function recursiveRefs(root: Schema): Set<string> {
+  const result = new Set<string>();
+  const refsUnder = (node: unknown): string[] => {
+    const found: string[] = [];
+    walkSchema(node, (n) => {
+      if (typeof n['$ref'] === 'string') found.push(n['$ref']);
+    });
+    return found;
+  };
+  walkSchema(root, (node) => {
+    const ref = node['$ref'];
+    if (typeof ref !== 'string' || !ref.startsWith('#')) return;
+    const seen = new Set<string>();
+    const queue = [ref];
+    while (queue.length) {
+      const r = queue.pop()!;
+      if (seen.has(r)) continue;
+      seen.add(r);
+      for (const next of refsUnder(resolvePointer(root, r))) {
+        if (next === ref) result.add(ref);
+        else queue.push(next);
+      }
+    }
+  });
+  return result;
+}
+
+/** A copy of a schema node with `fn` applied to each direct subschema. */
+export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath) => unknown): Schema {
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(node)) {
+    const subs = children(k, v);
+    if (!subs.length) {
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      continue;
+    }
+    let value: unknown;
+    if (Array.isArray(v)) value = v.map((c, i) => fn(c, [k, i]));
+    else if (subs.length === 1 && subs[0]![1].length === 1) value = fn(v, [k]);
+    else {
+      const m: Schema = {};
+      for (const [name, c] of Object.entries(v as Schema)) {
+        const isSub = subs.some(([, p]) => p[1] === name);
+        Object.defineProperty(m, name, { value: isSub ? fn(c, [k, name]) : c, enumerable: true, writable: true, configurable: true });
+      }
+      value = m;
+    }
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

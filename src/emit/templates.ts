@@ -1,0 +1,18 @@
+/** The static parts of the generated server: files under templates/runtime, type-checked in this repository. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../paths.js';
+
+/** Copied as they are; tools.ts, contract.ts and registry.ts there are stand-ins for generated files. */
+export const STATIC_FILES = ['context.ts', 'dispatcher.ts', 'server.ts', 'http.ts', 'main.ts', 'index.ts'] as const;
+
+const cache = new Map<string, string>();
+
+export function readTemplate(name: string): string {
+  let text = cache.get(name);
+  if (text === undefined) {
+    text = fs.readFileSync(path.join(packageRoot, 'templates', 'runtime', name), 'utf8');
+    cache.set(name, text);
+  }
+  return text;
+}

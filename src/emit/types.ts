@@ -1,0 +1,183 @@
+/**
+ * types.ts: a TypeScript type for every tool's arguments, input (after schema defaults) and output, and for the
+ * shared $defs, from one combined schema fed to json-schema-to-typescript so names are stable across tools.
+ */
+import { compile } from 'json-schema-to-typescript';
+import type { SchemaModel, ServerModel } from '../model.js';
+import { pascalCase } from '../names.js';
+import { isObject, walkSchema } from '../validate/keywords.js';
+import { mapChildren } from './schema-forms.js';
+
+type Schema = Record<string, unknown>;
+
+/** The type names of one tool, as contract.ts refers to them. */
+export interface ToolTypeNames {
+  args: string;
+  input: string;
+  output?: string;
+  /** True when schema defaults make `input` differ from `args`. */
+  hasDefaults: boolean;
+}
+
+export function toolTypeNames(model: ServerModel): Map<string, ToolTypeNames> {
+  return new Map(
+    model.tools.map((t) => [
+      t.name,
+      {
+        args: `${t.typeName}Arguments`,
+        input: `${t.typeName}Input`,
+        ...(t.output ? { output: `${t.typeName}Output` } : {}),
+        hasDefaults: hasDefaults(t.input.schema),
+      },
+    ]),
+  );
+}
+
+const ROOT = 'ToolspecTypes';
+const PROTO = '__toolspec_proto__';
+
+export async function emitTypes(model: ServerModel): Promise<string> {
+  const names = toolTypeNames(model);
+  const taken = new Set<string>([ROOT]);
+  for (const n of names.values()) [n.args, n.input, n.output].forEach((x) => x && taken.add(x));
+  const unique = (wanted: string) => {
+    let name = wanted;
+    for (let i = 2; taken.has(name); i++) name = `${wanted}${i}`;
+    taken.add(name);
+    return name;
+  };
+
+  const defs: Schema = {};
+  const sharedNames = new Map<string, string>();
+  const aliases: string[] = [];
+  const add = (schema: SchemaModel, base: string, transform: (s: Schema) => Schema) => {
+    const own = new Map<string, string>();
+    const newShared: [string, unknown][] = [];
+    for (const container of ['$defs', 'definitions'] as const) {
+      const d = schema.schema[container];
+      if (!isObject(d)) continue;
+      for (const [name, value] of Object.entries(d)) {
+        if (container === '$defs' && schema.sharedDefs.includes(name)) {
+          if (sharedNames.has(name)) continue;
+          sharedNames.set(name, unique(pascalCase(name) ?? 'Def'));
+          newShared.push([name, value]);
+        } else {
+          own.set(`${container}/${name}`, unique(`${base}${pascalCase(name) ?? 'Def'}`));
+        }
+      }
+    }
+    // Bundling is transitive, so every shared def these refer to is named by now.
+    for (const [name, value] of newShared) {
+      const n = sharedNames.get(name)!;
+      defs[n] = forTypes(value, (r) => rewrite(r, new Map(), sharedNames, n));
+    }
+    for (const [path, n] of own) {
+      const [container, name] = path.split('/') as [string, string];
+      const value = (schema.schema[container] as Schema)[name];
+      defs[n] = forTypes(value, (r) => rewrite(r, own, sharedNames, base));
+    }
+    const body: Schema = Object.fromEntries(Object.entries(schema.schema).filter(([k]) => k !== '$defs' && k !== 'definitions'));
+    // A root that is a $ref would be named after its target; as allOf it keeps the tool's own name.
+    if (typeof body['$ref'] === 'string') {
+      body['allOf'] = [{ $ref: body['$ref'] }, ...(Array.isArray(body['allOf']) ? body['allOf'] : [])];
+      delete body['$ref'];
+    }
+    defs[base] = transform(forTypes(body, (r) => rewrite(r, own, sharedNames, base)) as Schema);
+  };
+
+  for (const tool of model.tools) {
+    const n = names.get(tool.name)!;
+    if (n.hasDefaults) {
+      add(tool.input, n.args, (s) => s);
+      add(tool.input, n.input, withDefaultsRequired);
+    } else {
+      add(tool.input, n.input, (s) => s);
+      aliases.push(`/** The arguments a client sends; this tool's schema has no defaults. */\nexport type ${n.args} = ${n.input};\n`);
+    }
+    if (tool.output && n.output) add(tool.output, n.output, (s) => s);
+  }
+
+  const root = { type: 'object', properties: {}, additionalProperties: false, $defs: defs };
+  const ts = await compile(root as never, ROOT, {
+    bannerComment: '',
+    format: false,
+    unreachableDefinitions: true,
+    declareExternallyReferenced: true,
+    strictIndexSignatures: true,
+    additionalProperties: true,
+    $refOptions: { resolve: { external: false } } as never,
+  });
+  const cleaned = ts
+    .replace(new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm'), '')
+    .replace(/^\}\n(?=\S)/gm, '}\n\n')
+    .replace(/^ \* This (?:interface|type) was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "[^\n]*"\.\n/gm, '')
+    .replace(/^\/\*\*\n \*\/\n/gm, '')
+    .replace(new RegExp(PROTO, 'g'), '"__proto__"')
+    .replace(/^"("__proto__")"/gm, '$1');
+  return `${cleaned.trimEnd()}\n\n${aliases.join('\n')}`;
+}
+
+/** A schema as json-schema-to-typescript should read it: refs renamed, titles and ids dropped, 2020-12 tuples as draft-07. */
+function forTypes(schema: unknown, rename: (ref: string) => string): unknown {
+  if (!isObject(schema)) return schema;
+  const node = mapChildren(schema, (c) => forTypes(c, rename));
+  delete node['title'];
+  delete node['$id'];
+  delete node['$schema'];
+  delete node['$anchor'];
+  delete node['$comment'];
+  if (typeof node['$ref'] === 'string') node['$ref'] = rename(node['$ref']);
+  if (Array.isArray(node['prefixItems'])) {
+    const rest = node['items'];
+    node['items'] = node['prefixItems'];
+    delete node['prefixItems'];
+    if (rest !== undefined) node['additionalItems'] = rest;
+  }
+  const props = node['properties'];
+  if (isObject(props) && Object.hasOwn(props, '__proto__')) {
+    node['properties'] = Object.fromEntries(Object.entries(props).map(([k, v]) => [k === '__proto__' ? PROTO : k, v]));
+    if (Array.isArray(node['required'])) node['required'] = node['required'].map((r) => (r === '__proto__' ? PROTO : r));
+  }
+  return node;
+}
+
+/** Points a ref of one tool schema into the combined schema's $defs. */
+function rewrite(ref: string, own: Map<string, string>, shared: Map<string, string>, base: string): string {
+  if (ref === '#') return `#/$defs/${base}`;
+  const m = /^#\/(\$defs|definitions)\/([^/]+)(\/.*)?$/.exec(ref);
+  if (m) {
+    const [, container, name, rest = ''] = m as unknown as [string, string, string, string | undefined];
+    const target = own.get(`${container}/${name}`) ?? (container === '$defs' ? shared.get(name) : undefined);
+    if (target) return `#/$defs/${target}${rest}`;
+  }
+  return ref.startsWith('#/') ? `#/$defs/${base}${ref.slice(1)}` : ref;
+}
+
+/** Properties with a default are always present after validation: required in the handler's type. */
+function withDefaultsRequired(schema: Schema): Schema {
+  const visit = (node: unknown): unknown => {
+    if (!isObject(node)) return node;
+    const out = mapChildren(node, (child, path) => (path[0] === 'properties' || path[0] === 'items' || path[0] === 'additionalProperties' ? visit(child) : child));
+    const props = out['properties'];
+    if (isObject(props)) {
+      const withDefault = Object.entries(props)
+        .filter(([, v]) => isObject(v) && 'default' in v)
+        .map(([k]) => k);
+      if (withDefault.length) {
+        const required = Array.isArray(out['required']) ? (out['required'] as string[]) : [];
+        out['required'] = [...required, ...withDefault.filter((k) => !required.includes(k))];
+      }
+    }
+    return out;
+  };
+  return visit(schema) as Schema;
+}
+
+function hasDefaults(schema: Schema): boolean {
+  let found = false;
+  walkSchema(schema, (node) => {
+    const props = node['properties'];
+    if (isObject(props) && Object.values(props).some((v) => isObject(v) && 'default' in v)) found = true;
+  });
+  return found;
+}

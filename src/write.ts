@@ -1,0 +1,119 @@
+/**
+ * Writing generate's output: all-or-nothing, unchanged files left alone (bytes and mtime), handler files created
+ * only when missing and never touched again, nothing written outside the configured folders, and generated files
+ * that the spec no longer produces removed (only files that carry toolspec's header).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from './diagnostics.js';
+import type { OutputFile } from './emit/generate.js';
+import { HEADER_MARK } from './emit/text.js';
+import type { Options } from './options.js';
+import { isInside } from './paths.js';
+
+export interface WriteReport {
+  /** Generated files whose bytes changed or that did not exist. */
+  written: string[];
+  unchanged: string[];
+  /** Generated files removed because the spec no longer produces them. */
+  removed: string[];
+  /** Handler stubs created. */
+  created: string[];
+  /** Handler files that exist already and were left as they are. */
+  kept: string[];
+}
+
+export function writeOutput(rootDir: string, options: Options, files: readonly OutputFile[]): WriteReport {
+  const report: WriteReport = { written: [], unchanged: [], removed: [], created: [], kept: [] };
+  const genDir = path.resolve(rootDir, options.generatedDir);
+  const handlersDir = path.resolve(rootDir, options.handlersDir);
+  for (const dir of [genDir, handlersDir]) assertInsideReal(rootDir, dir);
+
+  const changes: { abs: string; rel: string; contents: string }[] = [];
+  const stubs: { abs: string; rel: string; contents: string }[] = [];
+  for (const f of files) {
+    const abs = path.resolve(rootDir, f.path);
+    const home = f.kind === 'generated' ? genDir : handlersDir;
+    if (!isInside(home, abs) || abs === home) throw new UserError(`refusing to write ${f.path}: it is outside ${path.relative(rootDir, home)}`);
+    const current = readIfExists(abs);
+    if (f.kind === 'handler') {
+      if (current === undefined) stubs.push({ abs, rel: f.path, contents: f.contents });
+      else report.kept.push(f.path);
+    } else if (current === f.contents) {
+      report.unchanged.push(f.path);
+    } else {
+      changes.push({ abs, rel: f.path, contents: f.contents });
+    }
+  }
+  const produced = new Set(files.map((f) => path.resolve(rootDir, f.path)));
+  const stale = listOwned(genDir).filter((abs) => !produced.has(abs));
+
+  // Stage every change beside its target, then rename: a failure before the renames leaves every file as it was.
+  const staged: { tmp: string; abs: string }[] = [];
+  try {
+    for (const c of changes) {
+      fs.mkdirSync(path.dirname(c.abs), { recursive: true });
+      const tmp = `${c.abs}.toolspec-${process.pid}.tmp`;
+      fs.writeFileSync(tmp, c.contents);
+      staged.push({ tmp, abs: c.abs });
+    }
+  } catch (e) {
+    for (const s of staged) fs.rmSync(s.tmp, { force: true });
+    throw e;
+  }
+  for (const s of staged) fs.renameSync(s.tmp, s.abs);
+  report.written = changes.map((c) => c.rel);
+  for (const abs of stale) {
+    fs.rmSync(abs);
+    report.removed.push(path.relative(rootDir, abs).split(path.sep).join('/'));
+  }
+  for (const s of stubs) {
+    fs.mkdirSync(path.dirname(s.abs), { recursive: true });
+    try {
+      fs.writeFileSync(s.abs, s.contents, { flag: 'wx' }); // never overwrites, even if it appeared meanwhile
+      report.created.push(s.rel);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      report.kept.push(s.rel);
+    }
+  }
+  return report;
+}
+
+/** Files in the generated folder that toolspec made: its header, or its manifest.json. */
+export function listOwned(genDir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(genDir);
+  } catch {
+    return [];
+  }
+  return names
+    .sort()
+    .map((n) => path.join(genDir, n))
+    .filter((abs) => {
+      if (!fs.statSync(abs).isFile()) return false;
+      if (path.basename(abs) === 'manifest.json') return true;
+      const head = readIfExists(abs)?.slice(0, HEADER_MARK.length);
+      return head === HEADER_MARK;
+    });
+}
+
+function readIfExists(abs: string): string | undefined {
+  try {
+    return fs.readFileSync(abs, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** The nearest existing ancestor of `dir` must really lie inside the project (no link pointing out). */
+function assertInsideReal(rootDir: string, dir: string): void {
+  let existing = dir;
+  while (!fs.existsSync(existing) && existing !== path.dirname(existing)) existing = path.dirname(existing);
+  const real = fs.realpathSync(existing);
+  if (!isInside(fs.realpathSync(rootDir), real)) {
+    throw new UserError(`refusing to write into ${path.relative(rootDir, dir)}: it is a link to ${real}, outside the project`);
+  }
+}
