@@ -4,6 +4,10 @@
 export function pascalCase(name: string): string | undefined {
   const words = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
   if (!words.length) return undefined;
-  const joined = words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  // A letter after a digit is upper-cased too, as json-schema-to-typescript does with the names it is given.
+  const joined = words
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('')
+    .replace(/([0-9])([a-z])/g, (_, d: string, c: string) => d + c.toUpperCase());
   return /^[0-9]/.test(joined) ? `Tool${joined}` : joined;
 }
