@@ -3,9 +3,13 @@
  * 0 fine · 1 drift found · 2 invalid spec, config or usage · 3 internal error.
  */
 import { Command, CommanderError, Option } from 'commander';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { UserError } from './diagnostics.js';
 import { generate } from './emit/generate.js';
+import { initFiles, packageName } from './init.js';
+import { displayPath } from './paths.js';
 import { countSummary, formatDiagnostics, styleFor } from './report.js';
 import { loadModel } from './spec.js';
 import { writeOutput, type WriteReport } from './write.js';
@@ -92,6 +96,37 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
           ` — ${plural(model.tools.length, 'tool')} in ${ms} ms`,
       );
       for (const f of report.created) out(`created ${f}: a stub to fill in`);
+    });
+
+  program
+    .command('init')
+    .description('create a new MCP server project: npm install && npm start serves it, npm test tests it')
+    .argument('[dir]', 'the project folder', '.')
+    .option('--force', 'add the files to a folder that is not empty (existing files are still never overwritten)')
+    .option('--toolspec <spec>', 'the toolspec devDependency to write in package.json (a version range or a path)', `^${packageVersion()}`)
+    .action(async (dir: string, opts: { force?: boolean; toolspec: string }) => {
+      const abs = path.resolve(cwd, dir);
+      if (fs.existsSync(abs) && fs.readdirSync(abs).length && !opts.force) {
+        throw new UserError(`${dir} is not empty; pass --force to add the project files beside what is there (no existing file is overwritten)`);
+      }
+      const kept: string[] = [];
+      for (const f of initFiles(packageName(abs), opts.toolspec)) {
+        const target = path.join(abs, f.path);
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        try {
+          fs.writeFileSync(target, f.contents, { flag: 'wx' });
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+          kept.push(f.path);
+        }
+      }
+      const spec = path.join(abs, 'toolspec.yaml');
+      const result = load(path.relative(cwd, spec) || spec, 'text');
+      if (!result.model) return;
+      writeOutput(result.model.rootDir, result.model.options, await generate(result.model));
+      for (const f of kept) out(`kept ${f}: it exists already`);
+      const shown = displayPath(abs, cwd);
+      out(`created an MCP server project in ${shown || '.'}\n\nnext:\n${shown ? `  cd ${shown}\n` : ''}  npm install && npm start   # serve over stdio\n  npm test`);
     });
 
   try {

@@ -1,0 +1,57 @@
+/**
+ * `toolspec init` end to end: a new project, installed with npm (toolspec itself from this checkout, nothing
+ * published), passes its own `npm test` and answers MCP over stdio with `npm start`. The slowest test: run once.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot, runCli } from './helpers/cli.js';
+import { tempProject } from './helpers/tmp.js';
+
+const scratch = tempProject({});
+afterAll(scratch.cleanup);
+
+const npm = (args: string[], cwd: string, input?: string) =>
+  spawnSync('npm', args, { cwd, encoding: 'utf8', input, timeout: 240_000, env: { ...process.env, NO_COLOR: '1', CI: 'true' } });
+
+describe('toolspec init', () => {
+  it('refuses a folder that is not empty, and with --force adds files without overwriting any', () => {
+    const dir = path.join(scratch.dir, 'existing');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'README.md'), 'mine\n');
+    const refused = runCli(['init', dir], scratch.dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('is not empty; pass --force');
+    expect(fs.readdirSync(dir)).toEqual(['README.md']);
+    const forced = runCli(['init', dir, '--force'], scratch.dir);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('kept README.md: it exists already');
+    expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('mine\n');
+    expect(fs.existsSync(path.join(dir, 'src/generated/contract.ts'))).toBe(true);
+  });
+
+  it('makes a project that installs, passes its own npm test, and serves MCP with npm start', () => {
+    const dir = path.join(scratch.dir, 'weather-server');
+    const init = runCli(['init', dir, '--toolspec', `file:${repoRoot}`], scratch.dir);
+    expect(init.stderr).toBe('');
+    expect(init.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name).toBe('weather-server');
+
+    const install = npm(['install', '--no-audit', '--no-fund'], dir);
+    expect(install.status, install.stderr).toBe(0);
+    const test = npm(['test'], dir);
+    expect(test.status, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toMatch(/Tests\s+3 passed/);
+
+    const request = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const start = npm(['start', '--silent'], dir, `${JSON.stringify(request)}\n`);
+    const reply = start.stdout.split('\n').find((l) => l.startsWith('{'));
+    expect(JSON.parse(reply!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'weather-server' }, capabilities: { tools: {} } } });
+
+    // The project's own generate is a no-op right after init: init wrote what generate writes.
+    const regen = npm(['run', 'generate', '--silent'], dir);
+    expect(regen.status, regen.stderr).toBe(0);
+    expect(regen.stdout).toMatch(/0 written, 13 unchanged/);
+  }, 300_000);
+});
