@@ -1,15 +1,65 @@
-// npm run demo: the main job on the bundled example specs. Validates each one and shows what toolspec read.
+// npm run demo: the main job on the bundled example. Generates a server from specs/todo into a scratch folder
+// (.demo/), type-checks it with the TypeScript compiler, starts it with node over stdio, and talks to it with the
+// MCP SDK's client: lists the tools, makes a valid call and one with bad arguments.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'toolspec.js');
-let failed = false;
-for (const spec of ['specs/todo/toolspec.yaml', 'specs/docs/toolspec.yaml']) {
-  console.log(`$ toolspec validate ${spec}`);
-  const r = spawnSync(process.execPath, [bin, 'validate', spec], { cwd: root, stdio: 'inherit' });
-  failed ||= r.status !== 0;
-  console.log('');
+const work = path.join(root, '.demo', 'todo');
+const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (s) => `\u001b[1m${s}\u001b[22m` : (s) => s;
+const step = (s) => console.log(`\n${bold(`▸ ${s}`)}`);
+const show = (v) => console.log(typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+
+fs.rmSync(work, { recursive: true, force: true });
+fs.cpSync(path.join(root, 'specs/todo'), work, { recursive: true });
+
+step('toolspec generate   (specs/todo: spec and handlers, copied to .demo/todo)');
+const gen = spawnSync(process.execPath, [path.join(root, 'bin/toolspec.js'), 'generate'], { cwd: work, stdio: 'inherit' });
+if (gen.status !== 0) process.exit(gen.status ?? 1);
+
+step('type-check and compile with the TypeScript compiler (strict)');
+const files = fs.readdirSync(path.join(work, 'src'), { recursive: true }).filter((f) => f.endsWith('.ts')).map((f) => path.join(work, 'src', f));
+const program = ts.createProgram(files, {
+  target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2023.d.ts'], types: ['node'], strict: true, noUncheckedIndexedAccess: true, verbatimModuleSyntax: true,
+  skipLibCheck: true, outDir: path.join(work, 'dist'), rootDir: path.join(work, 'src'),
+});
+const diagnostics = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
+console.log(`${files.length} files, ${diagnostics.length} errors`);
+if (diagnostics.length) {
+  console.log(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => work, getNewLine: () => '\n' }));
+  process.exit(1);
 }
-process.exitCode = failed ? 1 : 0;
+
+step('start it (node dist/generated/main.js) and connect the MCP SDK client over stdio');
+const client = new Client({ name: 'toolspec-demo', version: '1.0.0' });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'dist/generated/main.js')] }));
+console.log(`connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}`);
+
+step('tools/list');
+for (const t of (await client.listTools()).tools) {
+  const hints = Object.entries(t.annotations ?? {}).map(([k, v]) => `${k}=${v}`).join(' ');
+  console.log(`  ${t.name.padEnd(14)} ${t.description}\n  ${''.padEnd(14)} ${hints}`);
+}
+
+const call = async (name, args) => {
+  step(`tools/call ${name} ${JSON.stringify(args)}`);
+  const r = await client.callTool({ name, arguments: args });
+  if (r.structuredContent) {
+    console.log('structuredContent:');
+    show(r.structuredContent);
+  } else show(`${r.isError ? 'isError: ' : ''}${r.content.map((c) => c.text).join('\n')}`);
+};
+await call('add_item', { text: 'Buy milk', due: '2026-12-01' });
+await call('add_item', { text: 'Write the report', priority: 'high' });
+await call('add_item', { text: '', priority: 'urgent', colour: 'red' });
+await call('complete_item', { id: 1 });
+await call('complete_item', { id: 42 });
+await call('list_items', { include_done: true });
+await client.close();
+console.log('\ndone. The generated server is in .demo/todo/src/generated; its handlers in .demo/todo/src/handlers.');
