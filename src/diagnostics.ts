@@ -54,6 +54,8 @@ export const CODES = {
   TS031: 'invalid-example-accepted',
   TS032: 'unknown-format',
   TS033: 'empty-spec',
+  TS034: 'invalid-default',
+  TS035: 'no-tools',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

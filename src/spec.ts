@@ -2,7 +2,7 @@
  * load → validate → model, in one call. Every problem in every file is collected before anything fails.
  */
 import path from 'node:path';
-import { Diagnostics, type Diagnostic } from './diagnostics.js';
+import { diagnostic, Diagnostics, type Diagnostic } from './diagnostics.js';
 import { isRecord, loadSpec, type LoadOptions } from './load/load.js';
 import type { ServerInfo, ServerModel } from './model.js';
 import { resolveOptions } from './options.js';
@@ -28,6 +28,11 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
   const rootDir = path.dirname(raw.specPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags);
   const tools = checkTools(raw.tools, raw.defs, diags);
+  if (!raw.tools.length && raw.main.value !== undefined) {
+    diags.add(
+      diagnostic('TS035', raw.main.locate(['tools'], { key: true }), 'the spec has no tools', 'add tools under "tools:", or check the paths in "include:"', 'warning'),
+    );
+  }
   const diagnostics = diags.sorted(files);
   if (diags.hasErrors) return { diagnostics, files, sources };
   const model: ServerModel = {

@@ -175,6 +175,7 @@ export function checkToolSchema(
     const { result, warnings } = captureWarnings(() => ajv.compile(forAjv));
     validate = result;
     for (const w of warnings) diags.add(strictWarning(w, bundled, locate));
+    checkDefaults(ajv, forAjv, bundled, locate, report);
   } catch (e) {
     const message = cleanAjv(e instanceof Error ? e.message : String(e));
     report('TS028', locate(schemaPathIn(message, bundled)), `ajv rejects this ${which}: ${message}`);
@@ -183,6 +184,41 @@ export function checkToolSchema(
     ajv.removeSchema(forAjv);
   }
   return { schema: bundled, dialect, sharedDefs: [...added.keys()].sort(), validate };
+}
+
+let defaultsKey = 0;
+
+/**
+ * A `default` is filled in before the handler runs, and the handler's types promise it is there: it must match
+ * its own schema (ajv never checks defaults itself). Each is checked against its subschema, in the context of the
+ * whole schema so $refs resolve.
+ */
+function checkDefaults(
+  ajv: ReturnType<typeof getAjv>,
+  forAjv: Record<string, unknown>,
+  bundled: Record<string, unknown>,
+  locate: Locate,
+  report: (code: DiagnosticCode, span: Span, message: string, hint?: string) => void,
+): void {
+  const places: SchemaPath[] = [];
+  walkSchema(bundled, (node, path) => {
+    if ('default' in node) places.push(path);
+  });
+  if (!places.length) return;
+  const key = `toolspec-defaults-${defaultsKey++}`;
+  ajv.addSchema(forAjv, key);
+  try {
+    for (const path of places) {
+      const pointer = path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).map(encodeURIComponent).join('/');
+      const validate = ajv.getSchema(`${key}#${pointer ? `/${pointer}` : ''}`);
+      const value = valueAt(bundled, [...path, 'default']);
+      if (!validate || validate(structuredClone(value))) continue;
+      const why = (validate.errors ?? []).map((e) => `${e.instancePath || 'the value'} ${e.message ?? e.keyword}`).join('; ');
+      report('TS034', locate([...path, 'default']), `default ${JSON.stringify(value)} does not match its own schema: ${why}`, 'defaults are filled in before the handler runs: make the default a value the schema accepts');
+    }
+  } finally {
+    ajv.removeSchema(key);
+  }
 }
 
 function checkNode(
