@@ -6,6 +6,8 @@ import { Command, CommanderError, Option } from 'commander';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { checkProject } from './check/check.js';
+import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from './check/report.js';
 import { UserError } from './diagnostics.js';
 import { generate } from './emit/generate.js';
 import { initFiles, packageName } from './init.js';
@@ -96,6 +98,30 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
           ` — ${plural(model.tools.length, 'tool')} in ${ms} ms`,
       );
       for (const f of report.created) out(`created ${f}: a stub to fill in`);
+    });
+
+  program
+    .command('check')
+    .description('the drift check: regenerate in memory and compare, then hold every handler to its contract; changes nothing')
+    .argument('[spec]', 'the spec file', DEFAULT_SPEC)
+    .addOption(new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)').choices(['text', 'json', 'github']).default('text'))
+    .option('--diff', 'show a diff for each stale file (default: on a terminal)')
+    .option('--no-diff', 'no diffs')
+    .action(async (spec: string, opts: { format: 'text' | 'json' | 'github'; diff?: boolean }) => {
+      const result = load(spec, opts.format === 'text' ? 'text' : 'json');
+      if (!result.model) {
+        if (opts.format === 'json') out(JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics }, null, 2));
+        if (opts.format === 'github') {
+          out(result.diagnostics.filter((d) => d.severity === 'error').map((d) => `::error file=${d.file},line=${d.line},col=${d.column},title=toolspec ${d.code}::${d.message}`).join('\n'));
+        }
+        return;
+      }
+      const findings = await checkProject(result.model, cwd);
+      code = findings.length ? EXIT.drift : EXIT.ok;
+      if (opts.format === 'json') return out(formatFindingsJson(findings, spec));
+      if (opts.format === 'github') return void (findings.length && out(formatFindingsGithub(findings)));
+      if (!findings.length) return out(`${spec}: no drift — generated files, handlers and spec agree (${plural(result.model.tools.length, 'tool')})`);
+      out(formatFindingsText(findings, styleFor(stdout, env), { diff: opts.diff ?? Boolean(stdout.isTTY) }));
     });
 
   program

@@ -1,0 +1,34 @@
+/** What `toolspec check` reports: one finding per divergence between the spec, the generated files and the handlers. */
+
+export type FindingKind =
+  | 'stale-file'
+  | 'missing-file'
+  | 'extra-file'
+  | 'missing-handler'
+  | 'orphan-handler'
+  | 'handler-export'
+  | 'handler-any'
+  | 'handler-contract';
+
+export interface Finding {
+  kind: FindingKind;
+  /** The tool concerned, when there is one. */
+  tool?: string;
+  /** As the user would type it: relative to the working directory when inside it. */
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  /** `generate`: `toolspec generate` fixes it. `handler`: a person must change the handler. */
+  fix: 'generate' | 'handler';
+  /** For contract findings: the type the contract wants, and the handler's. */
+  expected?: string;
+  actual?: string;
+  /** For stale files: a unified diff from what is on disk to what generate would write. */
+  diff?: string;
+}
+
+export const FIX_TEXT: Record<Finding['fix'], string> = {
+  generate: 'run toolspec generate',
+  handler: 'change the handler',
+};

@@ -1,0 +1,71 @@
+/** The generated-file step: regenerate in memory and compare byte for byte with the disk. No type checker needed. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import type { OutputFile } from '../emit/generate.js';
+import type { ServerModel } from '../model.js';
+import { displayPath } from '../paths.js';
+import { listOwned } from '../write.js';
+import type { Finding } from './findings.js';
+
+export function checkGenerated(model: ServerModel, files: readonly OutputFile[], cwd: string): Finding[] {
+  const findings: Finding[] = [];
+  const show = (rel: string) => displayPath(path.resolve(model.rootDir, rel), cwd);
+  const produced = new Set<string>();
+  for (const f of files) {
+    if (f.kind !== 'generated') continue;
+    const abs = path.resolve(model.rootDir, f.path);
+    produced.add(abs);
+    let current: string;
+    try {
+      current = fs.readFileSync(abs, 'utf8');
+    } catch {
+      findings.push({ kind: 'missing-file', file: show(f.path), line: 1, column: 1, message: 'missing: generate has not written it', fix: 'generate' });
+      continue;
+    }
+    if (current === f.contents) continue;
+    findings.push({
+      kind: 'stale-file',
+      file: show(f.path),
+      line: firstDifference(current, f.contents),
+      column: 1,
+      message: 'stale: it differs from what the spec generates (edited by hand, or the spec changed since the last generate)',
+      fix: 'generate',
+      diff: unifiedDiff(show(f.path), current, f.contents),
+    });
+  }
+  for (const abs of listOwned(path.resolve(model.rootDir, model.options.generatedDir))) {
+    if (produced.has(abs)) continue;
+    findings.push({
+      kind: 'extra-file',
+      file: displayPath(abs, cwd),
+      line: 1,
+      column: 1,
+      message: 'no longer produced by the spec; generate removes it',
+      fix: 'generate',
+    });
+  }
+  return findings;
+}
+
+/** Generated JSON and validator code have very long lines; a diff shows where they differ, not all of them. */
+const MAX_DIFF_LINE = 160;
+
+function firstDifference(a: string, b: string): number {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  return i + 1;
+}
+
+/** From the file on disk to what generate would write; without the patch's own header lines. */
+function unifiedDiff(file: string, current: string, expected: string): string {
+  const patch = createTwoFilesPatch(`${file} (on disk)`, `${file} (generated)`, current, expected, undefined, undefined, { context: 3 });
+  return patch
+    .split('\n')
+    .filter((l) => !l.startsWith('=====') && !l.startsWith('Index:'))
+    .map((l) => (l.length > MAX_DIFF_LINE ? `${l.slice(0, MAX_DIFF_LINE)}…` : l))
+    .join('\n')
+    .trimEnd();
+}

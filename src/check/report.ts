@@ -1,0 +1,60 @@
+/** Check findings for people (grouped, with diffs), for machines (JSON) and for GitHub Actions (workflow commands). */
+import type { Style } from '../report.js';
+import { FIX_TEXT, type Finding } from './findings.js';
+
+export function formatFindingsText(findings: readonly Finding[], style: Style, opts: { diff: boolean }): string {
+  if (!findings.length) return '';
+  const out: string[] = [];
+  const group = (title: string, list: readonly Finding[]) => {
+    if (!list.length) return;
+    out.push(style.bold(title));
+    for (const f of list) {
+      out.push(`  ${style.bold(`${f.file}:${f.line}:${f.column}`)} ${style.red(f.kind)}${f.tool ? ` ${style.dim(f.tool)}` : ''} ${f.message}`);
+      if (f.expected) out.push(`      ${style.dim('expected:')} ${f.expected}`);
+      if (f.actual) out.push(`      ${style.dim('actual:  ')} ${f.actual}`);
+      if (opts.diff && f.diff) out.push(colourDiff(f.diff, style).replace(/^/gm, '      '));
+    }
+    out.push('');
+  };
+  group('Generated files', findings.filter((f) => f.kind.endsWith('-file')));
+  group('Handlers', findings.filter((f) => !f.kind.endsWith('-file')));
+  out.push(summary(findings));
+  return `${out.join('\n')}\n`;
+}
+
+/** The last line: what `toolspec generate` fixes and what needs a person. */
+export function summary(findings: readonly Finding[]): string {
+  const byGenerate = findings.filter((f) => f.fix === 'generate').length;
+  const people = [...new Set(findings.filter((f) => f.fix === 'handler').map((f) => f.file))];
+  const parts = [];
+  if (byGenerate) parts.push(`\`toolspec generate\` fixes ${byGenerate}`);
+  if (people.length) parts.push(`${people.length === 1 ? 'a handler needs' : `${people.length} handlers need`} a person: ${people.join(', ')}`);
+  return `${findings.length} problem${findings.length === 1 ? '' : 's'}: ${parts.join('; ')}`;
+}
+
+export function formatFindingsJson(findings: readonly Finding[], spec: string): string {
+  const list = findings.map(({ diff: _diff, fix, ...f }) => ({ ...f, fix: FIX_TEXT[fix] }));
+  return `${JSON.stringify({ ok: findings.length === 0, spec, findings: list }, null, 2)}\n`;
+}
+
+/** https://docs.github.com/actions/reference/workflow-commands-for-github-actions#setting-an-error-message */
+export function formatFindingsGithub(findings: readonly Finding[]): string {
+  const lines = findings.map(
+    (f) =>
+      `::error file=${prop(f.file)},line=${f.line},col=${f.column},title=${prop(`toolspec check: ${f.kind}`)}::${data(
+        `${f.message}${f.expected ? `\nexpected: ${f.expected}` : ''}${f.actual ? `\nactual: ${f.actual}` : ''} (fix: ${FIX_TEXT[f.fix]})`,
+      )}`,
+  );
+  if (findings.length) lines.push(summary(findings));
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const prop = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+function colourDiff(diff: string, style: Style): string {
+  return diff
+    .split('\n')
+    .map((l) => (l.startsWith('+') && !l.startsWith('+++') ? style.cyan(l) : l.startsWith('-') && !l.startsWith('---') ? style.red(l) : l.startsWith('@@') ? style.dim(l) : l))
+    .join('\n');
+}
