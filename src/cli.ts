@@ -6,7 +6,9 @@ import { Command, CommanderError, Option } from 'commander';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { checkProject } from './check/check.js';
+import { checkFromState, checkProject } from './check/check.js';
+import type { Finding } from './check/findings.js';
+import { subjectOf } from './check/subject.js';
 import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from './check/report.js';
 import { UserError } from './diagnostics.js';
 import { generate } from './emit/generate.js';
@@ -14,6 +16,7 @@ import { initFiles, packageName } from './init.js';
 import { displayPath } from './paths.js';
 import { countSummary, formatDiagnostics, styleFor } from './report.js';
 import { loadModel } from './spec.js';
+import { saveState, stateFor, verifiedState } from './state.js';
 import { writeOutput, type WriteReport } from './write.js';
 
 export const EXIT = { ok: 0, drift: 1, invalid: 2, internal: 3 } as const;
@@ -81,10 +84,28 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .addOption(formatOption())
     .action(async (spec: string, opts: { format: 'text' | 'json' }) => {
       const started = performance.now();
+      const specPath = path.resolve(cwd, spec);
+      // Nothing changed since the last generate (inputs, generator and outputs all hash the same): nothing to do.
+      const state = verifiedState(specPath);
+      if (state && state.tools.every((t) => fs.existsSync(t.handler))) {
+        const outputs = Object.keys(state.outputs).map((f) => displayPath(f, state.rootDir));
+        if (opts.format === 'json') {
+          out(JSON.stringify({ ok: true, spec, written: [], unchanged: outputs, removed: [], created: [], kept: state.tools.map((t) => displayPath(t.handler, state.rootDir)), diagnostics: [] }, null, 2));
+          return;
+        }
+        const ms = Math.round(performance.now() - started);
+        out(`${displayPath(state.generatedDir, state.rootDir)}: ${plural(outputs.length, 'file')}, 0 written, ${outputs.length} unchanged — ${plural(state.tools.length, 'tool')} in ${ms} ms (nothing changed since the last generate)`);
+        return;
+      }
       const result = load(spec, opts.format);
       const model = result.model;
       let report: WriteReport | undefined;
-      if (model) report = writeOutput(model.rootDir, model.options, await generate(model));
+      if (model) {
+        const files = await generate(model);
+        report = writeOutput(model.rootDir, model.options, files);
+        const subject = subjectOf(model);
+        saveState(specPath, stateFor(specPath, { ...subject, inputs: result.inputs, files, tools: subject.tools }));
+      }
       if (opts.format === 'json') {
         out(JSON.stringify({ ok: Boolean(model), spec, ...report, diagnostics: result.diagnostics }, null, 2));
         return;
@@ -108,6 +129,12 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .option('--diff', 'show a diff for each stale file (default: on a terminal)')
     .option('--no-diff', 'no diffs')
     .action(async (spec: string, opts: { format: 'text' | 'json' | 'github'; diff?: boolean }) => {
+      const specPath = path.resolve(cwd, spec);
+      const state = verifiedState(specPath);
+      if (state) {
+        const findings = await checkFromState(state, cwd);
+        return report(findings, state.tools.length);
+      }
       const result = load(spec, opts.format === 'text' ? 'text' : 'json');
       if (!result.model) {
         if (opts.format === 'json') out(JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics }, null, 2));
@@ -116,12 +143,15 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         }
         return;
       }
-      const findings = await checkProject(result.model, cwd);
-      code = findings.length ? EXIT.drift : EXIT.ok;
-      if (opts.format === 'json') return out(formatFindingsJson(findings, spec));
-      if (opts.format === 'github') return void (findings.length && out(formatFindingsGithub(findings)));
-      if (!findings.length) return out(`${spec}: no drift — generated files, handlers and spec agree (${plural(result.model.tools.length, 'tool')})`);
-      out(formatFindingsText(findings, styleFor(stdout, env), { diff: opts.diff ?? Boolean(stdout.isTTY) }));
+      report(await checkProject(result.model, cwd, result.inputs, specPath), result.model.tools.length);
+
+      function report(findings: Finding[], tools: number): void {
+        code = findings.length ? EXIT.drift : EXIT.ok;
+        if (opts.format === 'json') return out(formatFindingsJson(findings, spec));
+        if (opts.format === 'github') return void (findings.length && out(formatFindingsGithub(findings)));
+        if (!findings.length) return out(`${spec}: no drift — generated files, handlers and spec agree (${plural(tools, 'tool')})`);
+        out(formatFindingsText(findings, styleFor(stdout, env), { diff: opts.diff ?? Boolean(stdout.isTTY) }));
+      }
     });
 
   program

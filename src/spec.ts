@@ -17,14 +17,17 @@ export interface LoadResult {
   files: string[];
   /** Their text, for code frames in messages. */
   sources: Map<string, string>;
+  /** What the output depends on: every file read (absolute path and text) and every folder included whole. */
+  inputs: { files: { path: string; text: string }[]; folders: string[] };
 }
 
 export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult {
   const diags = new Diagnostics();
   const raw = loadSpec(specPath, diags, opts);
-  if (!raw) return { diagnostics: diags.sorted([]), files: [], sources: new Map() };
+  if (!raw) return { diagnostics: diags.sorted([]), files: [], sources: new Map(), inputs: { files: [], folders: [] } };
   const files = raw.files.map((f) => f.displayPath);
   const sources = new Map(raw.files.map((f) => [f.displayPath, f.text]));
+  const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
   const rootDir = path.dirname(raw.specPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags);
   const tools = checkTools(raw.tools, raw.defs, diags);
@@ -34,7 +37,7 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
     );
   }
   const diagnostics = diags.sorted(files);
-  if (diags.hasErrors) return { diagnostics, files, sources };
+  if (diags.hasErrors) return { diagnostics, files, sources, inputs };
   const model: ServerModel = {
     specFile: raw.main.displayPath,
     rootDir,
@@ -43,7 +46,7 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
     options,
     tools,
   };
-  return { model, diagnostics, files, sources };
+  return { model, diagnostics, files, sources, inputs };
 }
 
 function serverInfo(v: unknown): ServerInfo {

@@ -97,3 +97,33 @@ describe('toolspec check (built CLI, end to end)', () => {
     expect(invalid.stderr).toContain('unknown type "intger"');
   });
 });
+
+describe('toolspec check and generate with the local cache of the last generate', () => {
+  it('skips regenerating when nothing changed, and notices any change to a spec, generated or handler file', async () => {
+    const dir = await baseProject();
+    expect(runCli(['generate'], dir).stdout).toMatch(/13 files, 0 written, 13 unchanged — 3 tools in \d+ ms\n/);
+    // The state of that generate is cached: the next one has nothing to do.
+    expect(runCli(['generate'], dir).stdout).toContain('(nothing changed since the last generate)');
+    expect(runCli(['check'], dir).code).toBe(0);
+
+    // A hand edit of a generated file breaks the proof: check regenerates in memory and reports it.
+    fs.appendFileSync(path.join(dir, 'src/generated/tools.ts'), '// edit\n');
+    const edited = runCli(['check'], dir);
+    expect(edited.code).toBe(1);
+    expect(edited.stdout).toContain('src/generated/tools.ts:');
+    expect(runCli(['generate'], dir).stdout).toMatch(/1 written, 12 unchanged/);
+
+    // A spec edit too.
+    edit(dir, 'toolspec.yaml', 'description: Add a note.', 'description: Add a note to the list.');
+    expect(runCli(['check'], dir).stdout).toContain('src/generated/manifest.json:');
+    runCli(['generate'], dir);
+
+    // And a handler edit is always read, cache or not.
+    edit(dir, 'src/handlers/delete_note.ts', "args: ToolInputs['delete_note']", 'args: { id: string }');
+    const handler = runCli(['check'], dir);
+    expect(handler.code).toBe(1);
+    expect(handler.stdout).toContain('args.id: string in the handler, the spec says integer');
+    expect(handler.stdout).not.toContain('src/generated/');
+  });
+});
+

@@ -6,150 +6,137 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Node, Project, SourceFile, Type } from 'ts-morph';
+import type { Project, ts } from 'ts-morph';
 import type { OutputFile } from '../emit/generate.js';
-import { toolTypeNames } from '../emit/types.js';
-import type { ServerModel, ToolModel } from '../model.js';
 import { displayPath } from '../paths.js';
+import type { StateTool } from '../state.js';
 import { isObject } from '../validate/keywords.js';
 import type { HandlerModule } from './coverage.js';
+import type { CheckSubject } from './subject.js';
 import type { Finding } from './findings.js';
 
 const CHECK_FILE = '__toolspec_check__.ts';
 
-/** A type as a person reads it: without the `import("…").` qualifiers the checker adds for out-of-scope names. */
-function typeText(type: Type, at: Node, flags?: number): string {
-  return type.getText(at, flags).replace(/import\("[^"]*"\)\./g, '');
+/** The generated modules that handler types depend on (contract.ts imports types.ts and context.ts; stubs import dispatcher.ts). */
+const CONTRACT_MODULES = new Set(['contract.ts', 'types.ts', 'context.ts', 'dispatcher.ts']);
+
+export type ContractTool = StateTool;
+
+export interface ContractInput {
+  subject: CheckSubject;
+  /** The generated files to check against, in memory; without them, the generated folder on disk is used. */
+  files?: readonly OutputFile[];
 }
 
-export async function checkContracts(
-  model: ServerModel,
-  files: readonly OutputFile[],
-  handlers: readonly HandlerModule[],
-  cwd: string,
-): Promise<Finding[]> {
+export async function checkContracts(input: ContractInput, handlers: readonly HandlerModule[], cwd: string): Promise<Finding[]> {
   if (!handlers.length) return [];
   const { Project, ts } = await import('ts-morph');
-  const tsconfig = path.join(model.rootDir, 'tsconfig.json');
+  const { subject } = input;
+  const tools = new Map(subject.tools.map((t) => [t.name, t]));
+  const tsconfig = path.join(subject.rootDir, 'tsconfig.json');
+  const hasTsconfig = fs.existsSync(tsconfig);
   const project: Project = new Project({
-    ...(fs.existsSync(tsconfig) ? { tsConfigFilePath: tsconfig } : {}),
+    ...(hasTsconfig ? { tsConfigFilePath: tsconfig } : {}),
     skipAddingFilesFromTsConfig: true,
     compilerOptions: {
-      ...(fs.existsSync(tsconfig) ? {} : { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }),
+      ...(hasTsconfig ? {} : { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }),
       strict: true,
       noEmit: true,
       skipLibCheck: true,
       lib: ['lib.es2023.d.ts'],
     },
   });
-  // The contract as the spec says it is now.
-  const genDir = path.resolve(model.rootDir, model.options.generatedDir);
-  for (const f of files) {
-    if (f.kind === 'generated' && f.path.endsWith('.ts')) project.createSourceFile(path.resolve(model.rootDir, f.path), f.contents, { overwrite: true });
+  // The contract as the spec says it is now (in memory), or as generate wrote it (verified unchanged by the caller).
+  // Only the modules a handler's types come from: parsing the validators or the manifest would cost more than all the checking.
+  for (const f of input.files ?? []) {
+    if (f.kind === 'generated' && CONTRACT_MODULES.has(path.posix.basename(f.path))) {
+      project.createSourceFile(path.resolve(subject.rootDir, f.path), f.contents, { overwrite: true });
+    }
   }
-  const sources = handlers.map((h) => project.addSourceFileAtPath(h.abs));
-  const byName = new Map(model.tools.map((t) => [t.name, t]));
-
+  for (const h of handlers) project.addSourceFileAtPath(h.abs);
   // One assignment per handler: `const c3: Handler<'tool'> = handler3;`. Its errors say how a handler misses.
   const lines = handlers.map((h, i) => {
-    let spec = path.relative(genDir, h.abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
+    let spec = path.relative(subject.generatedDir, h.abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
     if (!spec.startsWith('.')) spec = `./${spec}`;
     return `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(h.tool)}> = handler${i};`;
   });
-  const checkFile = project.createSourceFile(
-    path.join(genDir, CHECK_FILE),
-    `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`,
-    { overwrite: true },
-  );
+  const checkPath = path.join(subject.generatedDir, CHECK_FILE);
+  project.createSourceFile(checkPath, `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`, { overwrite: true });
+
+  // From here on the compiler's own objects: ts-morph's wrappers cost more than the checking.
+  const program = project.getProgram().compilerObject;
+  const checker = program.getTypeChecker();
+  const checkSf = program.getSourceFile(checkPath)!;
+  const mismatches = new Map<number, ts.Diagnostic[]>();
+  for (const d of program.getSemanticDiagnostics(checkSf)) {
+    if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
+    const i = (checkSf.getLineAndCharacterOfPosition(d.start).line - 2) / 2;
+    mismatches.set(i, [...(mismatches.get(i) ?? []), d]);
+  }
+  const flatten = (d: ts.Diagnostic) => ts.flattenDiagnosticMessageText(d.messageText, '\n');
+  const text = (t: ts.Type, at: ts.Node) => checker.typeToString(t, at, ts.TypeFormatFlags.NoTruncation).replace(/import\("[^"]*"\)\./g, '');
 
   const findings: Finding[] = [];
-  const names = toolTypeNames(model);
   handlers.forEach((h, i) => {
-    const sf = sources[i]!;
-    const tool = byName.get(h.tool)!;
-    const n = names.get(h.tool)!;
-    const expected = `(args: ${n.input}, ctx: ToolContext) => ${tool.output ? `StructuredResult<${n.output}>` : 'TextResult'} (or a Promise of it)`;
+    const sf = program.getSourceFile(h.abs)!;
+    const tool = tools.get(h.tool)!;
+    const expected = `(args: ${tool.input}, ctx: ToolContext) => ${tool.output ? `StructuredResult<${tool.output}>` : 'TextResult'} (or a Promise of it)`;
     const file = displayPath(h.abs, cwd);
-    const decl = sf.getExportedDeclarations().get('handler')?.[0];
-    if (!decl) {
+    const at = (pos: number) => {
+      const p = sf.getLineAndCharacterOfPosition(pos);
+      return { line: p.line + 1, column: p.character + 1 };
+    };
+    const moduleSymbol = checker.getSymbolAtLocation(sf);
+    let symbol = moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((e) => e.name === 'handler');
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    const decl = symbol?.declarations?.[0];
+    if (!symbol || !decl) {
       findings.push({
-        kind: 'handler-export',
-        tool: h.tool,
-        file,
-        line: 1,
-        column: 1,
-        message: `exports no \`handler\`; the registry imports { handler } from it`,
-        fix: 'handler',
-        expected: `export const handler: Handler<'${h.tool}'> = …`,
+        kind: 'handler-export', tool: h.tool, file, line: 1, column: 1, fix: 'handler', expected: `export const handler: Handler<'${h.tool}'> = …`,
+        message: 'exports no `handler`; the registry imports { handler } from it',
       });
       return;
     }
-    const at = position(sf, decl);
-    const actual = handlerType(decl);
-    const anyFinding = anyIn(decl, actual);
-    if (anyFinding) {
-      findings.push({ kind: 'handler-any', tool: h.tool, file, ...at, message: anyFinding, fix: 'handler', expected, actual: typeText(actual, decl) });
+    const name = ts.getNameOfDeclaration(decl) ?? decl;
+    const where = at(name.getStart(sf));
+    // A const's initializer is what must fit (its annotation would hide a mismatch); otherwise the declaration.
+    const init = ts.isVariableDeclaration(decl) ? decl.initializer : undefined;
+    const actual = init ? checker.getTypeAtLocation(init) : checker.getTypeOfSymbolAtLocation(symbol, decl);
+    const declared = checker.getTypeOfSymbolAtLocation(symbol, decl);
+    const anyProblem = anyIn(ts, checker, declared, actual, decl);
+    if (anyProblem) {
+      findings.push({ kind: 'handler-any', tool: h.tool, file, ...where, message: anyProblem, fix: 'handler', expected, actual: text(actual, decl) });
       return;
     }
-    const mismatch = checkFile
-      .getPreEmitDiagnostics()
-      .filter((d) => d.getCategory() === ts.DiagnosticCategory.Error && d.getLineNumber() === 2 * i + 3);
-    for (const d of mismatch) {
-      const chain = ts.flattenDiagnosticMessageText(d.compilerObject.messageText, '\n');
-      findings.push({
-        kind: 'handler-contract',
-        tool: h.tool,
-        file,
-        ...at,
-        message: explain(chain, tool),
-        fix: 'handler',
-        expected,
-        actual: typeText(actual, decl, ts.TypeFormatFlags.NoTruncation),
-      });
+    for (const d of mismatches.get(i) ?? []) {
+      findings.push({ kind: 'handler-contract', tool: h.tool, file, ...where, message: explain(flatten(d), tool), fix: 'handler', expected, actual: text(actual, decl) });
     }
     // The handler's own file: what the contract now gives may not support what its body does.
-    for (const d of sf.getPreEmitDiagnostics()) {
-      if (d.getCategory() !== ts.DiagnosticCategory.Error || d.getSourceFile() !== sf) continue;
-      const pos = sf.getLineAndColumnAtPos(d.getStart() ?? 0);
-      const chain = ts.flattenDiagnosticMessageText(d.compilerObject.messageText, '\n');
+    for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
+      if (d.category !== ts.DiagnosticCategory.Error || d.file !== sf) continue;
+      const chain = flatten(d);
       const againstContract = /is not assignable to type 'Handler</.test(chain);
       findings.push({
-        kind: 'handler-contract',
-        tool: h.tool,
-        file,
-        line: pos.line,
-        column: pos.column,
+        kind: 'handler-contract', tool: h.tool, file, ...at(d.start ?? 0), fix: 'handler',
         message: againstContract ? explain(chain, tool) : chain.split('\n')[0]!,
-        fix: 'handler',
-        ...(againstContract ? { expected, actual: typeText(actual, decl, ts.TypeFormatFlags.NoTruncation) } : {}),
+        ...(againstContract ? { expected, actual: text(actual, decl) } : {}),
       });
     }
   });
   return findings;
 }
 
-function position(sf: SourceFile, decl: Node): { line: number; column: number } {
-  const name = 'getNameNode' in decl && typeof decl.getNameNode === 'function' ? (decl.getNameNode() as Node | undefined) : undefined;
-  const p = sf.getLineAndColumnAtPos((name ?? decl).getStart());
-  return { line: p.line, column: p.column };
-}
-
-/** The type to hold to the contract: a const's initializer (its annotation would hide a mismatch), else the declaration's. */
-function handlerType(decl: Node): Type {
-  const init = 'getInitializer' in decl && typeof decl.getInitializer === 'function' ? (decl.getInitializer() as Node | undefined) : undefined;
-  return (init ?? decl).getType();
-}
-
-/** `any` makes every assignment pass: the handler, or a parameter of it, typed `any` cannot be checked. */
-function anyIn(decl: Node, type: Type): string | undefined {
-  const declared = decl.getType();
-  if (declared.isAny() || type.isAny()) return 'the handler is typed `any`, so its contract cannot be checked; declare it as Handler<…>';
-  for (const sig of type.getCallSignatures()) {
+/** `any` makes every assignment pass: the handler, or a parameter or result of it, typed `any` cannot be checked. */
+function anyIn(api: typeof ts, checker: ts.TypeChecker, declared: ts.Type, type: ts.Type, decl: ts.Node): string | undefined {
+  const isAny = (t: ts.Type) => (t.flags & api.TypeFlags.Any) !== 0;
+  if (isAny(declared) || isAny(type)) return 'the handler is typed `any`, so its contract cannot be checked; declare it as Handler<…>';
+  for (const sig of checker.getSignaturesOfType(type, api.SignatureKind.Call)) {
     for (const param of sig.getParameters()) {
-      const pt = param.getTypeAtLocation(decl);
-      if (pt.isAny()) return `parameter \`${param.getName()}\` is typed \`any\`, so the contract cannot check it; type it from the contract (ToolInputs[…]) or drop the annotation`;
+      if (isAny(checker.getTypeOfSymbolAtLocation(param, decl))) {
+        return `parameter \`${param.name}\` is typed \`any\`, so the contract cannot check it; type it from the contract (ToolInputs[…]) or drop the annotation`;
+      }
     }
-    if (sig.getReturnType().isAny()) return 'the handler returns `any`, so its result cannot be checked against the contract';
+    if (isAny(checker.getReturnTypeOfSignature(sig))) return 'the handler returns `any`, so its result cannot be checked against the contract';
   }
   return undefined;
 }
@@ -158,7 +145,7 @@ function anyIn(decl: Node, type: Type): string | undefined {
  * TypeScript's elaboration, in a person's words: which parameter or property, what the handler has, what the spec
  * says. Falls back to the compiler's own message.
  */
-export function explain(chain: string, tool: ToolModel): string {
+export function explain(chain: string, tool: ContractTool): string {
   const lines = chain.split('\n').map((l) => l.trim());
   const param = lines.map((l) => /^Types of parameters '(\w+)' and '\w+' are incompatible/.exec(l)?.[1]).find(Boolean);
   const props = lines.map((l) => /^Types of property '([^']+)' are incompatible/.exec(l)?.[1]).filter((p): p is string => Boolean(p));
@@ -171,7 +158,7 @@ export function explain(chain: string, tool: ToolModel): string {
       return `${[param, ...props, missingProp[1]].join('.')}: the handler requires it, the spec does not provide it`;
     }
     if (assign) {
-      const spec = param === 'args' && props.length ? schemaTypeAt(tool.input.schema, props) : undefined;
+      const spec = param === 'args' && props.length ? schemaTypeAt(tool.inputSchema, props) : undefined;
       return `${where}: ${assign[2]} in the handler, the spec says ${spec ?? assign[1]}`;
     }
     return `${where}: the handler's type does not accept what the spec sends`;

@@ -1,9 +1,8 @@
 /** Coverage: every tool has a handler module, and every handler module belongs to a tool. Text only: no type checker. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { handlerFileName } from '../emit/bindings.js';
-import type { ServerModel } from '../model.js';
 import { displayPath } from '../paths.js';
+import type { CheckSubject } from './subject.js';
 import { closest } from '../suggest.js';
 import type { Finding } from './findings.js';
 
@@ -15,8 +14,8 @@ export interface HandlerModule {
   abs: string;
 }
 
-export function checkCoverage(model: ServerModel, cwd: string): { findings: Finding[]; handlers: HandlerModule[] } {
-  const dir = path.resolve(model.rootDir, model.options.handlersDir);
+export function checkCoverage(subject: CheckSubject, cwd: string): { findings: Finding[]; handlers: HandlerModule[] } {
+  const dir = subject.handlersDir;
   let names: string[] = [];
   try {
     names = fs.readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n));
@@ -27,22 +26,21 @@ export function checkCoverage(model: ServerModel, cwd: string): { findings: Find
   const findings: Finding[] = [];
   const handlers: HandlerModule[] = [];
   const missing: string[] = [];
-  for (const tool of model.tools) {
-    const file = handlerFileName(tool);
-    if (present.has(file)) {
-      handlers.push({ tool: tool.name, abs: path.join(dir, file) });
+  for (const tool of subject.tools) {
+    if (present.has(path.basename(tool.handler))) {
+      handlers.push({ tool: tool.name, abs: tool.handler });
       continue;
     }
     missing.push(tool.name);
   }
-  const ownedBy = new Set(model.tools.map(handlerFileName));
+  const ownedBy = new Set(subject.tools.map((t) => path.basename(t.handler)));
   const orphans = names.filter((n) => !ownedBy.has(n) && EXPORTS_HANDLER.test(fs.readFileSync(path.join(dir, n), 'utf8')));
   const renamedTo = new Map<string, string>();
   for (const n of orphans.sort()) {
     const base = n.replace(/\.ts$/, '');
     // One orphan and one tool without a handler: most likely a rename, however different the names.
     const guess =
-      closest(base, missing) ?? (orphans.length === 1 && missing.length === 1 ? missing[0] : closest(base, model.tools.map((t) => t.name)));
+      closest(base, missing) ?? (orphans.length === 1 && missing.length === 1 ? missing[0] : closest(base, subject.tools.map((t) => t.name)));
     if (guess && missing.includes(guess)) renamedTo.set(guess, base);
     findings.push({
       kind: 'orphan-handler',
@@ -59,11 +57,11 @@ export function checkCoverage(model: ServerModel, cwd: string): { findings: Find
   }
   for (const name of missing) {
     const from = renamedTo.get(name);
-    const tool = model.tools.find((t) => t.name === name)!;
+    const tool = subject.tools.find((t) => t.name === name)!;
     findings.push({
       kind: 'missing-handler',
       tool: name,
-      file: displayPath(path.join(dir, handlerFileName(tool)), cwd),
+      file: displayPath(tool.handler, cwd),
       line: 1,
       column: 1,
       message: `tool "${name}" has no handler module${from ? ` (was it "${from}"? its handler is still ${from}.ts)` : ''}; generate creates a stub`,

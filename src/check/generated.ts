@@ -61,7 +61,16 @@ function firstDifference(a: string, b: string): number {
 
 /** From the file on disk to what generate would write; without the patch's own header lines. */
 function unifiedDiff(file: string, current: string, expected: string): string {
-  const patch = createTwoFilesPatch(`${file} (on disk)`, `${file} (generated)`, current, expected, undefined, undefined, { context: 3 });
+  // A diff of a large, much-changed file can take the diff algorithm minutes: bound it, and say so instead.
+  const patch = createTwoFilesPatch(`${file} (on disk)`, `${file} (generated)`, current, expected, undefined, undefined, {
+    context: 3,
+    maxEditLength: 5000,
+    timeout: 2000,
+  }) as string | undefined;
+  if (patch === undefined) {
+    const lines = (t: string) => t.split('\n').length;
+    return `(too many differences to show: ${lines(current)} lines on disk, ${lines(expected)} generated)`;
+  }
   return patch
     .split('\n')
     .filter((l) => !l.startsWith('=====') && !l.startsWith('Index:'))

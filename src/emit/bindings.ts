@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
-import { key, str } from './text.js';
+import { assignment, key, PRINT_WIDTH, tsStr } from './text.js';
 import { validatorNames } from './validators.js';
 
 export function emitTools(model: ServerModel): string {
@@ -12,17 +12,24 @@ export function emitTools(model: ServerModel): string {
   const { instructions, ...info } = model.server;
   const rows = model.tools.map((t) => {
     const n = v.get(t.name)!;
-    return `  [${str(t.name)}, { input: v.${n.input} as Validator${n.output ? `, output: v.${n.output} as Validator` : ''} }],`;
+    const binding = `{ input: v.${n.input} as Validator${n.output ? `, output: v.${n.output} as Validator` : ''} }`;
+    const one = `  [${tsStr(t.name)}, ${binding}],`;
+    return one.length <= PRINT_WIDTH ? one : `  [\n    ${tsStr(t.name)},\n    ${binding},\n  ],`;
   });
+  const infoJson = tsStr(JSON.stringify(info));
+  const infoLine =
+    `export const serverInfo: Implementation = JSON.parse(${infoJson}) as Implementation;`.length <= PRINT_WIDTH
+      ? `export const serverInfo: Implementation = JSON.parse(${infoJson}) as Implementation;`
+      : `export const serverInfo: Implementation = JSON.parse(\n  ${infoJson},\n) as Implementation;`;
   return `import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolBinding, Validator } from './dispatcher.js';
 import * as v from './validators.js';
 
 export { toolNames, tools } from './manifest.js';
 
-export const serverInfo: Implementation = JSON.parse(${str(JSON.stringify(info))}) as Implementation;
+${infoLine}
 
-export const instructions: string | undefined = ${instructions === undefined ? 'undefined' : str(instructions)};
+${assignment('export const instructions: string | undefined', instructions === undefined ? 'undefined' : tsStr(instructions))}
 
 /** Tools per tools/list page (options.pageSize); 0 sends all tools in one page. */
 export const pageSize = ${model.options.pageSize};
@@ -46,7 +53,7 @@ export function handlerFileName(tool: ToolModel): string {
 }
 
 export function emitRegistry(model: ServerModel): string {
-  const imports = model.tools.map((t) => `import { handler as handle${t.typeName} } from ${str(handlerImport(model, t))};`);
+  const imports = model.tools.map((t) => `import { handler as handle${t.typeName} } from ${tsStr(handlerImport(model, t))};`);
   const rows = model.tools.map((t) => `  ${key(t.name)}: handle${t.typeName},`);
   return `import type { ToolHandlers } from './contract.js';
 ${imports.join('\n')}

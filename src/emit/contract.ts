@@ -24,7 +24,8 @@ export type TextResult = string | CallToolResult;
  * What a handler of a tool with an outputSchema returns: the structured value itself (sent as structuredContent
  * plus a JSON text block), a CallToolResult carrying it, or an error result.
  */
-export type StructuredResult<Output> = Output | (CallToolResult & { structuredContent: Output }) | (CallToolResult & { isError: true });
+export type StructuredResult<Output> =
+  Output | (CallToolResult & { structuredContent: Output }) | (CallToolResult & { isError: true });
 
 /** Each tool's arguments as the handler receives them: validated, with schema defaults filled in. */
 export interface ToolInputs {

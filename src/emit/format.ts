@@ -20,3 +20,12 @@ export async function formatTypeScript(source: string): Promise<string> {
 export function normalizeText(text: string): string {
   return `${text.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n`;
 }
+
+/**
+ * For emitters that write prettier's shape themselves: prettier runs only when a line is wider than the print
+ * width (a string literal alone on its line excepted: prettier never breaks those).
+ */
+export async function formatIfNeeded(source: string): Promise<string> {
+  const tooWide = source.split('\n').some((l) => l.length > 120 && !/^\s*'(?:[^'\\]|\\.)*',?$/.test(l));
+  return tooWide ? formatTypeScript(source) : source;
+}

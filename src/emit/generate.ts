@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { ServerModel } from '../model.js';
 import { emitRegistry, emitTools, handlerFileName } from './bindings.js';
 import { emitContract } from './contract.js';
-import { formatTypeScript, normalizeText } from './format.js';
+import { formatIfNeeded, normalizeText } from './format.js';
 import { emitManifestJson, emitManifestModule } from './manifest.js';
 import { emitStub } from './stub.js';
 import { readTemplate, STATIC_FILES } from './templates.js';
@@ -28,25 +28,35 @@ export async function generate(model: ServerModel): Promise<OutputFile[]> {
   const dir = model.options.generatedDir;
   const specName = path.posix.basename(model.specFile);
   const head = header(specName);
+  // Emitters write prettier's shape for the pinned options; prettier runs only where a line would not fit (it is
+  // the slowest stage of all on large specs). A golden test holds every generated file to prettier's output.
   const ts = async (name: string, body: string | Promise<string>): Promise<OutputFile> => ({
     path: `${dir}/${name}`,
-    contents: normalizeText(await formatTypeScript(head + (await body))),
+    contents: normalizeText(await formatIfNeeded(head + (await body))),
+    kind: 'generated',
+  });
+  const plain = async (name: string, body: string | Promise<string>): Promise<OutputFile> => ({
+    path: `${dir}/${name}`,
+    contents: normalizeText(head + (await body)),
     kind: 'generated',
   });
   const files = await Promise.all([
-    ts('types.ts', emitTypes(model)),
+    // json-schema-to-typescript's output is indented by its own rules (prettier would take seconds on 500 tools).
+    plain('types.ts', emitTypes(model)),
     ts('contract.ts', emitContract(model)),
     ts('manifest.ts', emitManifestModule(model)),
     ts('tools.ts', emitTools(model)),
     ts('registry.ts', emitRegistry(model)),
-    ...STATIC_FILES.map((name) => ts(name, readTemplate(name))),
+    // Kept formatted in the repository (a test holds them to the pinned prettier options).
+    ...STATIC_FILES.map((name) => plain(name, readTemplate(name))),
   ]);
   // Machine-made code, deterministic already: formatting it would only cost time.
   files.push({ path: `${dir}/validators.ts`, contents: normalizeText(head + emitValidators(model)), kind: 'generated' });
   files.push({ path: `${dir}/manifest.json`, contents: emitManifestJson(model), kind: 'generated' });
   for (const tool of model.tools) {
     const file = `${model.options.handlersDir}/${handlerFileName(tool)}`;
-    files.push({ path: file, contents: normalizeText(await formatTypeScript(emitStub(model, tool, file))), kind: 'handler', tool: tool.name });
+    // Written in prettier's shape already (a golden test holds them to it): formatting 500 stubs would take seconds.
+    files.push({ path: file, contents: normalizeText(await formatIfNeeded(emitStub(model, tool, file))), kind: 'handler', tool: tool.name });
   }
   return files.sort((a, b) => (a.kind === b.kind ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.kind === 'generated' ? -1 : 1));
 }

@@ -5,7 +5,7 @@
 import type { SchemaModel, ServerModel, ToolDefinition } from '../model.js';
 import type { Options } from '../options.js';
 import { inlineRefs } from './schema-forms.js';
-import { str } from './text.js';
+import { fitOrBreak, tsStr } from './text.js';
 
 export function clientSchema(schema: SchemaModel, options: Options): Record<string, unknown> {
   return options.refs === 'inline' ? inlineRefs(schema.schema) : schema.schema;
@@ -33,9 +33,11 @@ export function emitManifestModule(model: ServerModel): string {
   return `import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /** The tools/list payload's tools, in the spec's order; manifest.json holds the same. */
-export const tools: readonly Tool[] = JSON.parse(${str(json)}) as Tool[];
+export const tools: readonly Tool[] = JSON.parse(
+  ${tsStr(json)},
+) as Tool[];
 
 /** Every tool name, in the spec's order. */
-export const toolNames = [${model.tools.map((t) => str(t.name)).join(', ')}] as const;
+${fitOrBreak('export const toolNames = [', model.tools.map((t) => tsStr(t.name)), '] as const;')}
 `;
 }

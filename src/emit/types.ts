@@ -109,12 +109,32 @@ export async function emitTypes(model: ServerModel): Promise<string> {
   });
   const cleaned = ts
     .replace(new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm'), '')
-    .replace(/^\}\n(?=\S)/gm, '}\n\n')
     .replace(/^ \* This (?:interface|type) was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "[^\n]*"\.\n/gm, '')
     .replace(/^\/\*\*\n \*\/\n/gm, '')
     .replace(new RegExp(PROTO, 'g'), '"__proto__"')
     .replace(/^"("__proto__")"/gm, '$1');
-  return `${cleaned.trimEnd()}\n\n${aliases.join('\n')}`;
+  const body = indent(cleaned)
+    .replace(/\{\n\s*\n\s*\}/g, '{}')
+    .replace(/^(\}.*)\n(?=\S)/gm, '$1\n\n');
+  return `${body.trimEnd()}\n\n${aliases.join('\n')}`;
+}
+
+/**
+ * json-schema-to-typescript without its prettier pass writes one member per line, unindented: indent by nesting.
+ * A line that ends in "{" or "[" opens a level; one that starts with "}" or "]" closes it.
+ */
+function indent(code: string): string {
+  let depth = 0;
+  return code
+    .split('\n')
+    .map((raw) => {
+      const line = raw.trim();
+      if (/^[}\]]/.test(line)) depth = Math.max(0, depth - 1);
+      const out = line ? '  '.repeat(depth) + (line.startsWith('*') ? ` ${line}` : line) : '';
+      if (/[{[(]$/.test(line)) depth++;
+      return out;
+    })
+    .join('\n');
 }
 
 /** A schema as json-schema-to-typescript should read it: refs renamed, titles and ids dropped, 2020-12 tuples as draft-07. */

@@ -35,6 +35,8 @@ export interface RawSpec {
   root: Record<string, unknown>;
   tools: RawTool[];
   defs: Map<string, RawDef>;
+  /** Folders included whole (absolute): what they hold is part of the input too. */
+  folders: string[];
 }
 
 /** Files larger than this are refused before parsing. */
@@ -60,6 +62,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     root: {},
     tools: [],
     defs: new Map(),
+    folders: [],
   };
   const seen = new Map<string, SourceFile>([[realOr(abs), main]]);
   /** The chain of includes being read, for naming cycles. */
@@ -77,6 +80,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
       if (typeof entry !== 'string' || entry === '') return;
+      if (/[\\/]$/.test(entry)) spec.folders.push(path.resolve(path.dirname(absPath), entry));
       for (const target of resolveInclude(file, absPath, entry, i, rootDir, diags)) {
         const real = realOr(target);
         const already = seen.get(real);
@@ -148,7 +152,7 @@ function readSource(
     );
     return undefined;
   }
-  const file = new SourceFile(shown, text);
+  const file = new SourceFile(shown, text, abs);
   for (const d of file.diagnostics) diags.add(d);
   return file;
 }

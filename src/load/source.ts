@@ -22,6 +22,8 @@ export class SourceFile {
     /** As shown to the user. */
     readonly displayPath: string,
     readonly text: string,
+    /** Absolute, when read from disk. */
+    readonly absPath: string = displayPath,
   ) {
     this.document = parseDocument(text, {
       lineCounter: this.lineCounter,

@@ -175,7 +175,7 @@ export function checkToolSchema(
     const { result, warnings } = captureWarnings(() => ajv.compile(forAjv));
     validate = result;
     for (const w of warnings) diags.add(strictWarning(w, bundled, locate));
-    checkDefaults(ajv, forAjv, bundled, locate, report);
+    checkDefaults(ajv, dialect, forAjv, bundled, locate, report);
   } catch (e) {
     const message = cleanAjv(e instanceof Error ? e.message : String(e));
     report('TS028', locate(schemaPathIn(message, bundled)), `ajv rejects this ${which}: ${message}`);
@@ -186,15 +186,14 @@ export function checkToolSchema(
   return { schema: bundled, dialect, sharedDefs: [...added.keys()].sort(), validate };
 }
 
-let defaultsKey = 0;
-
 /**
  * A `default` is filled in before the handler runs, and the handler's types promise it is there: it must match
- * its own schema (ajv never checks defaults itself). Each is checked against its subschema, in the context of the
- * whole schema so $refs resolve.
+ * its own schema (ajv never checks defaults itself). All defaults of a schema are checked in one compile: a tuple
+ * whose items refer to each default's subschema inside the whole schema (given an $id, so its own $refs resolve).
  */
 function checkDefaults(
   ajv: ReturnType<typeof getAjv>,
+  dialect: Dialect,
   forAjv: Record<string, unknown>,
   bundled: Record<string, unknown>,
   locate: Locate,
@@ -205,21 +204,39 @@ function checkDefaults(
     if ('default' in node) places.push(path);
   });
   if (!places.length) return;
-  const key = `toolspec-defaults-${defaultsKey++}`;
-  ajv.addSchema(forAjv, key);
+  const id = `urn:toolspec:defaults:${defaultsId++}`;
+  const refs = places.map((p) => ({ $ref: `${id}#${p.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('')}` }));
+  const tuple =
+    dialect === '2020-12'
+      ? { $defs: { root: { ...forAjv, $id: id } }, type: 'array', prefixItems: refs }
+      : { definitions: { root: { ...forAjv, $id: id } }, type: 'array', items: refs };
+  const validate = ajv.compile(tuple);
   try {
-    for (const path of places) {
-      const pointer = path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).map(encodeURIComponent).join('/');
-      const validate = ajv.getSchema(`${key}#${pointer ? `/${pointer}` : ''}`);
+    if (validate(places.map((p) => structuredClone(valueAt(bundled, [...p, 'default']))))) return;
+    const bad = new Map<number, string[]>();
+    for (const e of validate.errors ?? []) {
+      const m = /^\/(\d+)(.*)$/.exec(e.instancePath);
+      if (!m) continue;
+      const i = Number(m[1]);
+      bad.set(i, [...(bad.get(i) ?? []), `${m[2] || 'the value'} ${e.message ?? e.keyword}`]);
+    }
+    for (const [i, why] of bad) {
+      const path = places[i]!;
       const value = valueAt(bundled, [...path, 'default']);
-      if (!validate || validate(structuredClone(value))) continue;
-      const why = (validate.errors ?? []).map((e) => `${e.instancePath || 'the value'} ${e.message ?? e.keyword}`).join('; ');
-      report('TS034', locate([...path, 'default']), `default ${JSON.stringify(value)} does not match its own schema: ${why}`, 'defaults are filled in before the handler runs: make the default a value the schema accepts');
+      report(
+        'TS034',
+        locate([...path, 'default']),
+        `default ${JSON.stringify(value)} does not match its own schema: ${[...new Set(why)].join('; ')}`,
+        'defaults are filled in before the handler runs: make the default a value the schema accepts',
+      );
     }
   } finally {
-    ajv.removeSchema(key);
+    ajv.removeSchema(tuple);
+    ajv.removeSchema(id);
   }
 }
+
+let defaultsId = 0;
 
 function checkNode(
   node: Record<string, unknown>,

@@ -45,9 +45,22 @@ export interface ToolContext {
   readonly extra: RequestExtra;
 }
 
-const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 
-export function createContext(toolName: string, extra: RequestExtra, minLevel: () => LoggingLevel | undefined): ToolContext {
+export function createContext(
+  toolName: string,
+  extra: RequestExtra,
+  minLevel: () => LoggingLevel | undefined,
+): ToolContext {
   const progressToken = extra._meta?.progressToken;
   let last = -Infinity;
   return {

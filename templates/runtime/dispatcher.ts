@@ -4,7 +4,13 @@
  * (unknown tool, arguments that are not an object, a bad cursor) are JSON-RPC errors; everything the model can
  * correct or should know about is a result with isError: true.
  */
-import { ErrorCode, McpError, type CallToolResult, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type ListToolsResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext } from './context.js';
 
 /** A precompiled validator, as ajv's standalone code exports it. */
@@ -60,7 +66,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     listTools(cursor) {
       if (pageSize <= 0) {
-        if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: this server does not paginate tools/list');
+        if (cursor !== undefined)
+          throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: this server does not paginate tools/list');
         return all;
       }
       const start = cursor === undefined ? 0 : decodeCursor(cursor, tools.length);
@@ -77,7 +84,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
       }
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for tool ${JSON.stringify(name)}: arguments must be an object`);
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid arguments for tool ${JSON.stringify(name)}: arguments must be an object`,
+        );
       }
       const input = args ?? {};
       if (!binding.input(input)) return errorResult(describeInvalidArguments(name, binding.input.errors ?? []));
@@ -88,7 +98,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       } catch (error) {
         if (error instanceof McpError) throw error;
         if (!(error instanceof ToolError)) onError(error, name);
-        return errorResult(error instanceof ToolError ? error.message : `Tool ${JSON.stringify(name)} failed: ${messageOf(error)}`);
+        return errorResult(
+          error instanceof ToolError ? error.message : `Tool ${JSON.stringify(name)} failed: ${messageOf(error)}`,
+        );
       }
       return normalizeResult(name, value, binding, onError);
     },
@@ -96,7 +108,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 }
 
 /** string → text; a CallToolResult as is; for tools with an outputSchema, the structured value itself. */
-function normalizeResult(name: string, value: unknown, binding: ToolBinding, onError: (e: unknown, t: string) => void): CallToolResult {
+function normalizeResult(
+  name: string,
+  value: unknown,
+  binding: ToolBinding,
+  onError: (e: unknown, t: string) => void,
+): CallToolResult {
   const fail = (why: string) => {
     onError(new Error(why), name);
     return errorResult(`Tool ${JSON.stringify(name)} failed: ${why}`);
@@ -105,12 +122,15 @@ function normalizeResult(name: string, value: unknown, binding: ToolBinding, onE
   if (validateOutput) {
     if (isCallToolResult(value) && !isPlainStructured(value, validateOutput)) {
       if (value.isError) return value;
-      if (value.structuredContent === undefined) return fail('the result has no structuredContent, which its outputSchema requires');
+      if (value.structuredContent === undefined)
+        return fail('the result has no structuredContent, which its outputSchema requires');
       if (!validateOutput(value.structuredContent)) return fail(describeInvalidOutput(validateOutput.errors ?? []));
       return value;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return fail(`the handler returned ${describeValue(value)}; this tool returns an object matching its outputSchema`);
+      return fail(
+        `the handler returned ${describeValue(value)}; this tool returns an object matching its outputSchema`,
+      );
     }
     if (!validateOutput(value)) return fail(describeInvalidOutput(validateOutput.errors ?? []));
     const structured = value as Record<string, unknown>;
@@ -166,7 +186,13 @@ function describeError(e: ValidationError): string {
 
 /** "/filters/0/tag" → "filters[0].tag"; the root is "(arguments)". */
 function argPath(pointer: string, child?: string): string {
-  const segs = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segs =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) segs.push(child);
   if (!segs.length) return '(arguments)';
   return segs.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
@@ -182,7 +208,7 @@ function describeValue(v: unknown): string {
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   try {
-    return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+    return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
   } catch {
     return String(error);
   }

@@ -140,11 +140,17 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
  * A stateless handler for web-standard runtimes (Cloudflare Workers, Deno, Bun, edge functions):
  * `export default { fetch: createWebHandler(handlers) }`.
  */
-export function createWebHandler(handlers: ToolHandlers, options: ServerOptions & HttpSecurityOptions = {}): (request: Request) => Promise<Response> {
+export function createWebHandler(
+  handlers: ToolHandlers,
+  options: ServerOptions & HttpSecurityOptions = {},
+): (request: Request) => Promise<Response> {
   return async (request) => {
     const auth = await authenticate(options, request.headers);
     if (auth === 'refused') {
-      return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized' }, id: null }, { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+      return Response.json(
+        { jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized' }, id: null },
+        { status: 401, headers: { 'www-authenticate': 'Bearer' } },
+      );
     }
     const protect = Boolean(options.allowedHosts?.length || options.allowedOrigins?.length);
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -178,7 +184,13 @@ function toHeaders(raw: http.IncomingHttpHeaders): Headers {
   return headers;
 }
 
-function sendJsonError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function sendJsonError(
+  res: http.ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

@@ -3,7 +3,12 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ListToolsRequestSchema, SetLevelRequestSchema, type CallToolRequest, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListToolsRequestSchema,
+  SetLevelRequestSchema,
+  type CallToolRequest,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { createContext } from './context.js';
 import type { ToolHandlers } from './contract.js';
@@ -45,7 +50,11 @@ export function createServer(handlers: ToolHandlers, options: ServerOptions = {}
   server.setRequestHandler(ListToolsRequestSchema, (request) => dispatcher.listTools(request.params?.cursor));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const { name, arguments: args } = request.params as CallToolRequest['params'];
-    return dispatcher.callTool(name, args, createContext(name, extra, () => level));
+    return dispatcher.callTool(
+      name,
+      args,
+      createContext(name, extra, () => level),
+    );
   });
   return server;
 }
