@@ -132,7 +132,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       const specPath = path.resolve(cwd, spec);
       const state = verifiedState(specPath);
       if (state) {
-        const findings = await checkFromState(state, cwd);
+        const findings = await checkFromState(state, cwd, specPath);
         return report(findings, state.tools.length);
       }
       const result = load(spec, opts.format === 'text' ? 'text' : 'json');

@@ -124,6 +124,15 @@ describe('toolspec check and generate with the local cache of the last generate'
     expect(handler.code).toBe(1);
     expect(handler.stdout).toContain('args.id: string in the handler, the spec says integer');
     expect(handler.stdout).not.toContain('src/generated/');
+
+    // Handlers found clean are not read again until something they depend on changes, however indirectly.
+    edit(dir, 'src/handlers/delete_note.ts', 'args: { id: string }', "args: ToolInputs['delete_note']");
+    expect(runCli(['check'], dir).code).toBe(0);
+    expect(runCli(['check'], dir).code).toBe(0);
+    edit(dir, 'src/handlers/notes.ts', 'export const notes: string[] = [];', 'export const notes: number[] = [];');
+    const helper = runCli(['check'], dir);
+    expect(helper.code).toBe(1);
+    expect(helper.stdout).toContain('src/handlers/search_notes.ts:');
   });
 });
 

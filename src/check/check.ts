@@ -5,10 +5,11 @@
  * When the local cache proves the generated files are exactly what generate would write now (state.ts), the
  * regeneration is skipped: the inputs and the generator are unchanged, so the output would be too.
  */
-import { generate } from '../emit/generate.js';
+import { generate, type OutputFile } from '../emit/generate.js';
 import type { ServerModel } from '../model.js';
 import type { LoadResult } from '../spec.js';
 import { saveState, stateFor, type GenerateState } from '../state.js';
+import { ContractCache } from './cache.js';
 import { checkContracts } from './contracts.js';
 import { checkCoverage } from './coverage.js';
 import type { Finding } from './findings.js';
@@ -25,16 +26,23 @@ export async function checkProject(model: ServerModel, cwd: string, inputs?: Loa
   if (!generated.length && inputs && specPath) {
     saveState(specPath, stateFor(specPath, { ...subject, inputs, files, tools: subject.tools }));
   }
-  return [...generated.sort(byPlace), ...(await checkHandlers(subject, cwd, files))];
+  return [...generated.sort(byPlace), ...(await checkHandlers(subject, cwd, files, specPath))];
 }
 
 /** The check when the state holds: no spec to load, no generating; the generated files on disk are current. */
-export async function checkFromState(state: GenerateState, cwd: string): Promise<Finding[]> {
-  return checkHandlers(state, cwd);
+export async function checkFromState(state: GenerateState, cwd: string, specPath: string): Promise<Finding[]> {
+  return checkHandlers(state, cwd, undefined, specPath);
 }
 
-async function checkHandlers(subject: CheckSubject, cwd: string, files?: Parameters<typeof checkContracts>[0]['files']): Promise<Finding[]> {
+async function checkHandlers(subject: CheckSubject, cwd: string, files?: readonly OutputFile[], specPath?: string): Promise<Finding[]> {
   const coverage = checkCoverage(subject, cwd);
-  const contracts = await checkContracts({ subject, ...(files ? { files } : {}) }, coverage.handlers, cwd);
+  // Handlers known to fit in exactly this state (same handler code, contract, config and packages) are not read again.
+  const cache = specPath ? new ContractCache(specPath, subject, files) : undefined;
+  const pending = cache ? cache.pending(coverage.handlers) : coverage.handlers;
+  const contracts = await checkContracts({ subject, ...(files ? { files } : {}) }, pending, cwd);
+  if (cache) {
+    const failed = new Set(contracts.map((f) => f.tool));
+    cache.save(coverage.handlers, pending.filter((h) => !failed.has(h.tool)));
+  }
   return [...coverage.findings, ...contracts].sort(byPlace);
 }
