@@ -8,7 +8,8 @@ import Ajv, { _, type Options } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormats from 'ajv-formats';
-import type { ServerModel } from '../model.js';
+import type { SchemaModel, ServerModel } from '../model.js';
+import { compiledSchemas, type AnyAjv } from '../validate/ajv.js';
 import { walkSchema, type Dialect } from '../validate/keywords.js';
 import { clientSchema } from './manifest.js';
 import { toolTypeNames } from './types.js';
@@ -26,41 +27,49 @@ export function validatorNames(model: ServerModel): Map<string, { input: string;
 
 export function emitValidators(model: ServerModel): string {
   const names = validatorNames(model);
-  const groups = new Map<string, { dialect: Dialect; defaults: boolean; schemas: [string, object][] }>();
-  const group = (dialect: Dialect, defaults: boolean) => {
-    const key = `${dialect}:${defaults ? 'input' : 'output'}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { dialect, defaults, schemas: [] }));
+  // Each group is one ajv instance and the schemas to export from it, as [export name, key].
+  const groups: { ajv: AnyAjv; exports: [string, string][] }[] = [];
+  const groupOf = (ajv: AnyAjv) => {
+    let g = groups.find((x) => x.ajv === ajv);
+    if (!g) groups.push((g = { ajv, exports: [] }));
     return g;
+  };
+  // The validators the loader compiled are reused; a model from elsewhere (or with refs inlined) is compiled here.
+  const fresh = new Map<string, AnyAjv>();
+  const add = (schema: SchemaModel, kind: 'input' | 'output', exportName: string) => {
+    const compiled = compiledSchemas.get(schema);
+    if (compiled && model.options.refs === 'bundle') {
+      groupOf(compiled.ajv).exports.push([exportName, compiled.key]);
+      return;
+    }
+    const id = `${schema.dialect}:${kind}`;
+    let ajv = fresh.get(id);
+    if (!ajv) fresh.set(id, (ajv = newAjv(schema.dialect, kind === 'input')));
+    const { $schema: _dialect, $id: _id, ...rest } = clientSchema(schema, model.options);
+    walkSchema(rest, (node) => {
+      for (const k of Object.keys(node)) if (k.startsWith('x-') && !ajv.getKeyword(k)) ajv.addKeyword({ keyword: k, schemaType: [] });
+    });
+    ajv.addSchema(rest, exportName);
+    groupOf(ajv).exports.push([exportName, exportName]);
   };
   for (const tool of model.tools) {
     const n = names.get(tool.name)!;
-    group(tool.input.dialect, true).schemas.push([n.input, clientSchema(tool.input, model.options)]);
-    if (tool.output && n.output) group(tool.output.dialect, false).schemas.push([n.output, clientSchema(tool.output, model.options)]);
+    add(tool.input, 'input', n.input);
+    if (tool.output && n.output) add(tool.output, 'output', n.output);
   }
 
   const requires = new Map<string, string>();
   const chunks: string[] = [];
   const exports: string[] = [];
-  [...groups.values()].forEach((g, i) => {
-    const ajv = newAjv(g.dialect, g.defaults);
-    for (const [, schema] of g.schemas) {
-      walkSchema(schema, (node) => {
-        for (const k of Object.keys(node)) if (k.startsWith('x-') && !ajv.getKeyword(k)) ajv.addKeyword({ keyword: k, schemaType: [] });
-      });
-    }
-    for (const [name, schema] of g.schemas) {
-      const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
-      ajv.addSchema(rest, name);
-    }
-    const code = standaloneCode.default(ajv, Object.fromEntries(g.schemas.map(([name]) => [name, name])));
+  groups.forEach((g, i) => {
+    const code = standaloneCode.default(g.ajv, Object.fromEntries(g.exports));
     const body = code.replace(/require\("([^"]+)"\)/g, (_m, mod: string) => {
       let id = requires.get(mod);
       if (!id) requires.set(mod, (id = `runtime${requires.size}`));
       return id;
     });
     chunks.push(`const chunk${i} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${body}\nreturn module.exports;\n})();`);
-    for (const [name] of g.schemas) exports.push(`export const ${name} = chunk${i}[${JSON.stringify(name)}];`);
+    for (const [name] of g.exports) exports.push(`export const ${name} = chunk${i}[${JSON.stringify(name)}];`);
   });
   // Node gives a CommonJS module's exports as the default import; bundlers (vite, esbuild) may give its
   // `default` export instead. `cjs` restores module.exports either way.

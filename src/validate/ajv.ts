@@ -1,15 +1,17 @@
 /**
- * The ajv instances that judge tool schemas: one per dialect, strict, with formats. Strict-mode warnings that ajv
- * would print are captured instead, so they become diagnostics with positions.
+ * The ajv instances that judge tool schemas, strict, with formats: one per dialect and kind (inputs are compiled
+ * with useDefaults, outputs without). Schemas are compiled once, here, with their source kept: generate turns the
+ * same compiled validators into standalone code instead of compiling again. Strict-mode warnings that ajv would
+ * print are captured, so they become diagnostics with positions.
  */
-import Ajv, { type Options } from 'ajv';
+import Ajv, { _, type Options, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Dialect } from './keywords.js';
 
-type AnyAjv = InstanceType<typeof Ajv.default>;
+export type AnyAjv = InstanceType<typeof Ajv.default>;
+export type SchemaKind = 'input' | 'output';
 
-const instances = new Map<Dialect, AnyAjv>();
 let captured: string[] | undefined;
 
 const logger = {
@@ -18,24 +20,57 @@ const logger = {
   error: (...args: unknown[]) => captured?.push(args.map(String).join(' ')),
 };
 
-export const AJV_OPTIONS: Options = {
-  strict: true,
-  strictTypes: 'log',
-  strictTuples: false,
-  strictRequired: 'log',
-  allowUnionTypes: true,
-  allErrors: true,
-  logger,
-};
+function options(kind: SchemaKind): Options {
+  return {
+    strict: true,
+    // Unknown keywords and formats are found before ajv sees a schema; what is left here (e.g. a default where
+    // it cannot be applied) is worth a warning, not a refusal.
+    strictSchema: 'log',
+    strictTypes: 'log',
+    strictTuples: false,
+    strictRequired: 'log',
+    allowUnionTypes: true,
+    allErrors: true,
+    useDefaults: kind === 'input',
+    // The meta-schema is checked explicitly first, with positions; compile need not check it again.
+    validateSchema: false,
+    logger,
+    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+  };
+}
 
-export function getAjv(dialect: Dialect): AnyAjv {
-  let ajv = instances.get(dialect);
-  if (!ajv) {
-    ajv = dialect === '2020-12' ? new Ajv2020.default(AJV_OPTIONS) : new Ajv.default(AJV_OPTIONS);
-    addFormats.default(ajv);
-    instances.set(dialect, ajv);
+/** A compiled schema: its instance (for standalone code) and the key it was added under. */
+export interface Compiled {
+  ajv: AnyAjv;
+  key: string;
+  validate: ValidateFunction;
+}
+
+/** The instances of one load: created per load, so that nothing compiled outlives the model it belongs to. */
+export class AjvSet {
+  readonly #instances = new Map<string, AnyAjv>();
+  #next = 0;
+
+  get(dialect: Dialect, kind: SchemaKind): AnyAjv {
+    const id = `${dialect}:${kind}`;
+    let ajv = this.#instances.get(id);
+    if (!ajv) {
+      ajv = dialect === '2020-12' ? new Ajv2020.default(options(kind)) : new Ajv.default(options(kind));
+      addFormats.default(ajv);
+      this.#instances.set(id, ajv);
+    }
+    return ajv;
   }
-  return ajv;
+
+  /** Adds and compiles a schema under a key of its own; returns the warnings ajv logged meanwhile. */
+  compile(ajv: AnyAjv, schema: object): { compiled: Compiled; warnings: string[] } {
+    const key = `toolspec:${this.#next++}`;
+    const { result, warnings } = captureWarnings(() => {
+      ajv.addSchema(schema, key);
+      return ajv.getSchema(key)!;
+    });
+    return { compiled: { ajv, key, validate: result }, warnings };
+  }
 }
 
 /** Runs `fn` and returns what ajv logged meanwhile. */
@@ -49,3 +84,6 @@ export function captureWarnings<T>(fn: () => T): { result: T; warnings: string[]
     captured = prev;
   }
 }
+
+/** Compiled validators by the schema model they belong to (generate reads them; the model stays plain data). */
+export const compiledSchemas = new WeakMap<object, Compiled>();

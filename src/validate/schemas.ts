@@ -6,7 +6,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../suggest.js';
-import { captureWarnings, getAjv } from './ajv.js';
+import type { AjvSet, AnyAjv, Compiled } from './ajv.js';
 import {
   DIALECT_URIS,
   FORMATS,
@@ -32,6 +32,7 @@ export interface CheckedSchema {
   /** Names under $defs that were bundled from the spec's shared $defs (the rest are the schema's own). */
   sharedDefs: string[];
   validate: ValidateFunction;
+  compiled: Compiled;
 }
 
 const TYPE_ALIASES: Record<string, string> = {
@@ -47,6 +48,7 @@ export function checkToolSchema(
   which: 'inputSchema' | 'outputSchema',
   defs: ReadonlyMap<string, RawDef>,
   diags: Diagnostics,
+  ajvs: AjvSet,
 ): CheckedSchema | undefined {
   if (!isObject(raw)) return undefined; // the structure check has said so
   let errors = 0;
@@ -152,11 +154,13 @@ export function checkToolSchema(
     }
   }
   // The dialect's meta-schema, for what the walk above does not judge (types and $refs it has judged already).
-  const ajv = getAjv(dialect);
+  const ajv = ajvs.get(dialect, which === 'inputSchema' ? 'input' : 'output');
   for (const name of extensionKeywords) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });
   // ajv judges by the instance's own meta-schema; the dialect was chosen above, so $schema need not resolve.
+  // ($id goes too: it would clash between two tools that carry the same one, and every ref here is local.)
   const forAjv = { ...bundled };
   delete forAjv['$schema'];
+  delete forAjv['$id'];
   if (!ajv.validateSchema(forAjv)) {
     for (const e of metaErrors(ajv.errors ?? [])) {
       const path = pointerToPath(e.instancePath, bundled);
@@ -170,20 +174,18 @@ export function checkToolSchema(
   if (errors || findRefLoop(bundled, locate, report)) return undefined;
 
   // ajv in strict mode is the final word; its warnings keep their positions.
-  let validate: ValidateFunction;
+  let compiled: Compiled;
   try {
-    const { result, warnings } = captureWarnings(() => ajv.compile(forAjv));
-    validate = result;
+    const { compiled: c, warnings } = ajvs.compile(ajv, forAjv);
+    compiled = c;
     for (const w of warnings) diags.add(strictWarning(w, bundled, locate));
     checkDefaults(ajv, dialect, forAjv, bundled, locate, report);
   } catch (e) {
     const message = cleanAjv(e instanceof Error ? e.message : String(e));
     report('TS028', locate(schemaPathIn(message, bundled)), `ajv rejects this ${which}: ${message}`);
     return undefined;
-  } finally {
-    ajv.removeSchema(forAjv);
   }
-  return { schema: bundled, dialect, sharedDefs: [...added.keys()].sort(), validate };
+  return { schema: bundled, dialect, sharedDefs: [...added.keys()].sort(), validate: compiled.validate, compiled };
 }
 
 /**
@@ -192,7 +194,7 @@ export function checkToolSchema(
  * whose items refer to each default's subschema inside the whole schema (given an $id, so its own $refs resolve).
  */
 function checkDefaults(
-  ajv: ReturnType<typeof getAjv>,
+  ajv: AnyAjv,
   dialect: Dialect,
   forAjv: Record<string, unknown>,
   bundled: Record<string, unknown>,
@@ -402,6 +404,9 @@ function strictWarning(w: string, root: Record<string, unknown>, locate: Locate)
       'fix the name, or define the property next to "required"',
       'warning',
     );
+  }
+  if (/default is ignored/.test(w)) {
+    return diagnostic('TS029', locate(at), cleanAjv(w), 'a default applies only where it sits on a property\'s own schema: move it there, or drop it', 'warning');
   }
   return diagnostic('TS029', locate(at), cleanAjv(w), 'add the missing "type", or drop the keyword that does not apply', 'warning');
 }

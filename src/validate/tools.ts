@@ -6,6 +6,7 @@ import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import { isRecord, type RawDef, type RawTool } from '../load/load.js';
 import type { ExampleModel, SchemaModel, ToolDefinition, ToolModel } from '../model.js';
 import { pascalCase } from '../names.js';
+import { AjvSet, compiledSchemas } from './ajv.js';
 import { checkToolSchema, type CheckedSchema } from './schemas.js';
 import { pointerToPath } from './structure.js';
 
@@ -14,7 +15,7 @@ export const CLIENT_NAME_LIMIT = 64;
 
 const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
-export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, RawDef>, diags: Diagnostics): ToolModel[] {
+export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, RawDef>, diags: Diagnostics, ajvs = new AjvSet()): ToolModel[] {
   const byName = new Map<string, RawTool>();
   const byTypeName = new Map<string, RawTool>();
   const models: ToolModel[] = [];
@@ -82,11 +83,11 @@ export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, 
       }
     }
 
-    const input = checkToolSchema(v['inputSchema'], { file: tool.file, path: [...tool.path, 'inputSchema'] }, 'inputSchema', defs, diags);
+    const input = checkToolSchema(v['inputSchema'], { file: tool.file, path: [...tool.path, 'inputSchema'] }, 'inputSchema', defs, diags, ajvs);
     const output =
       v['outputSchema'] === undefined
         ? undefined
-        : checkToolSchema(v['outputSchema'], { file: tool.file, path: [...tool.path, 'outputSchema'] }, 'outputSchema', defs, diags);
+        : checkToolSchema(v['outputSchema'], { file: tool.file, path: [...tool.path, 'outputSchema'] }, 'outputSchema', defs, diags, ajvs);
     const examples = checkExamples(tool, input, diags);
 
     if (name === undefined || typeName === undefined || !input || (v['outputSchema'] !== undefined && !output)) continue;
@@ -137,7 +138,9 @@ function checkExamples(tool: RawTool, input: CheckedSchema | undefined, diags: D
 }
 
 function schemaModel(c: CheckedSchema): SchemaModel {
-  return { schema: c.schema, dialect: c.dialect, sharedDefs: c.sharedDefs };
+  const model = { schema: c.schema, dialect: c.dialect, sharedDefs: c.sharedDefs };
+  compiledSchemas.set(model, c.compiled);
+  return model;
 }
 
 /** "/filters/0/tag" → "filters[0].tag", with the property that required/additionalProperties errors name. */

@@ -1,0 +1,229 @@
+// Generate speed: `toolspec generate` on seeded 100- and 500-tool projects (bench/synth.mjs, every handler written)
+// beside the closest peer, openapi-mcp-generator, run on an OpenAPI 3 document holding the same schemas
+// (bench/openapi.mjs), every run a fresh process, the runs of one iteration back to back so that ratios are taken
+// pair by pair within the same iteration.
+//
+// Per iteration and size, in this order:
+//   toolspec cold      the cache folder (node_modules/.cache/toolspec of the repo) and src/generated removed first;
+//                      the spec is the original one, the handlers are in place
+//   peer cold          its output folder removed first
+//   toolspec no-op     nothing changed since the cold generate
+//   peer no-op         again on the same output (it has no incremental mode: --force, the same full work)
+//   toolspec one changed: description   one tool's description edited in toolspec.yaml, then generate
+//   toolspec one changed: bound         then one numeric bound (maxLength or maximum) of one property of that tool
+//                                        bumped by 1, then generate
+// Every toolspec run is checked to have taken the path it is meant to measure (all files written when cold, "nothing
+// changed" for the no-op, a full run with some files written for a change): a rebuild of toolspec in the middle of
+// a run (its fingerprint is part of the cache key) would otherwise turn a no-op into a full run. Such an iteration is
+// done again, at most twice.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fmtStats, pairRatio, stats } from './lib.mjs';
+import { writeOpenApi } from './openapi.mjs';
+import { writeProject } from './synth.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const work = path.join(root, 'bench/.work');
+const bin = path.join(root, 'bin/toolspec.js');
+const cache = path.join(root, 'node_modules/.cache/toolspec');
+
+export const PEER = 'openapi-mcp-generator';
+export const PEER_VERSION = '4.0.1';
+
+/**
+ * The peer's package folder: the repo's devDependency when installed, else a pinned install of its own under
+ * bench/.work/peer (made on first use with the ordinary npm client: the registry is its only download; the CLI
+ * needs none of its peer dependencies, which are for the servers it generates, so they are not installed).
+ */
+export function peerPackage() {
+  const candidates = [path.join(root, 'node_modules', PEER), path.join(work, 'peer/node_modules', PEER)];
+  let dir = candidates.find((d) => fs.existsSync(path.join(d, 'package.json')));
+  if (!dir) {
+    const prefix = path.join(work, 'peer');
+    fs.mkdirSync(prefix, { recursive: true });
+    fs.writeFileSync(
+      path.join(prefix, 'package.json'),
+      JSON.stringify({ name: 'toolspec-bench-peer', private: true, devDependencies: { [PEER]: PEER_VERSION } }, null, 2) + '\n',
+    );
+    console.error(`installing ${PEER}@${PEER_VERSION} into ${path.relative(root, prefix)} …`);
+    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--legacy-peer-deps'], { cwd: prefix, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`npm install ${PEER}@${PEER_VERSION} failed\n${r.stdout}\n${r.stderr}`);
+    dir = candidates[1];
+  }
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  if (pkg.version !== PEER_VERSION) throw new Error(`${dir} holds ${PEER} ${pkg.version}, expected ${PEER_VERSION}`);
+  const binRel = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin[PEER];
+  return { dir, version: pkg.version, bin: path.join(dir, binRel) };
+}
+
+/** Runs a command in a fresh process; returns its wall time in ms with its output. */
+function run(cmd, args, cwd) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { ms, status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+/** toolspec generate, checked to have taken the expected path: 'cold', 'noop' or 'changed'. */
+function toolspecGenerate(dir, expect) {
+  const r = run(process.execPath, [bin, 'generate'], dir);
+  const m = /(\d+) files, (\d+) written/.exec(r.out);
+  const noop = /nothing changed since the last generate/.test(r.out);
+  const ok =
+    r.status === 0 &&
+    m &&
+    (expect === 'cold' ? !noop && m[1] === m[2] : expect === 'noop' ? noop && m[2] === '0' : !noop && Number(m[2]) > 0);
+  if (!ok) throw Object.assign(new Error(`toolspec generate (${expect}) in ${dir} did not do what it should:\n${r.out}`), { retry: true });
+  return r.ms;
+}
+
+function peerGenerate(peer, doc, out, n, { verify = false } = {}) {
+  const r = run(process.execPath, [peer.bin, '--input', doc, '--output', out, '--force'], path.dirname(doc));
+  if (r.status !== 0) throw new Error(`${PEER} exited ${r.status}:\n${r.out}`);
+  if (verify) {
+    const code = fs.readFileSync(path.join(out, 'src/index.ts'), 'utf8');
+    const tools = (code.match(/^ {4}name: "/gm) ?? []).length;
+    if (tools !== n) throw new Error(`${PEER} wrote ${tools} tools to ${out}, expected ${n}`);
+  }
+  return r.ms;
+}
+
+/** Rewrites toolspec.yaml (written as JSON, which is YAML, in synth's layout) after edit(spec). */
+function editSpec(dir, edit) {
+  const file = path.join(dir, 'toolspec.yaml');
+  const spec = JSON.parse(fs.readFileSync(file, 'utf8'));
+  edit(spec);
+  fs.writeFileSync(file, JSON.stringify(spec, null, 1));
+}
+
+/** Bumps the first maxLength or maximum found (depth first) in a schema by 1; returns the property path. */
+function bumpBound(schema, at = '') {
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    const p = at ? `${at}.${name}` : name;
+    for (const k of ['maxLength', 'maximum']) {
+      if (typeof prop[k] === 'number') {
+        prop[k] += 1;
+        return `${p}.${k}`;
+      }
+    }
+    const inner = bumpBound(prop, p);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+export function benchGenerate({ sizes = [100, 500], runs = 5 } = {}) {
+  const peer = peerPackage();
+  const rows = [];
+  for (const n of sizes) {
+    const dir = path.join(work, `generate-${n}`);
+    const spec = writeProject(dir, n);
+    const specText = fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8');
+    const peerDir = path.join(work, `generate-${n}-peer`);
+    fs.rmSync(peerDir, { recursive: true, force: true });
+    const doc = path.join(peerDir, 'openapi.json');
+    writeOpenApi(doc, spec);
+    const out = path.join(peerDir, 'out');
+    // The tool that gets edited: the first from the middle with a numeric bound to bump.
+    const target = [...spec.tools.slice(n >> 1), ...spec.tools].find((t) => bumpBound(structuredClone(t.inputSchema))).name;
+
+    // One discarded iteration warms the disk cache for both tools.
+    const reset = () => {
+      fs.writeFileSync(path.join(dir, 'toolspec.yaml'), specText);
+      fs.rmSync(cache, { recursive: true, force: true });
+      fs.rmSync(path.join(dir, 'src/generated'), { recursive: true, force: true });
+      fs.rmSync(out, { recursive: true, force: true });
+    };
+    reset();
+    toolspecGenerate(dir, 'cold');
+    peerGenerate(peer, doc, out, n, { verify: true });
+
+    const t = { cold: [], noop: [], description: [], bound: [] };
+    const p = { cold: [], noop: [] };
+    let boundAt;
+    const load = [os.loadavg()[0]];
+    for (let i = 0; i < runs; i++) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          reset();
+          const cold = toolspecGenerate(dir, 'cold');
+          const peerCold = peerGenerate(peer, doc, out, n, { verify: i === 0 });
+          const noop = toolspecGenerate(dir, 'noop');
+          const peerNoop = peerGenerate(peer, doc, out, n);
+          editSpec(dir, (s) => {
+            s.tools.find((x) => x.name === target).description += ` Edited in run ${i + 1}.`;
+          });
+          const description = toolspecGenerate(dir, 'changed');
+          editSpec(dir, (s) => {
+            boundAt = `${target}: ${bumpBound(s.tools.find((x) => x.name === target).inputSchema)}`;
+          });
+          const bound = toolspecGenerate(dir, 'changed');
+          t.cold.push(cold), t.noop.push(noop), t.description.push(description), t.bound.push(bound);
+          p.cold.push(peerCold), p.noop.push(peerNoop);
+          break;
+        } catch (e) {
+          if (!e.retry || attempt >= 2) throw e;
+          console.error(`${n} tools, run ${i + 1}: ${e.message.split('\n')[0]}; running it again`);
+        }
+      }
+    }
+    load.push(os.loadavg()[0]);
+    const common = { n, runs, peer: `${PEER} ${peer.version}`, load, edited: { description: target, bound: boundAt } };
+    rows.push({ ...common, scenario: 'cold', toolspec: stats(t.cold), peerRun: stats(p.cold), ratio: pairRatio(t.cold, p.cold) });
+    rows.push({ ...common, scenario: 'no-op', toolspec: stats(t.noop), peerRun: stats(p.noop), ratio: pairRatio(t.noop, p.cold) });
+    rows.push({ ...common, scenario: 'one changed: description', toolspec: stats(t.description), peerRun: null, ratio: pairRatio(t.description, p.cold) });
+    rows.push({ ...common, scenario: 'one changed: bound', toolspec: stats(t.bound), peerRun: null, ratio: pairRatio(t.bound, p.cold) });
+  }
+  return rows;
+}
+
+const SCENARIO = {
+  cold: ['cold', 'cache and src/generated empty', 'output folder empty'],
+  'no-op': ['no-op', 'nothing changed since the last generate', 'again on the same output (`--force`)'],
+  'one changed: description': ['one tool changed', "one tool's description edited", '—'],
+  'one changed: bound': ['one tool changed', "then one property bound of that tool (`maxLength`/`maximum` + 1)", '—'],
+};
+
+export function generateTables(rows) {
+  const r2 = (s) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
+  const peerName = rows[0]?.peer ?? PEER;
+  const times = [
+    `| tools | run | toolspec generate | ${peerName} |`,
+    '|---|---|---|---|',
+    ...rows.map((r) => {
+      const [label, what, peerWhat] = SCENARIO[r.scenario];
+      return `| ${r.n} | ${label}: ${what} | ${fmtStats(r.toolspec)} | ${r.peerRun ? `${fmtStats(r.peerRun)} (${peerWhat})` : '—'} |`;
+    }),
+  ];
+  const ratios = [
+    `| tools | toolspec cold / peer | toolspec no-op / peer | toolspec one changed (description) / peer | toolspec one changed (bound) / peer |`,
+    '|---|---|---|---|---|',
+  ];
+  for (const n of [...new Set(rows.map((r) => r.n))]) {
+    const of = (s) => rows.find((r) => r.n === n && r.scenario === s).ratio;
+    ratios.push(`| ${n} | ${r2(of('cold'))} | ${r2(of('no-op'))} | ${r2(of('one changed: description'))} | ${r2(of('one changed: bound'))} |`);
+  }
+  const notes = [...new Set(rows.map((r) => r.n))].map((n) => {
+    const r = rows.find((x) => x.n === n);
+    return `${n} tools: edited \`${r.edited.bound}\`; load average ${r.load[0].toFixed(2)} at the start, ${r.load[1].toFixed(2)} at the end.`;
+  });
+  return [
+    times.join('\n'),
+    '',
+    `Ratios, median (min–max) of the ${rows[0]?.runs ?? 0} per-iteration ratios. "peer" is ${peerName}'s normal run, its cold run (empty output folder) of the same iteration, the denominator of every column, the no-op one included: it has no incremental mode, so its re-run does the same full work.`,
+    '',
+    ratios.join('\n'),
+    '',
+    notes.join(' '),
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const t0 = Date.now();
+  const rows = benchGenerate({ runs: Number(process.env.RUNS ?? 5) });
+  console.log(generateTables(rows));
+  console.error(`took ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
