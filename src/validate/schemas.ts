@@ -206,12 +206,32 @@ function checkDefaults(
     if ('default' in node) places.push(path);
   });
   if (!places.length) return;
+  // Copies of just the subschemas that carry a default, beside the root's $defs, make a small schema to compile;
+  // only a subschema that points elsewhere in the root (#/properties/…) needs the whole root behind it.
+  const subschemas = places.map((p) => valueAt(bundled, p) as Record<string, unknown>);
+  const pointsIntoRoot = subschemas.some((sub) => {
+    let found = false;
+    walkSchema(sub, (n) => {
+      const r = n['$ref'];
+      if (typeof r === 'string' && r.startsWith('#') && !/^#\/(\$defs|definitions)\//.test(r)) found = true;
+    });
+    return found;
+  });
   const id = `urn:toolspec:defaults:${defaultsId++}`;
-  const refs = places.map((p) => ({ $ref: `${id}#${p.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('')}` }));
-  const tuple =
-    dialect === '2020-12'
-      ? { $defs: { root: { ...forAjv, $id: id } }, type: 'array', prefixItems: refs }
-      : { definitions: { root: { ...forAjv, $id: id } }, type: 'array', items: refs };
+  const items = pointsIntoRoot
+    ? places.map((p) => ({ $ref: `${id}#${p.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('')}` }))
+    : subschemas.map((sub) => {
+        const { default: _default, ...rest } = sub;
+        return rest;
+      });
+  const defsOf = (k: '$defs' | 'definitions') => (isObject(bundled[k]) ? { [k]: bundled[k] } : {});
+  const tuple = pointsIntoRoot
+    ? dialect === '2020-12'
+      ? { $defs: { root: { ...forAjv, $id: id } }, type: 'array', prefixItems: items }
+      : { definitions: { root: { ...forAjv, $id: id } }, type: 'array', items }
+    : dialect === '2020-12'
+      ? { ...defsOf('$defs'), ...defsOf('definitions'), type: 'array', prefixItems: items }
+      : { ...defsOf('$defs'), ...defsOf('definitions'), type: 'array', items };
   const validate = ajv.compile(tuple);
   try {
     if (validate(places.map((p) => structuredClone(valueAt(bundled, [...p, 'default']))))) return;
@@ -234,7 +254,7 @@ function checkDefaults(
     }
   } finally {
     ajv.removeSchema(tuple);
-    ajv.removeSchema(id);
+    if (pointsIntoRoot) ajv.removeSchema(id);
   }
 }
 
