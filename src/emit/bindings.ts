@@ -13,8 +13,9 @@ export function emitTools(model: ServerModel): string {
   const rows = model.tools.map((t) => {
     const n = v.get(t.name)!;
     const binding = `{ input: v.${n.input} as Validator${n.output ? `, output: v.${n.output} as Validator` : ''} }`;
-    const one = `  [${tsStr(t.name)}, ${binding}],`;
-    return one.length <= PRINT_WIDTH ? one : `  [\n    ${tsStr(t.name)},\n    ${binding},\n  ],`;
+    const pad = '        ';
+    const one = `${pad}[${tsStr(t.name)}, ${binding}],`;
+    return one.length <= PRINT_WIDTH ? one : `${pad}[\n${pad}  ${tsStr(t.name)},\n${pad}  ${binding},\n${pad}],`;
   });
   const infoJson = tsStr(JSON.stringify(info));
   const infoLine =
@@ -23,7 +24,6 @@ export function emitTools(model: ServerModel): string {
       : `export const serverInfo: Implementation = JSON.parse(\n  ${infoJson},\n) as Implementation;`;
   return `import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolBinding, Validator } from './dispatcher.js';
-import * as v from './validators.js';
 
 export { toolNames, tools } from './manifest.js';
 
@@ -34,9 +34,18 @@ ${assignment('export const instructions: string | undefined', instructions === u
 /** Tools per tools/list page (options.pageSize); 0 sends all tools in one page. */
 export const pageSize = ${model.options.pageSize};
 
-export const bindings: ReadonlyMap<string, ToolBinding> = new Map<string, ToolBinding>([
+let bindings: Promise<ReadonlyMap<string, ToolBinding>> | undefined;
+
+/** Each tool's validators. They load on first use: answering tools/list needs none of them. */
+export function loadBindings(): Promise<ReadonlyMap<string, ToolBinding>> {
+  bindings ??= import('./validators.js').then(
+    (v) =>
+      new Map<string, ToolBinding>([
 ${rows.join('\n')}
-]);
+      ]),
+  );
+  return bindings;
+}
 `;
 }
 
@@ -53,10 +62,20 @@ export function handlerFileName(tool: ToolModel): string {
 }
 
 export function emitRegistry(model: ServerModel): string {
-  const imports = model.tools.map((t) => `import { handler as handle${t.typeName} } from ${tsStr(handlerImport(model, t))};`);
-  const rows = model.tools.map((t) => `  ${key(t.name)}: handle${t.typeName},`);
-  return `import type { ToolHandlers } from './contract.js';
-${imports.join('\n')}
+  const rows = model.tools.map((t) => {
+    const one = `  ${key(t.name)}: lazy(() => import(${tsStr(handlerImport(model, t))})),`;
+    return one.length <= PRINT_WIDTH ? one : `  ${key(t.name)}: lazy(\n    () => import(${tsStr(handlerImport(model, t))}),\n  ),`;
+  });
+  return `import type { Handler, ToolHandlers, ToolName } from './contract.js';
+
+/**
+ * A tool's handler module, loaded on the tool's first call: a server with many tools answers tools/list without
+ * loading them all. The module's \`handler\` must fit the tool's contract (the compiler checks it here).
+ */
+function lazy<Name extends ToolName>(load: () => Promise<{ handler: Handler<Name> }>): Handler<Name> {
+  let handler: Promise<Handler<Name>> | undefined;
+  return async (args, ctx) => (await (handler ??= load().then((m) => m.handler)))(args, ctx);
+}
 
 /** Every tool bound to the \`handler\` export of its module in ${model.options.handlersDir}/. */
 export const handlers: ToolHandlers = {

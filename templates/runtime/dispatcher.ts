@@ -45,7 +45,8 @@ export type AnyHandler = (args: never, ctx: ToolContext) => unknown;
 
 export interface DispatcherOptions {
   tools: readonly Tool[];
-  bindings: ReadonlyMap<string, ToolBinding>;
+  /** Each tool's validators, or a function that loads them (once, on the first call: listing tools needs none). */
+  bindings: ReadonlyMap<string, ToolBinding> | (() => Promise<ReadonlyMap<string, ToolBinding>>);
   handlers: Readonly<Record<string, AnyHandler>>;
   /** Tools per tools/list page; 0 sends all in one page. */
   pageSize?: number;
@@ -59,7 +60,11 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { tools, bindings, handlers, pageSize = 0 } = options;
+  const { tools, handlers, pageSize = 0 } = options;
+  const names = new Set(tools.map((t) => t.name));
+  let bindings: ReadonlyMap<string, ToolBinding> | Promise<ReadonlyMap<string, ToolBinding>> | undefined =
+    typeof options.bindings === 'function' ? undefined : options.bindings;
+  const loadBindings = options.bindings;
   const onError = options.onError ?? ((error, tool) => console.error(`[toolspec] tool "${tool}" failed:`, error));
   const all: ListToolsResult = { tools: tools as Tool[] };
 
@@ -78,11 +83,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
 
     async callTool(name, args, ctx) {
-      const binding = bindings.get(name);
       const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-      if (!binding || !handler) {
+      if (!names.has(name) || !handler)
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
-      }
+      bindings ??= typeof loadBindings === 'function' ? loadBindings() : loadBindings;
+      const binding = (await bindings).get(name);
+      if (!binding) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
         throw new McpError(
           ErrorCode.InvalidParams,

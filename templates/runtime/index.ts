@@ -5,4 +5,4 @@ export { createDispatcher, errorResult, ToolError, type Validator } from './disp
 export { createWebHandler, serveHttp, type HttpOptions, type HttpServer } from './http.js';
 export { handlers } from './registry.js';
 export { createServer, serveStdio, type ServerOptions } from './server.js';
-export { bindings, serverInfo, tools } from './tools.js';
+export { loadBindings, serverInfo, tools } from './tools.js';

@@ -3,7 +3,6 @@
  * serves Streamable HTTP.
  */
 import { parseArgs } from 'node:util';
-import { serveHttp } from './http.js';
 import { handlers } from './registry.js';
 import { serveStdio } from './server.js';
 
@@ -17,6 +16,8 @@ const { values } = parseArgs({
 });
 
 if (values.http) {
+  // Loaded only when asked for: the HTTP stack is not needed to serve stdio.
+  const { serveHttp } = await import('./http.js');
   const port = values.port === undefined ? undefined : Number(values.port);
   const server = await serveHttp(handlers, {
     ...(values.host === undefined ? {} : { host: values.host }),

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { createContext } from './context.js';
 import type { ToolHandlers } from './contract.js';
 import { createDispatcher, type AnyHandler, type DispatcherOptions } from './dispatcher.js';
-import { bindings, instructions, pageSize, serverInfo, tools } from './tools.js';
+import { instructions, loadBindings, pageSize, serverInfo, tools } from './tools.js';
 
 /**
  * tools/call as the SDK's Server sees it before its own check of the params: that check answers a malformed call
@@ -36,7 +36,8 @@ export function createServer(handlers: ToolHandlers, options: ServerOptions = {}
   });
   const dispatcher = createDispatcher({
     tools,
-    bindings,
+    // Validators load on the first tools/call: a client that connects and lists tools does not wait for them.
+    bindings: loadBindings,
     handlers: handlers as unknown as Record<string, AnyHandler>,
     pageSize: options.pageSize ?? pageSize,
     ...(options.onError ? { onError: options.onError } : {}),

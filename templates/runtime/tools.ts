@@ -6,4 +6,4 @@ export const serverInfo: Implementation = { name: 'stand-in', version: '0.0.0' }
 export const instructions: string | undefined = undefined;
 export const pageSize = 0;
 export const tools: readonly Tool[] = [];
-export const bindings: ReadonlyMap<string, ToolBinding> = new Map();
+export const loadBindings = (): Promise<ReadonlyMap<string, ToolBinding>> => Promise.resolve(new Map());
