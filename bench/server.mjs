@@ -361,7 +361,7 @@ function minimalContext() {
 
 function makeLoops(gen, tools, ajv) {
   const ctx = minimalContext();
-  const dispatcher = gen.createDispatcher({ tools: gen.tools, bindings: gen.bindings, handlers: gen.handlers, onError: () => {} });
+  const dispatcher = gen.createDispatcher({ tools: gen.tools, bindings: await gen.loadBindings(), handlers: gen.handlers, onError: () => {} });
   const entries = new Map(
     tools.map((t) => [
       t.name,

@@ -62,9 +62,10 @@ export interface Dispatcher {
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { tools, handlers, pageSize = 0 } = options;
   const names = new Set(tools.map((t) => t.name));
-  let bindings: ReadonlyMap<string, ToolBinding> | Promise<ReadonlyMap<string, ToolBinding>> | undefined =
-    typeof options.bindings === 'function' ? undefined : options.bindings;
-  const loadBindings = options.bindings;
+  const source = options.bindings;
+  // Once loaded, the bindings are read synchronously: the hot path awaits nothing for them.
+  let bindings = typeof source === 'function' ? undefined : source;
+  let loading: Promise<ReadonlyMap<string, ToolBinding>> | undefined;
   const onError = options.onError ?? ((error, tool) => console.error(`[toolspec] tool "${tool}" failed:`, error));
   const all: ListToolsResult = { tools: tools as Tool[] };
 
@@ -86,8 +87,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
       if (!names.has(name) || !handler)
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
-      bindings ??= typeof loadBindings === 'function' ? loadBindings() : loadBindings;
-      const binding = (await bindings).get(name);
+      bindings ??= await (loading ??= (source as () => Promise<ReadonlyMap<string, ToolBinding>>)());
+      const binding = bindings.get(name);
       if (!binding) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
         throw new McpError(
