@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCheck, checkTable } from './check.mjs';
 import { machine } from './lib.mjs';
+import { benchServer, serverTables } from './server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(process.env.RUNS ?? 5);
@@ -14,6 +15,8 @@ const versions = ['typescript', 'ts-morph', '@modelcontextprotocol/sdk']
 
 console.error('check beside tsc --noEmit …');
 const check = checkTable(benchCheck({ runs }));
+console.error('the generated server beside McpServer …');
+const server = serverTables(await benchServer({ runs }));
 
 const report = `# Benchmark results
 
@@ -28,6 +31,10 @@ generate). Cold: the cache is removed before each run (a CI machine that restore
 regenerates in memory, compares, and type-checks every handler.
 
 ${check}
+
+## The generated server beside the SDK's McpServer with zod schemas
+
+${server}
 
 Took ${((Date.now() - started) / 1000).toFixed(0)} s.
 `;

@@ -359,7 +359,7 @@ function minimalContext() {
   };
 }
 
-function makeLoops(gen, tools, ajv) {
+async function makeLoops(gen, tools, ajv) {
   const ctx = minimalContext();
   const dispatcher = gen.createDispatcher({ tools: gen.tools, bindings: await gen.loadBindings(), handlers: gen.handlers, onError: () => {} });
   const entries = new Map(
@@ -456,7 +456,7 @@ async function benchSize(n, runs, log) {
       reqs[kind].push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } }));
     }
   }
-  const loops = makeLoops(gen, p.tools, ajv);
+  const loops = await makeLoops(gen, p.tools, ajv);
 
   const servers = {
     toolspec: await connectRaw(gen.createServer(gen.handlers, { onError: () => {} })),

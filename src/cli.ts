@@ -6,18 +6,20 @@ import { Command, CommanderError, Option } from 'commander';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { checkFromState, checkProject } from './check/check.js';
 import type { Finding } from './check/findings.js';
-import { subjectOf } from './check/subject.js';
 import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from './check/report.js';
 import { UserError } from './diagnostics.js';
-import { generate } from './emit/generate.js';
 import { initFiles, packageName } from './init.js';
 import { displayPath } from './paths.js';
 import { countSummary, formatDiagnostics, styleFor } from './report.js';
-import { loadModel } from './spec.js';
+import type { LoadResult } from './spec.js';
 import { saveState, stateFor, verifiedState } from './state.js';
 import { writeOutput, type WriteReport } from './write.js';
+
+// The spec loader, the generator and the type checker load only on the paths that use them: a generate or check
+// with nothing to do (the cached state holds) starts in a fraction of the time.
+const loader = () => import('./spec.js');
+const generator = () => import('./emit/generate.js');
 
 export const EXIT = { ok: 0, drift: 1, invalid: 2, internal: 3 } as const;
 
@@ -47,8 +49,8 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .configureOutput({ writeOut: out, writeErr: err });
 
   /** Loads the spec and prints its diagnostics; undefined (and exit 2) when it has errors. */
-  const load = (spec: string, format: 'text' | 'json') => {
-    const result = loadModel(spec, { cwd });
+  const load = async (spec: string, format: 'text' | 'json'): Promise<LoadResult> => {
+    const result = (await loader()).loadModel(spec, { cwd });
     if (format === 'text' && result.diagnostics.length) {
       err(`${formatDiagnostics(result.diagnostics, styleFor(stderr, env), result.sources)}\n\n`);
     }
@@ -66,8 +68,8 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .description('load and check the spec; print every problem at once')
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
     .addOption(formatOption())
-    .action((spec: string, opts: { format: 'text' | 'json' }) => {
-      const result = load(spec, opts.format);
+    .action(async (spec: string, opts: { format: 'text' | 'json' }) => {
+      const result = await load(spec, opts.format);
       const valid = result.model !== undefined;
       if (opts.format === 'json') {
         out(JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics }, null, 2));
@@ -97,13 +99,13 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         out(`${displayPath(state.generatedDir, state.rootDir)}: ${plural(outputs.length, 'file')}, 0 written, ${outputs.length} unchanged — ${plural(state.tools.length, 'tool')} in ${ms} ms (nothing changed since the last generate)`);
         return;
       }
-      const result = load(spec, opts.format);
+      const result = await load(spec, opts.format);
       const model = result.model;
       let report: WriteReport | undefined;
       if (model) {
-        const files = await generate(model);
+        const files = await (await generator()).generate(model);
         report = writeOutput(model.rootDir, model.options, files);
-        const subject = subjectOf(model);
+        const subject = (await import('./check/subject.js')).subjectOf(model);
         saveState(specPath, stateFor(specPath, { ...subject, inputs: result.inputs, files, tools: subject.tools }));
       }
       if (opts.format === 'json') {
@@ -132,10 +134,11 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       const specPath = path.resolve(cwd, spec);
       const state = verifiedState(specPath);
       if (state) {
-        const findings = await checkFromState(state, cwd, specPath);
+        const { checkHandlers } = await import('./check/handlers.js');
+        const findings = await checkHandlers(state, cwd, undefined, specPath);
         return report(findings, state.tools.length);
       }
-      const result = load(spec, opts.format === 'text' ? 'text' : 'json');
+      const result = await load(spec, opts.format === 'text' ? 'text' : 'json');
       if (!result.model) {
         if (opts.format === 'json') out(JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics }, null, 2));
         if (opts.format === 'github') {
@@ -143,6 +146,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         }
         return;
       }
+      const { checkProject } = await import('./check/check.js');
       report(await checkProject(result.model, cwd, result.inputs, specPath), result.model.tools.length);
 
       function report(findings: Finding[], tools: number): void {
@@ -177,9 +181,9 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         }
       }
       const spec = path.join(abs, 'toolspec.yaml');
-      const result = load(path.relative(cwd, spec) || spec, 'text');
+      const result = await load(path.relative(cwd, spec) || spec, 'text');
       if (!result.model) return;
-      writeOutput(result.model.rootDir, result.model.options, await generate(result.model));
+      writeOutput(result.model.rootDir, result.model.options, await (await generator()).generate(result.model));
       for (const f of kept) out(`kept ${f}: it exists already`);
       const shown = displayPath(abs, cwd);
       out(`created an MCP server project in ${shown || '.'}\n\nnext:\n${shown ? `  cd ${shown}\n` : ''}  npm install && npm start   # serve over stdio\n  npm test`);

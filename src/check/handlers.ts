@@ -1,0 +1,25 @@
+/**
+ * The handler half of the check (coverage and contracts), on its own so that the cached path of `toolspec check`
+ * loads neither the spec nor the generator.
+ */
+import type { OutputFile } from '../emit/generate.js';
+import { ContractCache } from './cache.js';
+import { checkContracts } from './contracts.js';
+import { checkCoverage } from './coverage.js';
+import type { Finding } from './findings.js';
+import type { CheckSubject } from './subject.js';
+
+export const byPlace = (a: Finding, b: Finding) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column);
+
+export async function checkHandlers(subject: CheckSubject, cwd: string, files?: readonly OutputFile[], specPath?: string): Promise<Finding[]> {
+  const coverage = checkCoverage(subject, cwd);
+  // Handlers known to fit in exactly this state (same handler code, contract, config and packages) are not read again.
+  const cache = specPath ? new ContractCache(specPath, subject, files) : undefined;
+  const pending = cache ? cache.pending(coverage.handlers) : coverage.handlers;
+  const contracts = await checkContracts({ subject, ...(files ? { files } : {}) }, pending, cwd);
+  if (cache) {
+    const failed = new Set(contracts.map((f) => f.tool));
+    cache.save(coverage.handlers, pending.filter((h) => !failed.has(h.tool)));
+  }
+  return [...coverage.findings, ...contracts].sort(byPlace);
+}
