@@ -4,7 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCheck, checkTable } from './check.mjs';
 import { machine } from './lib.mjs';
+import { benchGenerate, generateTables } from './generate.mjs';
 import { benchServer, serverTables } from './server.mjs';
+import { targetsTable } from './targets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(process.env.RUNS ?? 5);
@@ -13,16 +15,32 @@ const versions = ['typescript', 'ts-morph', '@modelcontextprotocol/sdk']
   .map((p) => `${p} ${JSON.parse(fs.readFileSync(path.join(root, 'node_modules', p, 'package.json'), 'utf8')).version}`)
   .join(', ');
 
+console.error('generate beside openapi-mcp-generator …');
+const generateRows = benchGenerate({ runs });
+const generate = generateTables(generateRows);
 console.error('check beside tsc --noEmit …');
-const check = checkTable(benchCheck({ runs }));
+const checkRows = benchCheck({ runs });
+const check = checkTable(checkRows);
 console.error('the generated server beside McpServer …');
-const server = serverTables(await benchServer({ runs }));
+const serverRows = await benchServer({ runs });
+const server = serverTables(serverRows);
+const targets = targetsTable({ generate: generateRows, check: checkRows, server: serverRows });
 
 const report = `# Benchmark results
 
 Written by \`npm run bench\`; every figure is the median of ${runs} runs with min–max, each ratio computed pair by pair
 within the same run. Machine: ${machine()}. Versions: toolspec ${JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version}, ${versions}.
 Projects: seeded synthetic specs (bench/synth.mjs) with every handler written.
+
+## The targets
+
+${targets}
+
+${fs.readFileSync(path.join(root, 'bench/NOTES.md'), 'utf8').trim()}
+
+## toolspec generate beside openapi-mcp-generator
+
+${generate}
 
 ## toolspec check beside tsc --noEmit of the same project
 
