@@ -91,6 +91,13 @@ function protocolSuite(connect: () => Promise<Client>, { cancellation = true } =
     expect(text((await client.callTool({ name: 'echo', arguments: { text: 'still here' } })) as CallToolResult)).toBe('still here');
   });
 
+  it('answers isError for a tool whose handler module fails to load, and keeps serving the others', async () => {
+    const r = (await client.callTool({ name: 'broken_module', arguments: {} })) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(text(r)).toBe('Tool "broken_module" failed: cannot load: MISSING_CONFIG is not set');
+    expect(text((await client.callTool({ name: 'echo', arguments: { text: 'fine' } })) as CallToolResult)).toBe('fine');
+  });
+
   it('delivers progress notifications in order', async () => {
     const seen: number[] = [];
     const r = (await client.callTool({ name: 'slow', arguments: { steps: 4, ms: 5 } }, undefined, {
