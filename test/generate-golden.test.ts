@@ -48,6 +48,15 @@ describe('generate: golden outputs', () => {
     });
   }
 
+  it('gives the same bytes twice and does not mutate the model', async () => {
+    const { model } = loadModel(CASES.docs!, { cwd: repoRoot });
+    const before = structuredClone(model);
+    const first = await generate(model!);
+    const second = await generate(model!);
+    expect(second).toEqual(first);
+    expect(model).toEqual(before);
+  });
+
   it('all golden outputs compile under strict TypeScript, in one program', () => {
     const files = Object.keys(CASES).flatMap((name) => tsFiles(path.join(goldens, name, 'expected')));
     expect(files.length).toBeGreaterThan(50);
