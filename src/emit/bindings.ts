@@ -73,8 +73,11 @@ export function emitRegistry(model: ServerModel): string {
  * loading them all. The module's \`handler\` must fit the tool's contract (the compiler checks it here).
  */
 function lazy<Name extends ToolName>(load: () => Promise<{ handler: Handler<Name> }>): Handler<Name> {
-  let handler: Promise<Handler<Name>> | undefined;
-  return async (args, ctx) => (await (handler ??= load().then((m) => m.handler)))(args, ctx);
+  let loaded: Handler<Name> | undefined;
+  let loading: Promise<Handler<Name>> | undefined;
+  // Once loaded, a call goes straight to the handler: no extra promise on the hot path.
+  return (args, ctx) =>
+    loaded ? loaded(args, ctx) : (loading ??= load().then((m) => (loaded = m.handler))).then((h) => h(args, ctx));
 }
 
 /** Every tool bound to the \`handler\` export of its module in ${model.options.handlersDir}/. */
