@@ -106,7 +106,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         const files = await (await generator()).generate(model);
         report = writeOutput(model.rootDir, model.options, files);
         const subject = (await import('./check/subject.js')).subjectOf(model);
-        saveState(specPath, stateFor(specPath, { ...subject, inputs: result.inputs, files, tools: subject.tools }));
+        saveState(specPath, stateFor({ ...subject, inputs: result.inputs, files, tools: subject.tools }));
       }
       if (opts.format === 'json') {
         out(JSON.stringify({ ok: Boolean(model), spec, ...report, diagnostics: result.diagnostics }, null, 2));

@@ -88,9 +88,7 @@ export function saveState(specPath: string, state: GenerateState): void {
   }
 }
 
-export function stateFor(
-  specPath: string,
-  opts: {
+export function stateFor(opts: {
     rootDir: string;
     generatedDir: string;
     handlersDir: string;

@@ -21,7 +21,7 @@ export async function checkProject(model: ServerModel, cwd: string, inputs?: Loa
   const generated = checkGenerated(model, files, cwd);
   const subject = subjectOf(model);
   if (!generated.length && inputs && specPath) {
-    saveState(specPath, stateFor(specPath, { ...subject, inputs, files, tools: subject.tools }));
+    saveState(specPath, stateFor({ ...subject, inputs, files, tools: subject.tools }));
   }
   return [...generated.sort(byPlace), ...(await checkHandlers(subject, cwd, files, specPath))];
 }

@@ -12,13 +12,12 @@ import { displayPath } from '../paths.js';
 import type { StateTool } from '../state.js';
 import { isObject } from '../validate/keywords.js';
 import type { HandlerModule } from './coverage.js';
+import { CONTRACT_MODULES } from './cache.js';
 import type { CheckSubject } from './subject.js';
 import type { Finding } from './findings.js';
 
 const CHECK_FILE = '__toolspec_check__.ts';
 
-/** The generated modules that handler types depend on (contract.ts imports types.ts and context.ts; stubs import dispatcher.ts). */
-const CONTRACT_MODULES = new Set(['contract.ts', 'types.ts', 'context.ts', 'dispatcher.ts']);
 
 export type ContractTool = StateTool;
 
@@ -49,7 +48,7 @@ export async function checkContracts(input: ContractInput, handlers: readonly Ha
   // The contract as the spec says it is now (in memory), or as generate wrote it (verified unchanged by the caller).
   // Only the modules a handler's types come from: parsing the validators or the manifest would cost more than all the checking.
   for (const f of input.files ?? []) {
-    if (f.kind === 'generated' && CONTRACT_MODULES.has(path.posix.basename(f.path))) {
+    if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path))) {
       project.createSourceFile(path.resolve(subject.rootDir, f.path), f.contents, { overwrite: true });
     }
   }

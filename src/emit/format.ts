@@ -2,10 +2,11 @@
  * Formatting, in memory, with the pinned prettier and pinned options, before anything is compared or written.
  */
 import * as prettier from 'prettier';
+import { PRINT_WIDTH } from './text.js';
 
 export const PRETTIER_OPTIONS: prettier.Options = {
   parser: 'typescript',
-  printWidth: 120,
+  printWidth: PRINT_WIDTH,
   singleQuote: true,
   trailingComma: 'all',
   semi: true,
@@ -26,6 +27,6 @@ export function normalizeText(text: string): string {
  * width (a string literal alone on its line excepted: prettier never breaks those).
  */
 export async function formatIfNeeded(source: string): Promise<string> {
-  const tooWide = source.split('\n').some((l) => l.length > 120 && !/^\s*'(?:[^'\\]|\\.)*',?$/.test(l));
+  const tooWide = source.split('\n').some((l) => l.length > PRINT_WIDTH && !/^\s*'(?:[^'\\]|\\.)*',?$/.test(l));
   return tooWide ? formatTypeScript(source) : source;
 }

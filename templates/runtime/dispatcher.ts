@@ -141,7 +141,7 @@ function normalizeResult(
     }
     if (!validateOutput(value)) return fail(describeInvalidOutput(validateOutput.errors ?? []));
     const structured = value as Record<string, unknown>;
-    return { content: [{ type: 'text', text: safeStringify(structured) }], structuredContent: structured };
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   }
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   if (isCallToolResult(value)) return value;
@@ -219,10 +219,6 @@ function messageOf(error: unknown): string {
   } catch {
     return String(error);
   }
-}
-
-function safeStringify(v: unknown): string {
-  return JSON.stringify(v);
 }
 
 function encodeCursor(offset: number): string {
