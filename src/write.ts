@@ -94,9 +94,19 @@ export function listOwned(genDir: string): string[] {
     .filter((abs) => {
       if (!fs.statSync(abs).isFile()) return false;
       if (path.basename(abs) === 'manifest.json') return true;
-      const head = readIfExists(abs)?.slice(0, HEADER_MARK.length);
-      return head === HEADER_MARK;
+      return readHead(abs, HEADER_MARK.length) === HEADER_MARK;
     });
+}
+
+/** The first bytes of a file: enough to see the header without reading a multi-megabyte module. */
+function readHead(abs: string, bytes: number): string {
+  const fd = fs.openSync(abs, 'r');
+  try {
+    const buf = Buffer.alloc(bytes * 4); // room for `bytes` characters of UTF-8
+    return buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8').slice(0, bytes);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function readIfExists(abs: string): string | undefined {
