@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_LINT_OPTIONS } from '../src/options.js';
 import { loadModel } from '../src/spec.js';
 import { tempProject } from './helpers/tmp.js';
 
@@ -28,7 +29,7 @@ describe('loadModel', () => {
       ['list_items', 'ListItems'],
       ['complete_item', 'CompleteItem'],
     ]);
-    expect(model!.options).toEqual({ generatedDir: 'src/generated', handlersDir: 'src/handlers', refs: 'bundle', pageSize: 0 });
+    expect(model!.options).toEqual({ generatedDir: 'src/generated', handlersDir: 'src/handlers', refs: 'bundle', pageSize: 0, timeoutMs: 0, lint: DEFAULT_LINT_OPTIONS });
     expect(model!.server).toMatchObject({ name: 'todo-server', version: '1.0.0', title: 'To-do list' });
   });
 
@@ -160,7 +161,6 @@ tools:
     const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
     expect(model).toBeUndefined();
     expect(diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.severity} ${d.code}`)).toEqual([
-      'toolspec.yaml:5:11 warning TS015',
       'toolspec.yaml:6:5 error TS006',
       'tools.yaml:2:11 error TS011',
       'tools.yaml:6:32 error TS022',

@@ -34,6 +34,9 @@ ${assignment('export const instructions: string | undefined', instructions === u
 /** Tools per tools/list page (options.pageSize); 0 sends all tools in one page. */
 export const pageSize = ${model.options.pageSize};
 
+/** Time limits of calls in milliseconds (the spec's timeout, options.timeout), by tool. */
+${assignment('export const timeouts: Readonly<Record<string, number>>', timeoutsLiteral(model))}
+
 let bindings: Promise<ReadonlyMap<string, ToolBinding>> | undefined;
 
 /** Each tool's validators. They load on first use: answering tools/list needs none of them. */
@@ -85,4 +88,12 @@ export const handlers: ToolHandlers = {
 ${rows.join('\n')}
 };
 `;
+}
+
+function timeoutsLiteral(model: ServerModel): string {
+  const entries = model.tools.flatMap((t) => {
+    const ms = t.timeoutMs ?? model.options.timeoutMs;
+    return ms > 0 ? [`${key(t.name)}: ${ms}`] : [];
+  });
+  return entries.length ? `{ ${entries.join(', ')} }` : '{}';
 }

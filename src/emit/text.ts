@@ -20,9 +20,14 @@ export function tsStr(text: string): string {
   return `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 }
 
+/** Control characters written as \uXXXX: a comment must not carry a NUL or a terminal escape into source code. */
+export function visibleControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Text for the inside of a block comment: `*\/` cannot close it, and every line starts with " * ". */
 export function commentBody(text: string): string {
-  return text
+  return visibleControls(text)
     .replace(/\*\//g, '*\\/')
     .replace(/\r\n?|[\u2028\u2029]/g, '\n')
     .split('\n')

@@ -7,6 +7,7 @@ import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../names.js';
 import { isObject, walkSchema } from '../validate/keywords.js';
 import { mapChildren } from './schema-forms.js';
+import { visibleControls } from './text.js';
 
 type Schema = Record<string, unknown>;
 
@@ -34,7 +35,14 @@ export function toolTypeNames(model: ServerModel): Map<string, ToolTypeNames> {
 }
 
 const ROOT = 'ToolspecTypes';
-const PROTO = '__toolspec_proto__';
+/**
+ * Property names every object inherits (`__proto__`, `hasOwnProperty`, `constructor`, …) trip
+ * json-schema-to-typescript, which reads its input's properties as a plain object's: they go in under placeholders
+ * and come back quoted in the output.
+ */
+const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
+const PLACEHOLDER = (name: string) => `__toolspec_inherited_${name}__`;
+const INHERITED_BACK = new RegExp(`"?__toolspec_inherited_(${[...INHERITED].sort((a, b) => b.length - a.length).join('|')})__"?`, 'g');
 
 export async function emitTypes(model: ServerModel): Promise<string> {
   const names = toolTypeNames(model);
@@ -72,7 +80,8 @@ export async function emitTypes(model: ServerModel): Promise<string> {
       defs[n] = forTypes(value, (r) => rewrite(r, new Map(), sharedNames, n));
     }
     for (const [path, n] of own) {
-      const [container, name] = path.split('/') as [string, string];
+      const slash = path.indexOf('/'); // "$defs/<name>": the name may hold slashes of its own
+      const [container, name] = [path.slice(0, slash), path.slice(slash + 1)];
       const value = (schema.schema[container] as Schema)[name];
       defs[n] = forTypes(value, (r) => rewrite(r, own, sharedNames, base));
     }
@@ -111,8 +120,7 @@ export async function emitTypes(model: ServerModel): Promise<string> {
     .replace(new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm'), '')
     .replace(/^ \* This (?:interface|type) was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "[^\n]*"\.\n/gm, '')
     .replace(/^\/\*\*\n \*\/\n/gm, '')
-    .replace(new RegExp(PROTO, 'g'), '"__proto__"')
-    .replace(/^"("__proto__")"/gm, '$1');
+    .replace(INHERITED_BACK, (_m, name: string) => (name === '__proto__' ? '"__proto__"' : name));
   const body = indent(cleaned)
     .replace(/\{\n\s*\n\s*\}/g, '{}')
     .replace(/^(\}.*)\n(?=\S)/gm, '$1\n\n');
@@ -153,10 +161,12 @@ function forTypes(schema: unknown, rename: (ref: string) => string): unknown {
     delete node['prefixItems'];
     if (rest !== undefined) node['additionalItems'] = rest;
   }
+  if (typeof node['description'] === 'string') node['description'] = visibleControls(node['description']);
   const props = node['properties'];
-  if (isObject(props) && Object.hasOwn(props, '__proto__')) {
-    node['properties'] = Object.fromEntries(Object.entries(props).map(([k, v]) => [k === '__proto__' ? PROTO : k, v]));
-    if (Array.isArray(node['required'])) node['required'] = node['required'].map((r) => (r === '__proto__' ? PROTO : r));
+  if (isObject(props) && Object.keys(props).some((k) => INHERITED.has(k))) {
+    const rename = (k: unknown) => (typeof k === 'string' && INHERITED.has(k) ? PLACEHOLDER(k) : k);
+    node['properties'] = Object.fromEntries(Object.entries(props).map(([k, v]) => [rename(k), v]));
+    if (Array.isArray(node['required'])) node['required'] = node['required'].map(rename);
   }
   return node;
 }
@@ -166,11 +176,23 @@ function rewrite(ref: string, own: Map<string, string>, shared: Map<string, stri
   if (ref === '#') return `#/$defs/${base}`;
   const m = /^#\/(\$defs|definitions)\/([^/]+)(\/.*)?$/.exec(ref);
   if (m) {
-    const [, container, name, rest = ''] = m as unknown as [string, string, string, string | undefined];
+    const [, container, token, rest = ''] = m as unknown as [string, string, string, string | undefined];
+    const name = pointerToken(token);
     const target = own.get(`${container}/${name}`) ?? (container === '$defs' ? shared.get(name) : undefined);
     if (target) return `#/$defs/${target}${rest}`;
   }
   return ref.startsWith('#/') ? `#/$defs/${base}${ref.slice(1)}` : ref;
+}
+
+/** A JSON pointer token of a $ref (URI-encoded, ~1 and ~0 escaped) as the name it stands for. */
+function pointerToken(token: string): string {
+  let decoded = token;
+  try {
+    decoded = decodeURIComponent(token);
+  } catch {
+    // not percent-encoded: as it is
+  }
+  return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /** Properties with a default are always present after validation: required in the handler's type. */

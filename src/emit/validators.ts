@@ -4,12 +4,13 @@
  * before the handler runs); outputs without. ajv's standalone code is CommonJS that requires small runtime
  * helpers; each chunk is wrapped in a function scope and its requires become ESM imports.
  */
-import Ajv, { _, type Options } from 'ajv';
+import Ajv, { type Options } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormats from 'ajv-formats';
 import type { SchemaModel, ServerModel } from '../model.js';
-import { compiledSchemas, type AnyAjv } from '../validate/ajv.js';
+import { compiledSchemas, VALIDATION_OPTIONS, type AnyAjv } from '../validate/ajv.js';
+import { inheritedUse, renameProto, type InheritedUse } from '../validate/inherited.js';
 import { walkSchema, type Dialect } from '../validate/keywords.js';
 import { clientSchema } from './manifest.js';
 import { toolTypeNames } from './types.js';
@@ -29,6 +30,8 @@ export function emitValidators(model: ServerModel): string {
   const names = validatorNames(model);
   // Each group is one ajv instance and the schemas to export from it, as [export name, key].
   const groups: { ajv: AnyAjv; exports: [string, string][] }[] = [];
+  // Validators of schemas with inherited property names (constructor, __proto__, …), and how to guard them.
+  const guards = new Map<string, string>();
   const groupOf = (ajv: AnyAjv) => {
     let g = groups.find((x) => x.ajv === ajv);
     if (!g) groups.push((g = { ajv, exports: [] }));
@@ -38,8 +41,10 @@ export function emitValidators(model: ServerModel): string {
   const fresh = new Map<string, AnyAjv>();
   const add = (schema: SchemaModel, kind: 'input' | 'output', exportName: string) => {
     const compiled = compiledSchemas.get(schema);
+    const guard = (use: InheritedUse) => use.any && guards.set(exportName, `${use.proto}, ${kind === 'output'}`);
     if (compiled && model.options.refs === 'bundle') {
       groupOf(compiled.ajv).exports.push([exportName, compiled.key]);
+      guard(compiled.inherited);
       return;
     }
     const id = `${schema.dialect}:${kind}`;
@@ -49,8 +54,10 @@ export function emitValidators(model: ServerModel): string {
     walkSchema(rest, (node) => {
       for (const k of Object.keys(node)) if (k.startsWith('x-') && !ajv.getKeyword(k)) ajv.addKeyword({ keyword: k, schemaType: [] });
     });
-    ajv.addSchema(rest, exportName);
+    const use = inheritedUse(rest);
+    ajv.addSchema(use.proto ? (renameProto(rest) as object) : rest, exportName);
     groupOf(ajv).exports.push([exportName, exportName]);
+    guard(use);
   };
   for (const tool of model.tools) {
     const n = names.get(tool.name)!;
@@ -69,26 +76,29 @@ export function emitValidators(model: ServerModel): string {
       return id;
     });
     chunks.push(`const chunk${i} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${body}\nreturn module.exports;\n})();`);
-    for (const [name] of g.exports) exports.push(`export const ${name} = chunk${i}[${JSON.stringify(name)}];`);
+    for (const [name] of g.exports) {
+      const fn = `chunk${i}[${JSON.stringify(name)}]`;
+      const guard = guards.get(name);
+      exports.push(`export const ${name} = ${guard ? `guardInherited(${fn}, ${guard})` : fn};`);
+    }
   });
   // Node gives a CommonJS module's exports as the default import; bundlers (vite, esbuild) may give its
   // `default` export instead. `cjs` restores module.exports either way.
   const imports = [...requires].map(([mod, id]) => `import * as ${id}ns from ${JSON.stringify(`${mod}.js`)};\nconst ${id} = cjs(${id}ns);`);
   const interop = 'function cjs(ns) {\n  return ns.default && ns.default.__esModule ? ns.default : ns;\n}';
+  if (guards.size) imports.push("import { guardInherited } from './dispatcher.js';");
   return ['// @ts-nocheck', interop, ...imports, '', ...chunks, '', ...exports, ''].join('\n');
 }
 
 function newAjv(dialect: Dialect, defaults: boolean) {
   const options: Options = {
+    ...VALIDATION_OPTIONS,
     strict: true,
     strictTypes: false,
     strictTuples: false,
     strictRequired: false,
-    allowUnionTypes: true,
-    allErrors: true,
     useDefaults: defaults,
     logger: false,
-    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
   };
   const ajv = dialect === '2020-12' ? new Ajv2020.default(options) : new Ajv.default(options);
   addFormats.default(ajv);

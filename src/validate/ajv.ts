@@ -7,6 +7,7 @@
 import Ajv, { _, type Options, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { guardInherited, inheritedUse, renameProto, type InheritedUse } from './inherited.js';
 import type { Dialect } from './keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
@@ -20,8 +21,20 @@ const logger = {
   error: (...args: unknown[]) => captured?.push(args.map(String).join(' ')),
 };
 
+/**
+ * What the generated validators do, wherever they are compiled. `ownProperties`: arguments are checked by their
+ * own properties only, so an argument named `constructor` or `toString` is not "present" through the prototype.
+ */
+export const VALIDATION_OPTIONS = {
+  allowUnionTypes: true,
+  allErrors: true,
+  ownProperties: true,
+  code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+} as const satisfies Options;
+
 function options(kind: SchemaKind): Options {
   return {
+    ...VALIDATION_OPTIONS,
     strict: true,
     // Unknown keywords and formats are found before ajv sees a schema; what is left here (e.g. a default where
     // it cannot be applied) is worth a warning, not a refusal.
@@ -29,13 +42,10 @@ function options(kind: SchemaKind): Options {
     strictTypes: 'log',
     strictTuples: false,
     strictRequired: 'log',
-    allowUnionTypes: true,
-    allErrors: true,
     useDefaults: kind === 'input',
     // The meta-schema is checked explicitly first, with positions; compile need not check it again.
     validateSchema: false,
     logger,
-    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
   };
 }
 
@@ -43,7 +53,10 @@ function options(kind: SchemaKind): Options {
 export interface Compiled {
   ajv: AnyAjv;
   key: string;
+  /** Guarded when the schema uses inherited property names (see inherited.ts). */
   validate: ValidateFunction;
+  /** Property names the schema shares with Object.prototype: the generated validator needs guardInherited. */
+  inherited: InheritedUse;
 }
 
 /** The instances of one load: created per load, so that nothing compiled outlives the model it belongs to. */
@@ -65,11 +78,13 @@ export class AjvSet {
   /** Adds and compiles a schema under a key of its own; returns the warnings ajv logged meanwhile. */
   compile(ajv: AnyAjv, schema: object): { compiled: Compiled; warnings: string[] } {
     const key = `toolspec:${this.#next++}`;
+    const inherited = inheritedUse(schema);
     const { result, warnings } = captureWarnings(() => {
-      ajv.addSchema(schema, key);
+      ajv.addSchema(inherited.proto ? (renameProto(schema) as object) : schema, key);
       return ajv.getSchema(key)!;
     });
-    return { compiled: { ajv, key, validate: result }, warnings };
+    const validate = inherited.any ? guardInherited(result, inherited.proto) : result;
+    return { compiled: { ajv, key, validate, inherited }, warnings };
   }
 }
 

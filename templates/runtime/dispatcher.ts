@@ -5,6 +5,7 @@
  * correct or should know about is a result with isError: true.
  */
 import {
+  CallToolResultSchema,
   ErrorCode,
   McpError,
   type CallToolResult,
@@ -33,6 +34,56 @@ export interface ToolBinding {
   output?: Validator;
 }
 
+const PROTO = '__toolspec_proto__';
+
+/**
+ * Wraps the validator of a schema whose property names are ones every object inherits (`constructor`, `toString`,
+ * `__proto__`, …), which ajv's code would otherwise read through the prototype. Arguments are checked, and reach
+ * the handler, as objects without a prototype, so `args.constructor` is the argument or undefined, and its default
+ * applies; `__proto__` (compiled under another name) is renamed for the check and back. Outputs are checked on a
+ * copy, leaving the handler's objects alone.
+ */
+export function guardInherited(validate: Validator, proto: boolean, copy: boolean): Validator {
+  const guarded: Validator = (data) => {
+    const subject = copy ? structuredClone(data) : data;
+    prepare(subject, proto);
+    const ok = validate(subject);
+    if (proto && !copy) restore(subject);
+    guarded.errors = (proto && validate.errors?.map(unrename)) || (validate.errors ?? null);
+    return ok;
+  };
+  return guarded;
+}
+
+function prepare(data: unknown, proto: boolean): void {
+  if (Array.isArray(data)) return data.forEach((d) => prepare(d, proto));
+  if (typeof data !== 'object' || data === null) return;
+  Object.setPrototypeOf(data, null);
+  const record = data as Record<string, unknown>;
+  if (proto && Object.hasOwn(record, '__proto__')) {
+    record[PROTO] = record['__proto__'];
+    delete record['__proto__'];
+  }
+  for (const v of Object.values(record)) prepare(v, proto);
+}
+
+function restore(data: unknown): void {
+  if (Array.isArray(data)) return data.forEach(restore);
+  if (typeof data !== 'object' || data === null) return;
+  const record = data as Record<string, unknown>;
+  if (Object.hasOwn(record, PROTO)) {
+    record['__proto__'] = record[PROTO]; // an own property: the object has no prototype
+    delete record[PROTO];
+  }
+  for (const v of Object.values(record)) restore(v);
+}
+
+function unrename(e: ValidationError): ValidationError {
+  const swap = (v: unknown) => (v === PROTO ? '__proto__' : v);
+  const params = Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, swap(v)]));
+  return { ...e, instancePath: e.instancePath.split('/').map(swap).join('/'), params };
+}
+
 /** Throw this from a handler to send its message to the model as the tool's error result, verbatim. */
 export class ToolError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -50,6 +101,8 @@ export interface DispatcherOptions {
   handlers: Readonly<Record<string, AnyHandler>>;
   /** Tools per tools/list page; 0 sends all in one page. */
   pageSize?: number;
+  /** Time limits in milliseconds, by tool (the spec's `timeout`): past it the call ends with an error result. */
+  timeouts?: Readonly<Record<string, number>>;
   /** Where failures are logged; never stdout (on stdio that is the protocol channel). Default: stderr. */
   onError?: (error: unknown, toolName: string) => void;
 }
@@ -60,7 +113,7 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { tools, handlers, pageSize = 0 } = options;
+  const { tools, handlers, pageSize = 0, timeouts } = options;
   const names = new Set(tools.map((t) => t.name));
   const source = options.bindings;
   // Once loaded, the bindings are read synchronously: the hot path awaits nothing for them.
@@ -97,21 +150,90 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         );
       }
       const input = args ?? {};
-      if (!binding.input(input)) return errorResult(describeInvalidArguments(name, binding.input.errors ?? []));
+      let valid: boolean;
+      try {
+        valid = binding.input(input);
+      } catch (error) {
+        // A validator throws only on arguments too deep for the stack (a recursive schema, thousands of levels).
+        onError(error, name);
+        return errorResult(
+          `Invalid arguments for tool ${JSON.stringify(name)}: they are nested too deeply to check. Send a flatter value.`,
+        );
+      }
+      if (!valid) return errorResult(describeInvalidArguments(name, binding.input.errors ?? [], input));
 
       let value: unknown;
       try {
-        value = await (handler as (a: unknown, c: ToolContext) => unknown)(input, ctx);
+        const limit = timeouts && Object.hasOwn(timeouts, name) ? timeouts[name] : undefined;
+        value = await runHandler(handler as (a: unknown, c: ToolContext) => unknown, input, ctx, limit);
       } catch (error) {
         if (error instanceof McpError) throw error;
+        if (error instanceof TimeoutError) {
+          onError(error, name);
+          return errorResult(`Tool ${JSON.stringify(name)} failed: ${error.message}`);
+        }
         if (!(error instanceof ToolError)) onError(error, name);
         return errorResult(
-          error instanceof ToolError ? error.message : `Tool ${JSON.stringify(name)} failed: ${messageOf(error)}`,
+          error instanceof ToolError ? error.message : `Tool ${JSON.stringify(name)} failed: ${publicMessage(error)}`,
         );
       }
-      return normalizeResult(name, value, binding, onError);
+      try {
+        return normalizeResult(name, value, binding, onError);
+      } catch (error) {
+        // A result that cannot be serialized (a cycle, a BigInt) or validated (nested past the stack).
+        onError(error, name);
+        return errorResult(`Tool ${JSON.stringify(name)} failed: its result cannot be sent (${publicMessage(error)})`);
+      }
     },
   };
+}
+
+class TimeoutError extends Error {
+  constructor(ms: number) {
+    super(`it did not finish within its timeout of ${ms < 1000 ? `${ms} ms` : `${ms / 1000} s`}`);
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * Calls the handler and settles as soon as the call is cancelled or its time limit passes, even if the handler
+ * never does: the handler's signal aborts, the request is released, and the server keeps serving.
+ */
+async function runHandler(
+  handler: (a: unknown, c: ToolContext) => unknown,
+  input: unknown,
+  ctx: ToolContext,
+  timeoutMs: number | undefined,
+): Promise<unknown> {
+  const parent = ctx.signal;
+  let signal = parent;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const controller = timeoutMs === undefined ? undefined : new AbortController();
+  const forward = () => controller?.abort(parent.reason);
+  if (controller) {
+    signal = controller.signal;
+    timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs!)), timeoutMs);
+    parent.addEventListener('abort', forward, { once: true });
+    ctx = { ...ctx, signal };
+  }
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () =>
+      reject(
+        signal.reason instanceof TimeoutError ? signal.reason : new McpError(ErrorCode.RequestTimeout, 'cancelled'),
+      );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(() => handler(input, ctx)), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+    if (controller) {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', forward);
+    }
+  }
 }
 
 /** string → text; a CallToolResult as is; for tools with an outputSchema, the structured value itself. */
@@ -128,10 +250,13 @@ function normalizeResult(
   const validateOutput = binding.output;
   if (validateOutput) {
     if (isCallToolResult(value) && !isPlainStructured(value, validateOutput)) {
+      const invalid = invalidResult(value);
+      if (invalid) return fail(invalid);
       if (value.isError) return value;
       if (value.structuredContent === undefined)
         return fail('the result has no structuredContent, which its outputSchema requires');
-      if (!validateOutput(value.structuredContent)) return fail(describeInvalidOutput(validateOutput.errors ?? []));
+      if (!validateOutput(value.structuredContent))
+        return fail(describeInvalidOutput(validateOutput.errors ?? [], value.structuredContent));
       return value;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -139,13 +264,34 @@ function normalizeResult(
         `the handler returned ${describeValue(value)}; this tool returns an object matching its outputSchema`,
       );
     }
-    if (!validateOutput(value)) return fail(describeInvalidOutput(validateOutput.errors ?? []));
+    if (!validateOutput(value)) return fail(describeInvalidOutput(validateOutput.errors ?? [], value));
     const structured = value as Record<string, unknown>;
     return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   }
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
-  if (isCallToolResult(value)) return value;
+  if (isCallToolResult(value)) {
+    const invalid = invalidResult(value);
+    return invalid ? fail(invalid) : value;
+  }
   return fail(`the handler returned ${describeValue(value)}; return a string or a CallToolResult`);
+}
+
+/**
+ * Why a CallToolResult built by a handler cannot be sent as it is (a cycle, a BigInt, an invalid content block, bad
+ * base64), or undefined. Checked here so that the client gets an error result instead of a protocol error or, for
+ * a value that cannot be serialized, no answer at all.
+ */
+function invalidResult(result: CallToolResult): string | undefined {
+  try {
+    JSON.stringify(result);
+  } catch (error) {
+    return `its result cannot be serialized as JSON (${publicMessage(error)})`;
+  }
+  const parsed = CallToolResultSchema.safeParse(result);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? `${pathIn(`/${issue.path.join('/')}`, undefined, result)}: ` : '';
+  return `its result is not a valid CallToolResult (${where}${issue?.message ?? 'invalid'})`;
 }
 
 function isCallToolResult(v: unknown): v is CallToolResult {
@@ -162,21 +308,22 @@ export function errorResult(text: string): CallToolResult {
 }
 
 /** One line per failing argument, by path, saying what was expected, so a model can correct its call. */
-export function describeInvalidArguments(tool: string, errors: readonly ValidationError[]): string {
-  const lines = uniqueLines(errors);
+export function describeInvalidArguments(tool: string, errors: readonly ValidationError[], args?: unknown): string {
+  const lines = uniqueLines(errors, args);
   return `Invalid arguments for tool ${JSON.stringify(tool)}:\n${lines.map((l) => `- ${l}`).join('\n')}\nFix these and call the tool again.`;
 }
 
-function describeInvalidOutput(errors: readonly ValidationError[]): string {
-  return `its result does not match the outputSchema: ${uniqueLines(errors).join('; ')}`;
+function describeInvalidOutput(errors: readonly ValidationError[], value: unknown): string {
+  return `its result does not match the outputSchema: ${uniqueLines(errors, value).join('; ')}`;
 }
 
-function uniqueLines(errors: readonly ValidationError[]): string[] {
-  return [...new Set(errors.map(describeError))];
+function uniqueLines(errors: readonly ValidationError[], data?: unknown): string[] {
+  return [...new Set(errors.map((e) => describeError(e, data)))];
 }
 
-function describeError(e: ValidationError): string {
+function describeError(e: ValidationError, data: unknown): string {
   const p = e.params;
+  const argPath = (pointer: string, child?: string) => pathIn(pointer, child, data);
   switch (e.keyword) {
     case 'required':
       return `${argPath(e.instancePath, String(p['missingProperty']))}: is required`;
@@ -191,8 +338,11 @@ function describeError(e: ValidationError): string {
   }
 }
 
-/** "/filters/0/tag" → "filters[0].tag"; the root is "(arguments)". */
-function argPath(pointer: string, child?: string): string {
+/**
+ * "/filters/0/tag" → "filters[0].tag"; the root is "(arguments)". With the data at hand, a number is an index only
+ * where the value is an array; a name that would read as something else ("", "0", "a.b") is quoted: ["a.b"].
+ */
+function pathIn(pointer: string, child?: string, data?: unknown): string {
   const segs =
     pointer === ''
       ? []
@@ -202,7 +352,19 @@ function argPath(pointer: string, child?: string): string {
           .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) segs.push(child);
   if (!segs.length) return '(arguments)';
-  return segs.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+  let node = data;
+  return segs
+    .map((s, i) => {
+      const index = /^\d+$/.test(s) && (data === undefined || Array.isArray(node));
+      node =
+        typeof node === 'object' && node !== null && Object.hasOwn(node, s)
+          ? (node as Record<string, unknown>)[s]
+          : undefined;
+      if (index) return `[${s}]`;
+      if (!/^[^\s.[\]"'\\]+$/.test(s) || /^\d+$/.test(s)) return `[${JSON.stringify(s)}]`;
+      return i === 0 ? s : `.${s}`;
+    })
+    .join('');
 }
 
 function describeValue(v: unknown): string {
@@ -212,13 +374,26 @@ function describeValue(v: unknown): string {
   return typeof v === 'object' ? 'an object without a content array' : `a ${typeof v}`;
 }
 
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
-  } catch {
-    return String(error);
+/**
+ * What the client may see of an unexpected error: the first line of its message, absolute paths replaced, at most
+ * 500 characters. The whole error, with its stack, goes to onError (stderr).
+ */
+export function publicMessage(error: unknown): string {
+  let text: string;
+  if (error instanceof Error) text = error.message;
+  else if (typeof error === 'string') text = error;
+  else {
+    try {
+      text = JSON.stringify(error) ?? String(error);
+    } catch {
+      text = Object.prototype.toString.call(error);
+    }
   }
+  text = (text.split(/\r?\n|\u2028|\u2029/, 1)[0] ?? '')
+    .replace(/(^|[\s'"(=])(?:file:\/\/)?(?:\/|[A-Za-z]:\\)[^\s'"()]+/g, '$1<path>')
+    .trim();
+  if (text.length > 500) text = `${text.slice(0, 500)}…`;
+  return text || (error instanceof Error ? error.name : 'an error without a message');
 }
 
 function encodeCursor(offset: number): string {

@@ -4,5 +4,5 @@ export type * from './contract.js';
 export { createDispatcher, errorResult, ToolError, type Validator } from './dispatcher.js';
 export { createWebHandler, serveHttp, type HttpOptions, type HttpServer } from './http.js';
 export { handlers } from './registry.js';
-export { createServer, serveStdio, type ServerOptions } from './server.js';
+export { createServer, serveStdio, type ServerOptions, type StdioOptions } from './server.js';
 export { loadBindings, serverInfo, tools } from './tools.js';

@@ -1,6 +1,7 @@
 /**
  * The MCP server on the SDK's low-level Server, so tool schemas reach clients exactly as written.
  */
+import { Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -13,7 +14,7 @@ import { z } from 'zod';
 import { createContext } from './context.js';
 import type { ToolHandlers } from './contract.js';
 import { createDispatcher, type AnyHandler, type DispatcherOptions } from './dispatcher.js';
-import { instructions, loadBindings, pageSize, serverInfo, tools } from './tools.js';
+import { instructions, loadBindings, pageSize, serverInfo, timeouts, tools } from './tools.js';
 
 /**
  * tools/call as the SDK's Server sees it before its own check of the params: that check answers a malformed call
@@ -40,6 +41,7 @@ export function createServer(handlers: ToolHandlers, options: ServerOptions = {}
     bindings: loadBindings,
     handlers: handlers as unknown as Record<string, AnyHandler>,
     pageSize: options.pageSize ?? pageSize,
+    timeouts,
     ...(options.onError ? { onError: options.onError } : {}),
   });
   // One logging level per connection: this server serves one connection (one session).
@@ -60,9 +62,35 @@ export function createServer(handlers: ToolHandlers, options: ServerOptions = {}
   return server;
 }
 
-/** Serves over stdio until stdin closes. stdout carries the protocol: handlers must log to stderr. */
-export async function serveStdio(handlers: ToolHandlers, options: ServerOptions = {}): Promise<Server> {
+export interface StdioOptions extends ServerOptions {
+  /**
+   * The largest message accepted, in bytes (default 64 MiB). A longer one cannot be answered: the SDK drops it
+   * and reports it to stderr.
+   */
+  maxMessageBytes?: number;
+}
+
+/**
+ * Serves over stdio until stdin closes. stdout carries the protocol, so it is kept for the protocol alone: anything
+ * else written to it (a stray console.log in a handler or a library) goes to stderr instead.
+ */
+export async function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): Promise<Server> {
   const server = createServer(handlers, options);
-  await server.connect(new StdioServerTransport());
+  const maxBufferSize = options.maxMessageBytes ?? 64 * 1024 * 1024;
+  await server.connect(new StdioServerTransport(process.stdin, protocolChannel(), { maxBufferSize }));
   return server;
+}
+
+/** A stream onto the real stdout for the transport; process.stdout itself is redirected to stderr from now on. */
+function protocolChannel(): Writable {
+  const stdout = process.stdout;
+  const write = stdout.write.bind(stdout);
+  stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      // Keep stdout's backpressure: wait for 'drain' when it asks to.
+      if (write(chunk)) done();
+      else stdout.once('drain', () => done());
+    },
+  });
 }

@@ -5,5 +5,6 @@ import type { ToolBinding } from './dispatcher.js';
 export const serverInfo: Implementation = { name: 'stand-in', version: '0.0.0' };
 export const instructions: string | undefined = undefined;
 export const pageSize = 0;
+export const timeouts: Readonly<Record<string, number>> = {};
 export const tools: readonly Tool[] = [];
 export const loadBindings = (): Promise<ReadonlyMap<string, ToolBinding>> => Promise.resolve(new Map());
