@@ -35,7 +35,9 @@ export const CODES = {
   TS011: 'invalid-tool-name',
   TS012: 'duplicate-tool',
   TS013: 'identifier-collision',
+  /** Retired: now the lint rule long-tool-name (`toolspec lint`). Codes are never reused. */
   TS014: 'long-tool-name',
+  /** Retired: now the lint rule missing-description (`toolspec lint`). Codes are never reused. */
   TS015: 'missing-description',
   TS016: 'unsafe-path',
   TS017: 'include-cycle',
@@ -56,6 +58,13 @@ export const CODES = {
   TS033: 'empty-spec',
   TS034: 'invalid-default',
   TS035: 'no-tools',
+  TS036: 'invalid-utf8',
+  /** A file, the spec as a whole or its tool count is past a limit of src/load/limits.ts. */
+  TS037: 'input-too-large',
+  /** YAML nesting (or aliases) past the depth limit of src/load/limits.ts. */
+  TS038: 'nesting-too-deep',
+  /** An example's `expect` that no call can meet (its contract test could never pass). */
+  TS039: 'impossible-expectation',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -1,5 +1,6 @@
 /**
  * Diagnostics for people (file:line:col, a code frame, a hint) and for machines (JSON). Pure: returns strings.
+ * Everything printed passes through `visible`, the one place where text from the spec is made safe for a terminal.
  */
 import type { Diagnostic } from './diagnostics.js';
 
@@ -21,25 +22,102 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
   return stream.isTTY && !env['NO_COLOR'] ? COLOR : PLAIN;
 }
 
+/**
+ * Characters that a terminal acts on or that change how a line reads without being seen: C0 controls, DEL, C1
+ * controls (ESC sequences clear the screen or forge colours; CR overwrites), the line and paragraph separators,
+ * bidirectional embeddings, overrides and isolates (they reorder text as displayed), zero-width characters and the
+ * byte order mark (two keys that look the same differ by them).
+ */
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * Text from the spec as it is safe to print: each invisible or control character becomes a visible escape such as
+ * \u001b, so a key holding one shows why it differs from the name it looks like.
+ */
+export function visible(text: string): string {
+  return text.replace(INVISIBLE, escapeChar);
+}
+
+/** True when `text` holds a character that `visible` escapes. */
+export function hasInvisible(text: string): boolean {
+  return new RegExp(INVISIBLE.source).test(text);
+}
+
+/** `text` without terminal escape sequences and invisible characters: what a person sees on a terminal. */
+export function withoutInvisible(text: string): string {
+  return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '').replace(INVISIBLE, '');
+}
+
+function escapeChar(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** Columns of a code frame; longer lines show a window around the problem. */
 const FRAME_WIDTH = 100;
 
 export function formatDiagnostic(d: Diagnostic, style: Style = PLAIN, source?: string): string {
   const sev = d.severity === 'error' ? style.red(style.bold('error')) : style.yellow(style.bold('warning'));
-  const lines = [`${style.bold(`${d.file}:${d.line}:${d.column}`)} ${sev} ${style.dim(d.code)} ${d.message}`];
-  const text = source?.split(/\r?\n/)[d.line - 1];
+  const lines = [`${style.bold(visible(`${d.file}:${d.line}:${d.column}`))} ${sev} ${style.dim(d.code)} ${visible(d.message)}`];
+  const text = source === undefined ? undefined : linesOf(source)[d.line - 1];
   if (text !== undefined) {
-    const width = d.endLine === d.line ? Math.max(1, d.endColumn - d.column) : Math.max(1, text.length - d.column + 1);
-    // Show a window of long lines around the column; tabs become one space so the caret lines up.
-    const start = Math.max(0, Math.min(d.column - 1 - 20, text.length - FRAME_WIDTH));
-    const shown = text.replace(/\t/g, ' ').slice(start, start + FRAME_WIDTH);
+    const frame = codeFrame(text, d);
     const gutter = String(d.line);
-    const pad = ' '.repeat(gutter.length);
-    const caret = ' '.repeat(Math.max(0, d.column - 1 - start)) + '^'.repeat(Math.min(width, Math.max(1, shown.length - (d.column - 1 - start))));
-    lines.push(style.dim(`  ${gutter} | `) + (start > 0 ? '…' : '') + shown.slice(start > 0 ? 1 : 0));
-    lines.push(style.dim(`  ${pad} | `) + (d.severity === 'error' ? style.red(caret) : style.yellow(caret)));
+    lines.push(style.dim(`  ${gutter} | `) + frame.text);
+    lines.push(style.dim(`  ${' '.repeat(gutter.length)} | `) + (d.severity === 'error' ? style.red(frame.caret) : style.yellow(frame.caret)));
   }
-  if (d.hint) lines.push(`  ${style.cyan('hint:')} ${d.hint}`);
+  if (d.hint) lines.push(`  ${style.cyan('hint:')} ${visible(d.hint)}`);
   return lines.join('\n');
+}
+
+/**
+ * The line as shown under a diagnostic, and the caret line under it. Tabs become one space and invisible
+ * characters their escapes, with the caret moved to match; a byte order mark at the very start is not shown.
+ * Only a window around the column is looked at, so a megabyte-long line costs no more than a short one.
+ */
+function codeFrame(line: string, d: Diagnostic): { text: string; caret: string } {
+  const col = Math.min(Math.max(0, d.column - 1), line.length);
+  const width = d.endLine === d.line ? Math.max(1, d.endColumn - d.column) : Math.max(1, line.length - col);
+  let from = Math.max(0, col - FRAME_WIDTH);
+  let to = Math.min(line.length, col + FRAME_WIDTH * 2);
+  if (isLowSurrogate(line.charCodeAt(from))) from--;
+  if (isLowSurrogate(line.charCodeAt(to))) to++;
+  // at[i - from]: where code unit i starts in the shown text; cuts: where the shown text may be cut.
+  const at: number[] = [];
+  const cuts: number[] = [];
+  let shown = '';
+  for (let i = from; i < to; i++) {
+    at.push(shown.length);
+    const c = line[i]!;
+    if (!isLowSurrogate(c.charCodeAt(0))) cuts.push(shown.length);
+    if (c === '\t') shown += ' ';
+    else if (!(c === '\ufeff' && i === 0 && d.line === 1)) shown += visible(c);
+  }
+  at.push(shown.length);
+  cuts.push(shown.length);
+  const cut = (x: number) => cuts.reduce((best, c) => (c <= x ? c : best), 0);
+  const caretStart = at[col - from]!;
+  const caretEnd = at[Math.min(col + width, to) - from]!;
+  // A long line shows a window with 20 columns before the caret; "…" takes the place of its first character (or
+  // escape) where it was cut, and the caret moves with it.
+  const start = cut(Math.max(0, Math.min(caretStart - 20, shown.length - FRAME_WIDTH)));
+  const end = cut(start + FRAME_WIDTH);
+  const cutBefore = start > 0 || from > 0;
+  const skip = cutBefore ? Math.min(caretStart, cuts.find((c) => c > start) ?? start + 1) - 1 : start;
+  const text = cutBefore ? `…${shown.slice(skip + 1, end)}` : shown.slice(start, end);
+  const caret = ' '.repeat(Math.max(0, caretStart - skip)) + '^'.repeat(Math.max(1, Math.min(caretEnd, end) - caretStart));
+  return { text, caret };
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** A source split into lines, kept for the next call: one split per file, not one per diagnostic. */
+let split: { source: string; lines: string[] } | undefined;
+
+function linesOf(source: string): string[] {
+  if (split?.source !== source) split = { source, lines: source.split(/\r?\n/) };
+  return split.lines;
 }
 
 export function formatDiagnostics(list: readonly Diagnostic[], style: Style, sources: ReadonlyMap<string, string>): string {

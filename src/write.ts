@@ -28,6 +28,7 @@ export function writeOutput(rootDir: string, options: Options, files: readonly O
   const genDir = path.resolve(rootDir, options.generatedDir);
   const handlersDir = path.resolve(rootDir, options.handlersDir);
   for (const dir of [genDir, handlersDir]) assertInsideReal(rootDir, dir);
+  recoverGeneration(genDir);
 
   const changes: { abs: string; rel: string; contents: string }[] = [];
   const stubs: { abs: string; rel: string; contents: string }[] = [];
@@ -48,24 +49,10 @@ export function writeOutput(rootDir: string, options: Options, files: readonly O
   const produced = new Set(files.map((f) => path.resolve(rootDir, f.path)));
   const stale = listOwned(genDir).filter((abs) => !produced.has(abs));
 
-  // Stage every change beside its target, then rename: a failure before the renames leaves every file as it was.
-  const staged: { tmp: string; abs: string }[] = [];
-  try {
-    for (const c of changes) {
-      fs.mkdirSync(path.dirname(c.abs), { recursive: true });
-      const tmp = `${c.abs}.toolspec-${process.pid}.tmp`;
-      fs.writeFileSync(tmp, c.contents);
-      staged.push({ tmp, abs: c.abs });
-    }
-  } catch (e) {
-    for (const s of staged) fs.rmSync(s.tmp, { force: true });
-    throw e;
-  }
-  for (const s of staged) fs.renameSync(s.tmp, s.abs);
-  report.written = changes.map((c) => c.rel);
-  for (const abs of stale) {
-    fs.rmSync(abs);
-    report.removed.push(path.relative(rootDir, abs).split(path.sep).join('/'));
+  if (changes.length || stale.length) {
+    swapGeneration(genDir, changes, new Set(stale));
+    report.written = changes.map((c) => c.rel);
+    report.removed = stale.map((abs) => path.relative(rootDir, abs).split(path.sep).join('/'));
   }
   for (const s of stubs) {
     fs.mkdirSync(path.dirname(s.abs), { recursive: true });
@@ -78,6 +65,79 @@ export function writeOutput(rootDir: string, options: Options, files: readonly O
     }
   }
   return report;
+}
+
+/**
+ * Replaces the generated folder as a whole, so that a crash at any point leaves one generation complete: the new
+ * one is built beside it (unchanged files hard-linked in, keeping their bytes and mtimes; files that are not
+ * toolspec's carried over), then the two folders trade places with two renames. A crash between those renames
+ * leaves the previous generation whole under `<folder>.toolspec-old`, and the next run puts it back.
+ */
+function swapGeneration(genDir: string, changes: readonly { abs: string; contents: string }[], stale: ReadonlySet<string>): void {
+  const { stage, old } = swapPaths(genDir);
+  const changed = new Map(changes.map((c) => [path.basename(c.abs), c.contents]));
+  const staleNames = new Set([...stale].map((abs) => path.basename(abs)));
+  fs.mkdirSync(stage, { recursive: true });
+  try {
+    for (const name of fs.existsSync(genDir) ? fs.readdirSync(genDir) : []) {
+      const from = path.join(genDir, name);
+      if (changed.has(name) || staleNames.has(name)) continue;
+      carryOver(from, path.join(stage, name));
+    }
+    for (const [name, contents] of changed) {
+      fs.writeFileSync(path.join(stage, name), contents);
+      failpoint('staged-file');
+    }
+  } catch (e) {
+    fs.rmSync(stage, { recursive: true, force: true });
+    throw e;
+  }
+  if (fs.existsSync(genDir)) {
+    const real = fs.realpathSync(genDir);
+    fs.renameSync(real, old);
+    failpoint('between-renames');
+    fs.renameSync(stage, real);
+    fs.rmSync(old, { recursive: true, force: true });
+  } else {
+    fs.renameSync(stage, genDir);
+  }
+}
+
+/** Finishes what an interrupted generate left: the previous generation back in place, a half-built one gone. */
+export function recoverGeneration(genDir: string): void {
+  const { stage, old } = swapPaths(genDir);
+  if (fs.existsSync(old)) {
+    if (fs.existsSync(genDir)) fs.rmSync(old, { recursive: true, force: true });
+    else fs.renameSync(old, genDir);
+  }
+  fs.rmSync(stage, { recursive: true, force: true });
+}
+
+/** Beside the folder itself (where a link inside the project points): renames stay on one file system. */
+function swapPaths(genDir: string): { stage: string; old: string } {
+  const real = fs.existsSync(genDir) ? fs.realpathSync(genDir) : genDir;
+  return { stage: `${real}.toolspec-new`, old: `${real}.toolspec-old` };
+}
+
+/** A file or folder into the new generation: hard-linked where the file system allows, else copied with its times. */
+function carryOver(from: string, to: string): void {
+  if (fs.lstatSync(from).isFile()) {
+    try {
+      fs.linkSync(from, to);
+      return;
+    } catch {
+      // another device, or links not allowed: copy
+    }
+  }
+  fs.cpSync(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+}
+
+/**
+ * Test hook: TOOLSPEC_FAILPOINT=<name> kills the process at that point, as a crash or power loss would, so the
+ * tests can prove what a crash leaves behind. Unset in normal use.
+ */
+function failpoint(name: string): void {
+  if (process.env['TOOLSPEC_FAILPOINT'] === name) process.kill(process.pid, 'SIGKILL');
 }
 
 /** Files in the generated folder that toolspec made: its header, or its manifest.json. */

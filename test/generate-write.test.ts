@@ -105,4 +105,52 @@ describe('toolspec generate (built CLI)', () => {
     expect(r.stderr).toContain('refusing to write into src/generated: it is a link to');
     expect(fs.readdirSync(outside)).toEqual(['keep.txt']);
   });
+
+  it('refuses a handlers folder that links outside the project, and writes nothing anywhere', () => {
+    const outside = project({ 'keep.txt': 'x' });
+    const dir = project();
+    fs.mkdirSync(path.join(dir, 'src'));
+    fs.symlinkSync(outside, path.join(dir, 'src/handlers'));
+    const r = runCli(['generate'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('refusing to write into src/handlers: it is a link to');
+    expect(fs.readdirSync(outside)).toEqual(['keep.txt']);
+    expect(fs.existsSync(path.join(dir, 'src/generated'))).toBe(false);
+  });
+
+  describe('a generate that crashes part way (the process killed at a failpoint)', () => {
+    const changed = SPEC.replace('description: First.', 'description: First, changed.').concat(`  - name: gamma
+    description: Third.
+    inputSchema: { type: object }
+`);
+    const generated = (dir: string) => snapshot(path.join(dir, 'src/generated'));
+
+    it.each(['staged-file', 'between-renames'])('at %s leaves the previous generation whole, and the next run finishes', (point) => {
+      const dir = project();
+      expect(runCli(['generate'], dir).code).toBe(0);
+      const before = generated(dir);
+      const handlers = snapshot(path.join(dir, 'src/handlers'));
+      fs.writeFileSync(path.join(dir, 'toolspec.yaml'), changed);
+
+      const crashed = runCli(['generate'], dir, { TOOLSPEC_FAILPOINT: point });
+      expect(crashed.code).toBe(null); // killed, as by a crash
+      if (point === 'between-renames') {
+        // The one moment the folder is not in place: the previous generation waits, whole, beside it.
+        expect(fs.existsSync(path.join(dir, 'src/generated'))).toBe(false);
+        expect(snapshot(path.join(dir, 'src/generated.toolspec-old'))).toEqual(before);
+      } else {
+        expect(generated(dir)).toEqual(before);
+      }
+      expect(snapshot(path.join(dir, 'src/handlers'))).toEqual(handlers);
+
+      const again = runCli(['generate'], dir);
+      expect(again.code).toBe(0);
+      expect(fs.readdirSync(path.join(dir, 'src')).sort()).toEqual(['generated', 'handlers']);
+      const after = generated(dir);
+      expect(after['manifest.json']!.text).toContain('gamma');
+      // Files the change did not touch kept their bytes and mtimes through the crash and the recovery.
+      expect(after['context.ts']).toEqual(before['context.ts']);
+      expect(snapshot(path.join(dir, 'src/handlers'))).toMatchObject(handlers);
+    });
+  });
 });

@@ -1,5 +1,5 @@
 /** Check findings for people (grouped, with diffs), for machines (JSON) and for GitHub Actions (workflow commands). */
-import type { Style } from '../report.js';
+import { visible, type Style } from '../report.js';
 import { FIX_TEXT, type Finding } from './findings.js';
 
 export function formatFindingsText(findings: readonly Finding[], style: Style, opts: { diff: boolean }): string {
@@ -9,7 +9,7 @@ export function formatFindingsText(findings: readonly Finding[], style: Style, o
     if (!list.length) return;
     out.push(style.bold(title));
     for (const f of list) {
-      out.push(`  ${style.bold(`${f.file}:${f.line}:${f.column}`)} ${style.red(f.kind)}${f.tool ? ` ${style.dim(f.tool)}` : ''} ${f.message}`);
+      out.push(`  ${style.bold(`${f.file}:${f.line}:${f.column}`)} ${style.red(f.kind)}${f.tool ? ` ${style.dim(f.tool)}` : ''} ${visible(f.message)}`);
       if (f.expected) out.push(`      ${style.dim('expected:')} ${f.expected}`);
       if (f.actual) out.push(`      ${style.dim('actual:  ')} ${f.actual}`);
       if (opts.diff && f.diff) out.push(colourDiff(f.diff, style).replace(/^/gm, '      '));

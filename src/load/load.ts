@@ -8,7 +8,11 @@ import path from 'node:path';
 import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import { displayPath, isInside } from '../paths.js';
 import { checkStructure } from '../validate/structure.js';
+import { decodeUtf8 } from './decode.js';
+import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
 import { SourceFile, type JsonPath } from './source.js';
+
+export { MAX_FILE_BYTES } from './limits.js';
 
 /** Where something was written: a file and the JSON path inside it. */
 export interface Origin {
@@ -37,10 +41,9 @@ export interface RawSpec {
   defs: Map<string, RawDef>;
   /** Folders included whole (absolute): what they hold is part of the input too. */
   folders: string[];
+  /** True when tools past MAX_TOOLS were left out (and reported). */
+  tooManyTools: boolean;
 }
-
-/** Files larger than this are refused before parsing. */
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export interface LoadOptions {
   cwd?: string;
@@ -51,7 +54,9 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
   const cwd = opts.cwd ?? process.cwd();
   const abs = path.resolve(cwd, specPath);
   const show = (p: string) => displayPath(p, cwd);
-  const main = readSource(abs, show(abs), diags);
+  /** Bytes read so far, across the spec and its includes. */
+  const budget = { used: 0 };
+  const main = readSource(abs, show(abs), diags, budget);
   if (!main) return undefined;
 
   const rootDir = path.dirname(abs);
@@ -63,6 +68,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     tools: [],
     defs: new Map(),
     folders: [],
+    tooManyTools: false,
   };
   const seen = new Map<string, SourceFile>([[realOr(abs), main]]);
   /** The chain of includes being read, for naming cycles. */
@@ -75,7 +81,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     if (!isRecord(data)) return;
     if (kind === 'main') spec.root = data;
     collectDefs(file, data, spec, diags);
-    collectTools(file, data, spec);
+    collectTools(file, data, spec, diags);
     const includes = data['include'];
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
@@ -98,7 +104,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
           );
           continue;
         }
-        const child = readSource(target, show(target), diags, file.locate(['include', i]));
+        const child = readSource(target, show(target), diags, budget, file.locate(['include', i]));
         if (!child) continue;
         seen.set(real, child);
         spec.files.push(child);
@@ -116,10 +122,12 @@ function readSource(
   abs: string,
   shown: string,
   diags: Diagnostics,
+  budget: { used: number },
   from?: ReturnType<SourceFile['locate']>,
 ): SourceFile | undefined {
   const where = from ?? { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
-  let text: string;
+  const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
+  let bytes: Buffer;
   try {
     const st = fs.statSync(abs);
     if (st.isDirectory()) {
@@ -128,18 +136,36 @@ function readSource(
       );
       return undefined;
     }
+    if (!st.isFile()) {
+      // A pipe or a device would block the read or never end.
+      diags.add(diagnostic('TS005', where, `${shown} is not a regular file`, 'name a .yaml file'));
+      return undefined;
+    }
+    // Sizes are checked before reading, so an enormous file costs a stat, not the memory to hold it.
     if (st.size > MAX_FILE_BYTES) {
       diags.add(
         diagnostic(
-          'TS005',
-          where,
-          `${shown} is ${(st.size / 1024 / 1024).toFixed(1)} MiB; spec files are limited to ${MAX_FILE_BYTES / 1024 / 1024} MiB`,
-          'split the tools across files with include',
+          'TS037',
+          start,
+          `${shown} is ${mib(st.size)}; a spec file may hold at most ${mib(MAX_FILE_BYTES)}`,
+          'check that this is the spec you meant; a large spec can be split across files with include',
         ),
       );
       return undefined;
     }
-    text = fs.readFileSync(abs, 'utf8');
+    if (budget.used + st.size > MAX_TOTAL_BYTES) {
+      diags.add(
+        diagnostic(
+          'TS037',
+          where,
+          `${shown} (${mib(st.size)}) would bring the spec and its includes to ${mib(budget.used + st.size)}; together they may hold at most ${mib(MAX_TOTAL_BYTES)}`,
+          'check the include paths: a folder include reads every .yaml file in that folder',
+        ),
+      );
+      return undefined;
+    }
+    bytes = fs.readFileSync(abs);
+    budget.used += bytes.length;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     diags.add(
@@ -152,9 +178,20 @@ function readSource(
     );
     return undefined;
   }
-  const file = new SourceFile(shown, text, abs);
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) {
+    const at = { file: shown, line: decoded.line, column: decoded.column, endLine: decoded.line, endColumn: decoded.column + 1 };
+    diags.add(diagnostic('TS036', at, `${shown} ${decoded.message}`, decoded.hint));
+    return undefined;
+  }
+  const file = new SourceFile(shown, decoded.text, abs);
   for (const d of file.diagnostics) diags.add(d);
   return file;
+}
+
+function mib(bytes: number): string {
+  const m = bytes / 1024 / 1024;
+  return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`;
 }
 
 function resolveInclude(
@@ -213,12 +250,31 @@ function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawS
   }
 }
 
-function collectTools(file: SourceFile, data: Record<string, unknown>, spec: RawSpec): void {
+/**
+ * The tools of one file, in order. Past MAX_TOOLS (counted across files) the rest are left out, so no more schemas
+ * are checked than a server may hold, and the first one left out is reported.
+ */
+function collectTools(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {
   const tools = data['tools'];
   if (!Array.isArray(tools)) return;
-  tools.forEach((value, i) => {
-    if (isRecord(value)) spec.tools.push({ value, file, path: ['tools', i] });
-  });
+  for (const [i, value] of tools.entries()) {
+    if (!isRecord(value)) continue;
+    if (spec.tools.length === MAX_TOOLS) {
+      if (spec.tooManyTools) return;
+      const more = tools.length - i;
+      diags.add(
+        diagnostic(
+          'TS037',
+          file.locate(['tools', i]),
+          `the spec has more than ${MAX_TOOLS} tools: this is tool ${MAX_TOOLS + 1}${more > 1 ? `, and ${more - 1} more follow in this file` : ''}`,
+          `a server may have at most ${MAX_TOOLS} tools (clients and models handle a few hundred at most); the tools past the limit were not checked`,
+        ),
+      );
+      spec.tooManyTools = true;
+      return;
+    }
+    spec.tools.push({ value, file, path: ['tools', i] });
+  }
 }
 
 function realOr(p: string): string {

@@ -2,9 +2,10 @@
  * One YAML file with its positions: parses with the `yaml` package, keeps the document so any JSON path can be
  * mapped back to file:line:col, and turns YAML's own problems into diagnostics.
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
-import type { Document, Node } from 'yaml';
+import { Composer, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parseDocument, visit, YAMLParseError } from 'yaml';
+import type { CST, Document, Node, Pair, YAMLMap } from 'yaml';
 import { diagnostic, type Diagnostic, type Span } from '../diagnostics.js';
+import { MAX_DEPTH } from './limits.js';
 
 export type JsonPath = readonly (string | number)[];
 
@@ -25,32 +26,55 @@ export class SourceFile {
     /** Absolute, when read from disk. */
     readonly absPath: string = displayPath,
   ) {
-    this.document = parseDocument(text, {
-      lineCounter: this.lineCounter,
-      prettyErrors: false,
-      uniqueKeys: true,
-      strict: true,
-      logLevel: 'error',
-    });
+    const parsed = parseWithin(text, this.lineCounter);
+    if (typeof parsed === 'number') {
+      // Refused before composing: the composer recurses per level of nesting.
+      this.document = parseDocument('', PARSE_OPTIONS);
+      this.diagnostics.push(tooDeep(this.spanOf(parsed, parsed + 1), 'the YAML here nests'));
+      this.value = undefined;
+      return;
+    }
+    this.document = parsed;
     for (const e of [...this.document.errors, ...this.document.warnings]) {
-      const duplicate = e.code === 'DUPLICATE_KEY';
-      const message = duplicate ? duplicateKeyMessage(this.document, e.pos[0]) : yamlMessage(e.message);
-      this.diagnostics.push(
-        diagnostic(
-          duplicate ? 'TS002' : 'TS001',
-          this.spanOf(e.pos[0], Math.max(e.pos[1], e.pos[0] + 1)),
-          message,
-          duplicate ? 'each key may appear once per mapping; remove or rename one of them' : YAML_HINTS[e.code] ?? YAML_HINT,
-        ),
-      );
+      this.diagnostics.push(diagnostic('TS001', this.spanOf(e.pos[0], Math.max(e.pos[1], e.pos[0] + 1)), yamlMessage(e.message), YAML_HINTS[e.code] ?? YAML_HINT));
     }
     // Duplicate keys leave the data well-formed (the last one wins), so the rest of the file is still checked.
-    const fatal = this.document.errors.some((e) => e.code !== 'DUPLICATE_KEY');
-    this.value = fatal ? undefined : this.#toData();
+    this.#checkDuplicateKeys();
+    this.value = this.document.errors.length ? undefined : this.#toData();
+  }
+
+  /**
+   * Each key once per mapping. (yaml's own uniqueKeys check compares every key with every other one, which takes
+   * minutes on a mapping of 100,000 keys; a set of seen keys takes milliseconds.)
+   */
+  #checkDuplicateKeys(): void {
+    visit(this.document, {
+      Map: (_, map) => {
+        const seen = new Set<string>();
+        for (const pair of map.items) {
+          if (!isScalar(pair.key)) continue;
+          const value = pair.key.value;
+          const id = `${typeof value}:${String(value)}`;
+          if (!seen.has(id)) {
+            seen.add(id);
+            continue;
+          }
+          this.diagnostics.push(
+            diagnostic(
+              'TS002',
+              this.spanOfNode(pair.key),
+              `duplicate key ${JSON.stringify(String(value))}`,
+              'each key may appear once per mapping; remove or rename one of them',
+            ),
+          );
+        }
+      },
+    });
   }
 
   #toData(): unknown {
     let unresolved = false;
+    let firstAlias: Node | undefined;
     visit(this.document, {
       Pair: (_, pair) => {
         if (pair.key !== null && !isScalar(pair.key) && !isAlias(pair.key)) {
@@ -61,7 +85,9 @@ export class SourceFile {
         }
       },
       Alias: (_, node) => {
-        if (node.resolve(this.document) === undefined) {
+        firstAlias ??= node;
+        const target = node.resolve(this.document);
+        if (target === undefined) {
           unresolved = true;
           this.diagnostics.push(
             diagnostic(
@@ -71,25 +97,30 @@ export class SourceFile {
               `define "&${node.source}" on a value before this alias uses it`,
             ),
           );
+        } else if (target.range && node.range && target.range[0] <= node.range[0] && node.range[1] <= target.range[1]) {
+          // An alias inside its own anchor's value makes the data infinitely deep.
+          unresolved = true;
+          this.diagnostics.push(
+            diagnostic(
+              'TS038',
+              this.spanOfNode(node),
+              `alias "*${node.source}" is inside the value of its own anchor, so that value would contain itself without end`,
+              'an alias copies its anchor\'s value; a schema that contains itself is written with $ref, e.g. child: { $ref: "#" } or { $ref: "#/$defs/Node" }',
+            ),
+          );
         }
       },
     });
     if (unresolved) return undefined;
+    let data: unknown;
     try {
-      return this.document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+      data = this.document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (e) {
       if (e instanceof ReferenceError) {
-        let first: Node | undefined;
-        visit(this.document, {
-          Alias: (_, node) => {
-            first = node;
-            return visit.BREAK;
-          },
-        });
         this.diagnostics.push(
           diagnostic(
             'TS003',
-            first ? this.spanOfNode(first) : this.spanOf(0, 1),
+            firstAlias ? this.spanOfNode(firstAlias) : this.spanOf(0, 1),
             `aliases in this file expand to more than ${MAX_ALIAS_COUNT} nodes`,
             'nested aliases multiply; this is refused as a resource-exhaustion attack. Write the values out or use $defs and $ref',
           ),
@@ -98,6 +129,12 @@ export class SourceFile {
       }
       throw e;
     }
+    // The text nests at most MAX_DEPTH levels, but an alias puts a copy of its anchor's value in its own place.
+    if (firstAlias && depthOf(data) > MAX_DEPTH) {
+      this.diagnostics.push(tooDeep(this.spanOfNode(firstAlias), 'the aliases in this file nest values'));
+      return undefined;
+    }
+    return data;
   }
 
   spanOf(start: number, end: number): Span {
@@ -123,7 +160,7 @@ export class SourceFile {
       keyNode = undefined;
       let next: unknown;
       if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+        const pair = this.#pairs(node).get(String(seg));
         if (pair) {
           keyNode = pair.key;
           next = pair.value ?? pair.key;
@@ -137,6 +174,21 @@ export class SourceFile {
     const target = opts.key && keyNode ? keyNode : node;
     if (target && typeof target === 'object' && 'range' in target) return this.spanOfNode(target as Node);
     return this.spanOf(0, 1);
+  }
+
+  readonly #index = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+  /** A mapping's pairs by key (the first of duplicates), built once: locating is then linear in the path only. */
+  #pairs(map: YAMLMap): Map<string, Pair> {
+    let index = this.#index.get(map);
+    if (!index) {
+      index = new Map();
+      for (const p of map.items) {
+        if (isPair(p) && isScalar(p.key) && !index.has(String(p.key.value))) index.set(String(p.key.value), p);
+      }
+      this.#index.set(map, index);
+    }
+    return index;
   }
 
   #deref(node: unknown): unknown {
@@ -162,16 +214,68 @@ function yamlMessage(message: string): string {
   return `YAML syntax error: ${m.charAt(0).toLowerCase()}${m.slice(1)}`;
 }
 
-function duplicateKeyMessage(doc: Document.Parsed, offset: number): string {
-  let key: string | undefined;
-  visit(doc, {
-    Pair: (_, pair) => {
-      if (isScalar(pair.key) && pair.key.range?.[0] === offset) {
-        key = String(pair.key.value);
-        return visit.BREAK;
-      }
-      return undefined;
-    },
-  });
-  return key === undefined ? 'duplicate key in a mapping' : `duplicate key "${key}"`;
+const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true, logLevel: 'error' } as const;
+
+const COLLECTIONS: ReadonlySet<string> = new Set(['block-map', 'block-seq', 'flow-collection']);
+
+/**
+ * parseDocument, with nesting counted while parsing: the syntax parser keeps an explicit stack, but the composer
+ * that builds the document from it recurses per level, and a few thousand levels overflow the call stack (or make
+ * V8 run out of memory). Returns the offset where the text nests past MAX_DEPTH instead of a document.
+ */
+function parseWithin(text: string, lineCounter: LineCounter): Document.Parsed | number {
+  const parser = new Parser(lineCounter.addNewLine);
+  lineCounter.addNewLine(0); // as Parser.parse does
+  const tokens: CST.Token[] = [];
+  for (const lexeme of new Lexer().lex(text)) {
+    const offset = parser.offset;
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    // The stack also holds the document and the node being read; count only the collections when it is long.
+    if (parser.stack.length > MAX_DEPTH && parser.stack.filter((t) => COLLECTIONS.has(t.type)).length > MAX_DEPTH) return offset;
+  }
+  for (const token of parser.end()) tokens.push(token);
+  let doc: Document.Parsed | undefined;
+  for (const next of new Composer(PARSE_OPTIONS).compose(tokens, true, text.length)) {
+    if (!doc) doc = next;
+    else {
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+      break;
+    }
+  }
+  return doc!;
+}
+
+function tooDeep(span: Span, what: string): Diagnostic {
+  return diagnostic(
+    'TS038',
+    span,
+    `${what} deeper than ${MAX_DEPTH} levels`,
+    `real specs nest far less; this is refused so a nesting bomb cannot exhaust the stack. Move nested schemas to $defs and refer to them with $ref: "#/$defs/Name"`,
+  );
+}
+
+/** How many collections deep `value` nests (a scalar: 0), without recursion; shared values are measured once. */
+export function depthOf(value: unknown): number {
+  const isNode = (v: unknown): v is object => typeof v === 'object' && v !== null;
+  if (!isNode(value)) return 0;
+  const depth = new Map<object, number>();
+  const open = new Set<object>();
+  const stack: object[] = [value];
+  while (stack.length) {
+    const node = stack[stack.length - 1]!;
+    if (depth.has(node)) {
+      stack.pop();
+      continue;
+    }
+    const kids = Object.values(node).filter(isNode);
+    if (!open.has(node)) {
+      open.add(node);
+      for (const k of kids) if (!depth.has(k) && !open.has(k)) stack.push(k);
+      continue;
+    }
+    stack.pop();
+    open.delete(node);
+    depth.set(node, 1 + kids.reduce((m, k) => Math.max(m, depth.get(k) ?? 0), 0));
+  }
+  return depth.get(value)!;
 }

@@ -138,6 +138,22 @@ export function checkToolSchema(
         `$ref ${JSON.stringify(ref)} points outside the spec`,
         'toolspec resolves only refs inside the spec: put the schema under $defs and write $ref: "#/$defs/Name"',
       );
+    } else if (/[\u2028\u2029]/.test(ref)) {
+      // ajv reads a $ref as a URI, where a raw line or paragraph separator cannot stand: it would not resolve.
+      const encoded = ref.replace(/[\u2028\u2029]/g, (c) => encodeURIComponent(c));
+      report(
+        'TS025',
+        at,
+        `$ref ${JSON.stringify(ref)} holds a raw ${ref.includes('\u2028') ? 'line separator (U+2028)' : 'paragraph separator (U+2029)'}, which a URI cannot hold`,
+        `percent-encode it ($ref: ${JSON.stringify(encoded)}), or rename the $def to letters, digits, _ - .`,
+      );
+    } else if (/%(?![0-9A-Fa-f]{2})/.test(ref)) {
+      report(
+        'TS025',
+        at,
+        `$ref ${JSON.stringify(ref)} holds a "%" that does not start a percent-encoded byte`,
+        `a $ref is a URI: write "%" itself as "%25" ($ref: ${JSON.stringify(ref.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'))}), or rename the $def`,
+      );
     } else if (ref.startsWith('#/') || ref === '#') {
       if (resolvePointer(bundled, ref) === undefined) {
         const segs = pointerSegments(ref);

@@ -8,6 +8,7 @@ import addFormats from 'ajv-formats';
 import { diagnostic, type Diagnostics, type DiagnosticCode } from '../diagnostics.js';
 import type { SourceFile } from '../load/source.js';
 import { includeSchemaPath, specSchemaPath } from '../paths.js';
+import { hasInvisible, withoutInvisible } from '../report.js';
 import { didYouMean, quoteList } from '../suggest.js';
 
 interface Validators {
@@ -63,13 +64,14 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
     case 'additionalProperties': {
       const field = String(err.params['additionalProperty']);
       const known = Object.keys(parent?.properties ?? {});
-      const suggestion = didYouMean(field, known);
-      return make(
-        'TS006',
-        at([...path, field], true),
-        `unknown field "${field}" in ${where}`,
-        suggestion || `valid fields here: ${known.join(', ')}`,
-      );
+      // A name with control or invisible characters prints them escaped; say so, and match what a person sees.
+      const seen = hasInvisible(field) ? withoutInvisible(field) : undefined;
+      let hint = didYouMean(seen ?? field, known) || `valid fields here: ${known.join(', ')}`;
+      if (seen !== undefined) {
+        const why = 'the name holds invisible or control characters (shown as \\u escapes)';
+        hint = known.includes(seen) ? `${why}; without them it reads "${seen}": retype the key` : `${why}; ${hint}`;
+      }
+      return make('TS006', at([...path, field], true), `unknown field "${field}" in ${where}`, hint);
     }
     case 'required': {
       const field = String(err.params['missingProperty']);
