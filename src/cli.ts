@@ -1,6 +1,6 @@
 /**
  * The command line: the only layer that touches the console and decides exit codes.
- * 0 fine · 1 drift found · 2 invalid spec, config or usage · 3 internal error.
+ * 0 fine · 1 drift found, lint fails (options.lint.failOn) or diff finds a breaking change · 2 invalid spec, config or usage · 3 internal error.
  */
 import { Command, CommanderError, Option } from 'commander';
 import fs from 'node:fs';
@@ -13,15 +13,16 @@ import { initFiles, packageName } from './init.js';
 import { displayPath } from './paths.js';
 import { countSummary, formatDiagnostics, styleFor } from './report.js';
 import type { LoadResult } from './spec.js';
-import { saveState, stateFor, verifiedState } from './state.js';
-import { writeOutput, type WriteReport } from './write.js';
+import { verifiedState } from './state.js';
+import { writeOutput } from './write.js';
 
 // The spec loader, the generator and the type checker load only on the paths that use them: a generate or check
 // with nothing to do (the cached state holds) starts in a fraction of the time.
 const loader = () => import('./spec.js');
 const generator = () => import('./emit/generate.js');
+const linter = () => import('./lint/index.js');
 
-export const EXIT = { ok: 0, drift: 1, invalid: 2, internal: 3 } as const;
+export const EXIT = { ok: 0, drift: 1, lint: 1, invalid: 2, internal: 3 } as const;
 
 const DEFAULT_SPEC = 'toolspec.yaml';
 
@@ -63,6 +64,21 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     return result;
   };
 
+  /**
+   * Lints a loaded spec beside validate, generate and check: findings on stderr (validate with code frames, the
+   * others one line each), exit 1 when they reach options.lint.failOn.
+   */
+  const lintBeside = async (result: LoadResult, format: string, frames: boolean, failNote = '') => {
+    const api = await linter();
+    const lint = await api.lintLoaded({ ...result, model: result.model! });
+    if (lint.failed) code = EXIT.lint;
+    if (format !== 'text' || !lint.findings.length) return lint;
+    const style = styleFor(stderr, env);
+    if (frames) err(`${api.formatLintFindings(lint.findings, style, result.sources)}\n\n`);
+    else err(`${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}${lint.failed ? failNote : ''}; \`toolspec lint\` shows hints and the token table`);
+    return lint;
+  };
+
   program
     .command('validate')
     .description('load and check the spec; print every problem at once')
@@ -71,10 +87,14 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .action(async (spec: string, opts: { format: 'text' | 'json' }) => {
       const result = await load(spec, opts.format);
       const valid = result.model !== undefined;
+      const lint = valid ? await lintBeside(result, opts.format, true) : undefined;
       if (opts.format === 'json') {
-        out(JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics }, null, 2));
+        out(JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics, lint: lint ?? null }, null, 2));
+      } else if (lint?.failed) {
+        out(`${spec} is valid, but ${(await linter()).lintSummary(lint)}`);
       } else if (valid) {
-        const warn = result.diagnostics.length ? ` (${countSummary(result.diagnostics).replace(/^0 errors, /, '')})` : '';
+        const counts = [plural(lint?.errors ?? 0, 'lint error'), plural(result.diagnostics.length + (lint?.warnings ?? 0), 'warning')].filter((c) => !c.startsWith('0 '));
+        const warn = counts.length ? ` (${counts.join(', ')})` : '';
         out(`${spec} is valid: ${plural(result.model!.tools.length, 'tool')} in ${plural(result.files.length, 'file')}${warn}`);
       }
     });
@@ -84,43 +104,17 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .description('write the generated files, and a handler stub for each tool that has none yet')
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
     .addOption(formatOption())
-    .action(async (spec: string, opts: { format: 'text' | 'json' }) => {
-      const started = performance.now();
-      const specPath = path.resolve(cwd, spec);
-      // Nothing changed since the last generate (inputs, generator and outputs all hash the same): nothing to do.
-      const state = verifiedState(specPath);
-      if (state && state.tools.every((t) => fs.existsSync(t.handler))) {
-        const outputs = Object.keys(state.outputs).map((f) => displayPath(f, state.rootDir));
-        if (opts.format === 'json') {
-          out(JSON.stringify({ ok: true, spec, written: [], unchanged: outputs, removed: [], created: [], kept: state.tools.map((t) => displayPath(t.handler, state.rootDir)), diagnostics: [] }, null, 2));
-          return;
-        }
-        const ms = Math.round(performance.now() - started);
-        out(`${displayPath(state.generatedDir, state.rootDir)}: ${plural(outputs.length, 'file')}, 0 written, ${outputs.length} unchanged — ${plural(state.tools.length, 'tool')} in ${ms} ms (nothing changed since the last generate)`);
+    .option('--watch', 'generate now, then again whenever the spec or a file it includes changes (one line per run; Ctrl-C stops)')
+    .action(async (spec: string, opts: { format: 'text' | 'json'; watch?: boolean }) => {
+      if (opts.watch) {
+        const { watchGenerate } = await import('./watch.js');
+        code = await watchGenerate({ spec, cwd, format: opts.format, style: styleFor(stderr, env), out, err });
         return;
       }
-      const result = await load(spec, opts.format);
-      const model = result.model;
-      let report: WriteReport | undefined;
-      if (model) {
-        const files = await (await generator()).generate(model);
-        report = writeOutput(model.rootDir, model.options, files);
-        const subject = (await import('./check/subject.js')).subjectOf(model);
-        saveState(specPath, stateFor({ ...subject, inputs: result.inputs, files, tools: subject.tools }));
-      }
-      if (opts.format === 'json') {
-        out(JSON.stringify({ ok: Boolean(model), spec, ...report, diagnostics: result.diagnostics }, null, 2));
-        return;
-      }
-      if (!model || !report) return;
-      const ms = Math.round(performance.now() - started);
-      const total = report.written.length + report.unchanged.length;
-      out(
-        `${model.options.generatedDir}: ${plural(total, 'file')}, ${report.written.length} written, ${report.unchanged.length} unchanged` +
-          (report.removed.length ? `, ${report.removed.length} removed (${report.removed.join(', ')})` : '') +
-          ` — ${plural(model.tools.length, 'tool')} in ${ms} ms`,
-      );
-      for (const f of report.created) out(`created ${f}: a stub to fill in`);
+      const r = await (await import('./commands/generate.js')).generateCommand({ spec, cwd, format: opts.format, style: styleFor(stderr, env) });
+      if (r.stderr) err(r.stderr);
+      if (r.stdout) out(r.stdout);
+      code = r.code;
     });
 
   program
@@ -147,15 +141,78 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         return;
       }
       const { checkProject } = await import('./check/check.js');
-      report(await checkProject(result.model, cwd, result.inputs, specPath), result.model.tools.length);
+      const lint = await lintBeside(result, opts.format, false);
+      const { formatLintGithub, withLint } = await linter();
+      if (opts.format === 'github' && lint.findings.length) out(formatLintGithub(lint.findings));
+      // A spec that fails lint is never cached as proven: the next check must lint it again.
+      const proven = lint.failed ? undefined : result.inputs;
+      report(await checkProject(result.model, cwd, proven, specPath), result.model.tools.length, lint.failed, (json) => withLint(json, lint));
 
-      function report(findings: Finding[], tools: number): void {
-        code = findings.length ? EXIT.drift : EXIT.ok;
-        if (opts.format === 'json') return out(formatFindingsJson(findings, spec));
+      function report(findings: Finding[], tools: number, lintFailed = false, addLint = (json: string) => json): void {
+        code = findings.length || lintFailed ? EXIT.drift : EXIT.ok;
+        if (opts.format === 'json') return out(addLint(formatFindingsJson(findings, spec)));
         if (opts.format === 'github') return void (findings.length && out(formatFindingsGithub(findings)));
         if (!findings.length) return out(`${spec}: no drift — generated files, handlers and spec agree (${plural(tools, 'tool')})`);
         out(formatFindingsText(findings, styleFor(stdout, env), { diff: opts.diff ?? Boolean(stdout.isTTY) }));
       }
+    });
+
+  program
+    .command('diff')
+    .description('compare two versions of the spec: every change classified breaking, compatible or prompt; exit 1 on a breaking one')
+    .argument('[old]', 'the old spec: a file, a git revision (the spec at that revision, with its includes) or <rev>:<path>')
+    .argument('[new]', 'the new spec, the same way (default: the spec file in the working tree)')
+    .option('--against <rev>', 'compare the working spec (or the one file given) with the spec at this git revision, e.g. origin/main')
+    .option('--spec <path>', 'the spec file, for operands that name only a revision', DEFAULT_SPEC)
+    .addOption(new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)').choices(['text', 'json', 'github']).default('text'))
+    .addOption(new Option('--fail-on <class>', 'exit 1 on breaking changes, on breaking or prompt changes, or on any change').choices(['breaking', 'prompt', 'any']).default('breaking'))
+    .action(async (oldSpec: string | undefined, newSpec: string | undefined, opts: { against?: string; spec: string; format: 'text' | 'json' | 'github'; failOn: 'breaking' | 'prompt' | 'any' }) => {
+      const { diffCommand } = await import('./diff/command.js');
+      const style = { out: styleFor(stdout, env), err: styleFor(stderr, env) };
+      const r = diffCommand({ old: oldSpec, new: newSpec, against: opts.against, spec: opts.spec, format: opts.format, failOn: opts.failOn, cwd, style });
+      if (r.stderr) err(r.stderr);
+      if (r.stdout) out(r.stdout);
+      code = r.code;
+    });
+
+  program
+    .command('lint')
+    .description('check the spec against the lint rules and count the tokens its tools take (rules and budget: options.lint)')
+    .argument('[spec]', 'the spec file', DEFAULT_SPEC)
+    .addOption(formatOption())
+    .option('--rules', 'list the rules, their default severity and what they find')
+    .action(async (spec: string, opts: { format: 'text' | 'json'; rules?: boolean }) => {
+      const api = await linter();
+      if (opts.rules) return out(api.formatRules(styleFor(stdout, env)));
+      const result = await load(spec, opts.format);
+      if (!result.model) return void (opts.format === 'json' && out(api.lintJson(spec, undefined, result.diagnostics)));
+      const lint = await api.lintLoaded({ ...result, model: result.model }, { tokens: true });
+      if (lint.failed) code = EXIT.lint;
+      out(opts.format === 'json' ? api.lintJson(spec, lint, result.diagnostics) : api.formatLintReport(spec, lint, result.sources, styleFor(stdout, env)));
+    });
+
+  program
+    .command('import')
+    .description('write a spec from an existing MCP server: its tools exactly as it lists them')
+    .option('--from-command <command>', 'start the server with this command line (no shell) and read it over stdio')
+    .option('--from-url <url>', "read the server at this Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
+    .option('--from-file <file>', 'read a saved tools/list result, a JSON-RPC response with one, or an array of tools (JSON)')
+    .option('--out <file>', 'the spec file to write; - prints it instead', DEFAULT_SPEC)
+    .option('--force', 'replace --out when it exists')
+    .option('--hoist', 'move sub-schemas that two or more tools repeat into shared $defs (schemas then refer to them)')
+    .option('--skip-invalid', 'leave out the tools toolspec cannot take, instead of writing nothing')
+    .option('--timeout <duration>', 'how long the server may take to start and to answer each request', '30s')
+    .option('--header <header>', 'an HTTP header for --from-url, "Name: value"; repeatable', (v: string, all: string[] = []) => [...all, v])
+    .option('--name <name>', 'the server name to write (default: the one the server reports)')
+    .option('--server-version <version>', 'the server version to write (default: the one the server reports)')
+    .addOption(formatOption())
+    .action(async (opts: { fromCommand?: string; fromUrl?: string; fromFile?: string; out: string; force?: boolean; hoist?: boolean; skipInvalid?: boolean; timeout: string; header?: string[]; name?: string; serverVersion?: string; format: 'text' | 'json' }) => {
+      const { importCommand } = await import('./import/command.js');
+      const { force, hoist, skipInvalid, header, ...rest } = opts;
+      const r = await importCommand({ ...rest, force: Boolean(force), hoist: Boolean(hoist), skipInvalid: Boolean(skipInvalid), headers: header ?? [], cwd, env, version: packageVersion() });
+      if (r.stderr) err(r.stderr);
+      if (r.stdout) stdout.write(r.stdout);
+      code = r.code;
     });
 
   program

@@ -2,10 +2,13 @@
  * Output options: their one home is the spec's `options` mapping, so a person and CI run the same command with
  * no flags. Defaults are set here and nowhere else.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostics } from './diagnostics.js';
+import { checkTimeout } from './duration.js';
 import type { SourceFile } from './load/source.js';
 import { isInside } from './paths.js';
+
 
 export interface Options {
   /** Folder of generated files, relative to the spec's folder, with forward slashes. */
@@ -16,18 +19,47 @@ export interface Options {
   refs: 'bundle' | 'inline';
   /** Tools per tools/list page; 0 sends every tool in one page. */
   pageSize: number;
+  /** Time limit of a call for tools without their own `timeout`, in milliseconds (spec: `timeout: 30s`); 0: none. */
+  timeoutMs: number;
+  /** Lint rules' severities, suppressions and the token budget (see src/lint). */
+  lint: LintOptions;
 }
+
+export type LintLevel = 'off' | 'warning' | 'error';
+
+export interface LintOptions {
+  /** The lowest severity that fails lint, validate, generate and check; "never": findings are only printed. */
+  failOn: 'error' | 'warning' | 'never';
+  /** Severity per rule id, only for the rules the spec sets; the others keep their default. */
+  rules: Record<string, LintLevel>;
+  /** Per-tool suppressions; each should say why. */
+  ignore: { rule: string; tools: string[]; reason?: string }[];
+  /** Token budget of the tools as a model reads them; 0: none. */
+  budget: { total: number; perTool: number };
+  /** The tokenizer's encoding. */
+  encoding: 'o200k_base' | 'cl100k_base';
+}
+
+export const DEFAULT_LINT_OPTIONS: Readonly<LintOptions> = Object.freeze({
+  failOn: 'error',
+  rules: Object.freeze({}),
+  ignore: Object.freeze([]) as unknown as LintOptions['ignore'],
+  budget: Object.freeze({ total: 0, perTool: 0 }),
+  encoding: 'o200k_base',
+});
 
 export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
   generatedDir: 'src/generated',
   handlersDir: 'src/handlers',
   refs: 'bundle',
   pageSize: 0,
+  timeoutMs: 0,
+  lint: DEFAULT_LINT_OPTIONS,
 });
 
 /** Applies defaults to the spec's `options` (already checked against the spec schema) and checks the folders. */
 export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, diags: Diagnostics): Options {
-  const given = (raw && typeof raw === 'object' ? raw : {}) as Partial<Record<keyof Options, unknown>>;
+  const given = (raw && typeof raw === 'object' ? raw : {}) as Partial<Record<keyof Options | 'timeout', unknown>>;
   const pick = <K extends keyof Options>(k: K, ok: (v: unknown) => boolean): Options[K] =>
     (ok(given[k]) ? given[k] : DEFAULT_OPTIONS[k]) as Options[K];
   const options: Options = {
@@ -35,6 +67,8 @@ export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, 
     handlersDir: pick('handlersDir', (v) => typeof v === 'string' && v !== ''),
     refs: pick('refs', (v) => v === 'bundle' || v === 'inline'),
     pageSize: pick('pageSize', (v) => Number.isInteger(v) && (v as number) >= 0),
+    timeoutMs: checkTimeout(given['timeout'], file.locate(['options', 'timeout']), diags) ?? DEFAULT_OPTIONS.timeoutMs,
+    lint: resolveLintOptions(given['lint']),
   };
   const folders = ['generatedDir', 'handlersDir'] as const;
   const abs: Partial<Record<(typeof folders)[number], string>> = {};
@@ -48,6 +82,18 @@ export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, 
           file.locate(['options', key]),
           `options.${key} "${value}" must be a folder below the spec's folder`,
           `use a relative path such as "${DEFAULT_OPTIONS[key]}"; toolspec never writes outside the project`,
+        ),
+      );
+      continue;
+    }
+    const blocker = fileInTheWay(rootDir, resolved);
+    if (blocker) {
+      diags.add(
+        diagnostic(
+          'TS016',
+          file.locate(['options', key]),
+          `options.${key} "${value}" must be a folder, but ${blocker === resolved ? 'it' : `"${path.relative(rootDir, blocker).split(path.sep).join('/')}"`} is a file`,
+          `name a folder (toolspec creates it when missing), such as "${DEFAULT_OPTIONS[key]}"; an existing file is never replaced`,
         ),
       );
       continue;
@@ -66,4 +112,36 @@ export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, 
     );
   }
   return options;
+}
+
+/** The first existing non-folder on the way from `rootDir` down to `target` (both absolute), if any. */
+function fileInTheWay(rootDir: string, target: string): string | undefined {
+  let cur = rootDir;
+  for (const seg of path.relative(rootDir, target).split(path.sep)) {
+    cur = path.join(cur, seg);
+    const st = fs.statSync(cur, { throwIfNoEntry: false });
+    if (!st) return undefined;
+    if (!st.isDirectory()) return cur;
+  }
+  return undefined;
+}
+
+/** options.lint with its defaults (its structure is checked by the spec's JSON Schema before this runs). */
+function resolveLintOptions(raw: unknown): LintOptions {
+  const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  const given = obj(raw);
+  const budget = obj(given['budget']);
+  const count = (v: unknown) => (Number.isInteger(v) && (v as number) >= 0 ? (v as number) : 0);
+  const d = DEFAULT_LINT_OPTIONS;
+  return {
+    failOn: given['failOn'] === 'warning' || given['failOn'] === 'never' || given['failOn'] === 'error' ? given['failOn'] : d.failOn,
+    rules: { ...(obj(given['rules']) as Record<string, LintLevel>) },
+    ignore: (Array.isArray(given['ignore']) ? given['ignore'] : []).map((e) => {
+      const entry = obj(e);
+      const tools = Array.isArray(entry['tools']) ? entry['tools'].filter((t): t is string => typeof t === 'string') : [];
+      return { rule: String(entry['rule']), tools, ...(typeof entry['reason'] === 'string' ? { reason: entry['reason'] } : {}) };
+    }),
+    budget: { total: count(budget['total']), perTool: count(budget['perTool']) },
+    encoding: given['encoding'] === 'cl100k_base' ? 'cl100k_base' : d.encoding,
+  };
 }

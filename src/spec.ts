@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { diagnostic, Diagnostics, type Diagnostic } from './diagnostics.js';
 import { isRecord, loadSpec, type LoadOptions } from './load/load.js';
+import type { SourceFile } from './load/source.js';
 import type { ServerInfo, ServerModel } from './model.js';
 import { resolveOptions } from './options.js';
 import { checkTools } from './validate/tools.js';
@@ -19,6 +20,8 @@ export interface LoadResult {
   sources: Map<string, string>;
   /** What the output depends on: every file read (absolute path and text) and every folder included whole. */
   inputs: { files: { path: string; text: string }[]; folders: string[] };
+  /** The parsed files by display path, when there is a model: later stages (lint) find positions in them. */
+  parsed?: ReadonlyMap<string, SourceFile>;
 }
 
 export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult {
@@ -46,7 +49,7 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
     options,
     tools,
   };
-  return { model, diagnostics, files, sources, inputs };
+  return { model, diagnostics, files, sources, inputs, parsed: new Map(raw.files.map((f) => [f.displayPath, f])) };
 }
 
 function serverInfo(v: unknown): ServerInfo {

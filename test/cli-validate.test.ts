@@ -34,8 +34,9 @@ describe('toolspec validate (built CLI, end to end)', () => {
   it('exits 0 on a valid spec and prints warnings on stderr', () => {
     const r = runCli(['validate'], project.dir);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('toolspec.yaml is valid: 1 tool in 1 file (1 warning)\n');
-    expect(r.stderr).toContain('toolspec.yaml:5:11 warning TS015 tool "echo" has no description');
+    expect(r.stdout).toBe('toolspec.yaml is valid: 1 tool in 1 file (2 warnings)\n');
+    expect(r.stderr).toContain('toolspec.yaml:5:11 warning missing-description tool "echo" has no description');
+    expect(r.stderr).toContain('toolspec.yaml:6:48 warning missing-argument-description argument "text" of tool "echo" has no description');
   });
 
   it('exits 2 and prints every diagnostic, in every file, on stderr', () => {

@@ -1,0 +1,79 @@
+/**
+ * The spec's lint options at work: each rule's severity (options.lint.rules), per-tool suppressions
+ * (options.lint.ignore, each with a reason), and findings about the suppressions themselves.
+ */
+import type { LintLevel, LintOptions } from '../options.js';
+import { didYouMean } from '../suggest.js';
+import { quoted } from './words.js';
+import { CONFIG_RULES, type Locator, type RawFinding, type RuleId } from './types.js';
+
+/** The severity a rule runs at: the spec's choice, else the rule's default. */
+export function levelOf(rule: { id: RuleId; severity: Exclude<LintLevel, 'off'> }, options: LintOptions): LintLevel {
+  return options.rules[rule.id] ?? rule.severity;
+}
+
+/** options.lint.ignore, keeping track of which entries (and which of their tools) silenced something. */
+export class Suppressions {
+  readonly #entries: LintOptions['ignore'];
+  /** Per entry, the tools it silenced a finding for. */
+  readonly #used: Set<string>[];
+
+  constructor(entries: LintOptions['ignore']) {
+    this.#entries = entries;
+    this.#used = entries.map(() => new Set());
+  }
+
+  /** True when an entry silences `rule` for `tool`. */
+  matches(rule: RuleId, tool: string): boolean {
+    let hit = false;
+    this.#entries.forEach((e, i) => {
+      if (e.rule === rule && e.tools.includes(tool)) {
+        this.#used[i]!.add(tool);
+        hit = true;
+      }
+    });
+    return hit;
+  }
+
+  /** A finding is silenced when an entry for its rule names any of the tools it is about. */
+  silences(f: RawFinding): boolean {
+    if (CONFIG_RULES.includes(f.rule)) return false;
+    return f.tools.map((t) => this.matches(f.rule, t)).some(Boolean);
+  }
+
+  /** Findings about the entries: no reason, a tool that does not exist, a tool for which nothing was silenced. */
+  check(toolNames: readonly string[], active: (rule: RuleId) => boolean, at: Locator): RawFinding[] {
+    const out: RawFinding[] = [];
+    const known = new Set(toolNames);
+    this.#entries.forEach((e, i) => {
+      const where = ['options', 'lint', 'ignore', i];
+      if (!e.reason?.trim()) {
+        out.push({
+          rule: 'ignore-without-reason',
+          tools: [],
+          span: at.inSpec([...where, 'rule']),
+          message: `options.lint.ignore[${i}] silences ${e.rule} for ${e.tools.map(quoted).join(', ')} without a reason`,
+          hint: 'add reason: "…" saying why the finding does not apply here, so the next reader need not guess',
+        });
+      }
+      if (!active(e.rule as RuleId)) {
+        out.push({
+          rule: 'unused-ignore',
+          tools: [],
+          span: at.inSpec([...where, 'rule']),
+          message: `options.lint.ignore[${i}] silences ${e.rule}, but that rule is off`,
+          hint: 'remove the entry: options.lint.rules turns the rule off for every tool',
+        });
+        return;
+      }
+      e.tools.forEach((tool, j) => {
+        if (this.#used[i]!.has(tool)) return;
+        const [message, hint] = known.has(tool)
+          ? [`options.lint.ignore[${i}] silences ${e.rule} for ${quoted(tool)}, but the rule reports nothing there`, 'remove it: what it silenced is gone']
+          : [`options.lint.ignore[${i}] names ${quoted(tool)}, which is not a tool of this server`, didYouMean(tool, toolNames) || 'remove it, or correct the name'];
+        out.push({ rule: 'unused-ignore', tools: [], span: at.inSpec([...where, 'tools', j]), message, hint });
+      });
+    });
+    return out;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * lint(model): every rule over the ServerModel, at the severities the spec's options give them, minus what the
+ * spec's suppressions silence, plus the token count when asked for or when the spec sets a budget. Pure but for
+ * loading the tokenizer.
+ */
+import type { ServerModel } from '../model.js';
+import type { LintOptions } from '../options.js';
+import { levelOf, Suppressions } from './config.js';
+import { toolLocator } from './positions.js';
+import { RULES, ruleById } from './rules/index.js';
+import { budgetFindings, countTokens, type TokenReport } from './tokens.js';
+import type { LintFinding, Locator, RawFinding, RuleContext, RuleId } from './types.js';
+
+export interface LintResult {
+  /** Sorted by file (in load order), line and column. */
+  findings: LintFinding[];
+  errors: number;
+  warnings: number;
+  failOn: LintOptions['failOn'];
+  /** True when the findings reach options.lint.failOn: the command fails. */
+  failed: boolean;
+  /** Present when counted: always for `toolspec lint`, elsewhere only when the spec sets a budget. */
+  tokens?: TokenReport;
+}
+
+export interface LintRun {
+  /** Where findings point; without one, every finding points at its tool. */
+  locator?: Locator;
+  /** Count tokens even when the spec sets no budget (for the table). */
+  tokens?: boolean;
+}
+
+export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintResult> {
+  const options = model.options.lint;
+  const at = run.locator ?? toolLocator(model);
+  const level = (id: RuleId) => levelOf(ruleById(id), options);
+  const active = (id: RuleId) => level(id) !== 'off';
+  const suppressions = new Suppressions(options.ignore);
+  const ctx: RuleContext = { model, at, ignored: (rule, tool) => suppressions.matches(rule, tool) };
+
+  const raw: RawFinding[] = [];
+  for (const rule of RULES) if (rule.check && active(rule.id)) raw.push(...rule.check(ctx));
+  const budgeted = active('token-budget') && (options.budget.total > 0 || options.budget.perTool > 0);
+  const tokens = run.tokens || budgeted ? await countTokens(model) : undefined;
+  if (tokens && budgeted) raw.push(...budgetFindings(tokens, model, at));
+
+  const kept = raw.filter((f) => !suppressions.silences(f));
+  kept.push(...suppressions.check(model.tools.map((t) => t.name), active, at).filter((f) => active(f.rule)));
+
+  const rank = (file: string) => {
+    const i = model.files.indexOf(file);
+    return i === -1 ? model.files.length : i;
+  };
+  const findings: LintFinding[] = kept
+    .map(({ span, rule, tools, message, hint }) => ({ rule, severity: level(rule) as LintFinding['severity'], ...span, message, hint, tools }))
+    .sort((a, b) => rank(a.file) - rank(b.file) || a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule) || a.message.localeCompare(b.message));
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  const warnings = findings.length - errors;
+  const failed = options.failOn === 'error' ? errors > 0 : options.failOn === 'warning' ? findings.length > 0 : false;
+  return { findings, errors, warnings, failOn: options.failOn, failed, ...(tokens ? { tokens } : {}) };
+}

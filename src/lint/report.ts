@@ -1,0 +1,138 @@
+/** Lint results for people (findings with code frames, the token table), for machines (JSON) and for GitHub. */
+import type { Diagnostic } from '../diagnostics.js';
+import { formatDiagnostic, PLAIN, visible, type Style } from '../report.js';
+import type { LintResult } from './lint.js';
+import { RULES } from './rules/index.js';
+import type { TokenReport } from './tokens.js';
+import type { LintFinding } from './types.js';
+
+/** Findings as validate prints diagnostics: file:line:col, severity, rule id, message, code frame, hint. */
+export function formatLintFindings(findings: readonly LintFinding[], style: Style, sources: ReadonlyMap<string, string>): string {
+  // The diagnostic printer shows the code as it is; a rule id takes its place.
+  return findings.map((f) => formatDiagnostic(asDiagnostic(f), style, sources.get(f.file))).join('\n\n');
+}
+
+/** One line per finding, for the commands that lint on the side (generate, check). */
+export function formatLintCompact(findings: readonly LintFinding[], style: Style): string {
+  return findings
+    .map((f) => `${style.bold(visible(`${f.file}:${f.line}:${f.column}`))} ${severity(f, style)} ${style.dim(f.rule)} ${visible(f.message)}`)
+    .join('\n');
+}
+
+/** "lint: 1 error, 2 warnings — fails (options.lint.failOn: error)". */
+export function lintSummary(result: LintResult): string {
+  const n = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+  const verdict = result.failed ? 'fails' : 'passes';
+  return `lint: ${n(result.errors, 'error')}, ${n(result.warnings, 'warning')} — ${verdict} (options.lint.failOn: ${result.failOn})`;
+}
+
+export function formatTokenTable(report: TokenReport, style: Style = PLAIN): string {
+  const alt = report.alternativeRefs === 'inline' ? 'if inlined' : 'if bundled';
+  const perTool = report.budget.perTool;
+  const head = ['tool', 'tokens', 'share', 'description', 'inputSchema', alt, 'change', ...(perTool ? ['over budget'] : [])];
+  const pct = (n: number) => `${report.total ? Math.round((n / report.total) * 100) : 0}%`;
+  const change = (now: number, other: number) => (now === other ? ['-', ''] : [String(other), signed(other - now)]);
+  const rows = report.tools.map((t) => [
+    t.name,
+    String(t.tokens),
+    pct(t.tokens),
+    String(t.description),
+    String(t.inputSchema),
+    ...change(t.inputSchema, t.alternative),
+    ...(perTool ? [t.overBudget ? `+${t.overBudget}` : ''] : []),
+  ]);
+  const sum = (f: (t: TokenReport['tools'][number]) => number) => report.tools.reduce((n, t) => n + f(t), 0);
+  const totalRow = [
+    'total',
+    String(report.total),
+    '100%',
+    String(sum((t) => t.description)),
+    String(sum((t) => t.inputSchema)),
+    ...change(sum((t) => t.inputSchema), sum((t) => t.alternative)),
+    ...(perTool ? [''] : []),
+  ];
+  const all = [head, ...rows, totalRow];
+  const widths = head.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
+  const line = (r: string[]) => `  ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')}`.trimEnd();
+
+  const out = [
+    `${style.bold('Tokens')} a model reads of each tool: ${report.counted.join(', ')}, as compact JSON.`,
+    `Counted with ${report.encoding} (${report.models}); other models count differently, so take them as an estimate.`,
+    '',
+    style.dim(line(head)),
+    ...rows.map(line),
+    style.bold(line(totalRow)),
+    '',
+  ];
+  const saved = report.total - report.alternativeTotal;
+  out.push(
+    saved === 0
+      ? `options.refs: ${report.refs}; no schema changes with options.refs: ${report.alternativeRefs}.`
+      : `options.refs: ${report.refs}; with options.refs: ${report.alternativeRefs} the tools would take ${report.alternativeTotal} tokens (${signed(-saved)}, ${signed(Math.round((-saved / report.total) * 1000) / 10)}%).`,
+  );
+  const { total, perTool: each } = report.budget;
+  if (total || each) {
+    const over = report.tools.filter((t) => t.overBudget).length;
+    const parts = [];
+    if (total) parts.push(`${report.total} of ${total} tokens in all${report.total > total ? ` (over by ${report.total - total})` : ''}`);
+    if (each) parts.push(`${each} per tool${over ? ` (${over} tool${over === 1 ? '' : 's'} over)` : ''}`);
+    out.push(`Budget (options.lint.budget): ${parts.join('; ')}.`);
+  } else {
+    out.push('No budget: set options.lint.budget.total and .perTool to fail when the tools outgrow them.');
+  }
+  out.push(`The whole tools/list result, with titles, output schemas, annotations and icons, is ${report.payload} tokens.`);
+  return out.join('\n');
+}
+
+/** `toolspec lint --format json`. */
+export function lintJson(spec: string, result: LintResult | undefined, diagnostics: readonly Diagnostic[]): string {
+  const body = result
+    ? { ok: !result.failed, valid: true, spec, failOn: result.failOn, errors: result.errors, warnings: result.warnings, findings: result.findings, tokens: result.tokens ?? null, diagnostics }
+    : { ok: false, valid: false, spec, findings: [], tokens: null, diagnostics };
+  return `${JSON.stringify(body, null, 2)}\n`;
+}
+
+/** check's JSON report with the lint result beside the drift findings; `ok` only when both pass. */
+export function withLint(json: string, result: LintResult): string {
+  const body = JSON.parse(json) as Record<string, unknown>;
+  return `${JSON.stringify({ ...body, ok: body['ok'] === true && !result.failed, lint: result }, null, 2)}\n`;
+}
+
+/** `toolspec lint`: the findings with code frames, the token table, and the verdict. */
+export function formatLintReport(spec: string, result: LintResult, sources: ReadonlyMap<string, string>, style: Style): string {
+  const parts: string[] = [];
+  if (result.findings.length) parts.push(formatLintFindings(result.findings, style, sources));
+  if (result.tokens) parts.push(formatTokenTable(result.tokens, style));
+  parts.push(result.findings.length ? lintSummary(result) : `${spec}: no lint findings`);
+  return `${parts.join('\n\n')}\n`;
+}
+
+/** `toolspec lint --rules`. */
+export function formatRules(style: Style = PLAIN): string {
+  const width = Math.max(...RULES.map((r) => r.id.length));
+  const lines = RULES.map((r) => `  ${r.id.padEnd(width)}  ${(r.severity === 'error' ? style.red : style.yellow)(r.severity.padEnd(7))}  ${r.summary}`);
+  return `${style.bold('Lint rules')} (id, default severity, what it finds); set them in options.lint.rules: { <id>: off | warning | error }\n\n${lines.join('\n')}\n`;
+}
+
+/** GitHub workflow commands: findings show on the pull request's lines. */
+export function formatLintGithub(findings: readonly LintFinding[]): string {
+  return findings
+    .map((f) => `::${f.severity} file=${prop(f.file)},line=${f.line},col=${f.column},title=${prop(`toolspec lint: ${f.rule}`)}::${data(`${f.message} (${f.hint})`)}`)
+    .join('\n');
+}
+
+const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const prop = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+function severity(f: LintFinding, style: Style): string {
+  return f.severity === 'error' ? style.red(style.bold('error')) : style.yellow(style.bold('warning'));
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+function asDiagnostic(f: LintFinding): Diagnostic {
+  const { rule, tools: _tools, ...rest } = f;
+  return { ...rest, code: rule as unknown as Diagnostic['code'] };
+}

@@ -1,0 +1,158 @@
+/** Rules about descriptions: models choose a tool, and fill in its arguments, by what these say. */
+import type { ToolModel } from '../../model.js';
+import { isObject, resolvePointer } from '../../validate/keywords.js';
+import type { RawFinding, Rule, RuleContext } from '../types.js';
+import { contentWords, hasVerb, jaccard, looksEnglish, nameWords, quoted, stem, textWords, wordCount } from '../words.js';
+
+/** Fewer words than this is too short to say what a tool does, what it returns and when to use it. */
+export const MIN_DESCRIPTION_WORDS = 5;
+/** Two descriptions sharing at least this share of their content words are near-duplicates. */
+export const DUPLICATE_SIMILARITY = 0.8;
+
+const describedTools = (ctx: RuleContext) =>
+  ctx.model.tools.flatMap((tool) => {
+    const d = tool.definition.description;
+    return typeof d === 'string' && d.trim() !== '' ? [{ tool, description: d }] : [];
+  });
+
+export const missingDescription: Rule = {
+  id: 'missing-description',
+  severity: 'warning',
+  summary: 'a tool without a description',
+  check: (ctx) =>
+    ctx.model.tools
+      .filter((t) => typeof t.definition.description !== 'string' || t.definition.description.trim() === '')
+      .map((tool) => ({
+        rule: 'missing-description',
+        tools: [tool.name],
+        span: ctx.at.inTool(tool, typeof tool.definition.description === 'string' ? ['description'] : ['name']),
+        message: `tool "${tool.name}" has no description`,
+        hint: 'models choose tools by their description: say what it does, what it returns and when to use it',
+      })),
+};
+
+export const vagueDescription: Rule = {
+  id: 'vague-description',
+  severity: 'warning',
+  summary: `a description that only repeats the name, has fewer than ${MIN_DESCRIPTION_WORDS} words, or no verb`,
+  check: (ctx) =>
+    describedTools(ctx).flatMap(({ tool, description }) => {
+      const problem = vagueness(tool, description);
+      if (!problem) return [];
+      return [
+        {
+          rule: 'vague-description',
+          tools: [tool.name],
+          span: ctx.at.inTool(tool, ['description']),
+          message: `description of tool "${tool.name}" ${problem}: ${quote(description)}`,
+          hint: 'say what the tool does (a verb), what it returns and when to use it rather than another tool',
+        } satisfies RawFinding,
+      ];
+    }),
+};
+
+/** Why a description is too vague to choose a tool by, or undefined. The first that applies, most specific first. */
+function vagueness(tool: ToolModel, description: string): string | undefined {
+  const own = new Set([...nameWords(tool.name), ...textWords(tool.definition.title ?? '')].map(stem));
+  const content = contentWords(description);
+  if (content.length && content.every((w) => own.has(stem(w)))) return 'only repeats its name';
+  const words = wordCount(description);
+  if (words < MIN_DESCRIPTION_WORDS) return `is too short (${words} word${words === 1 ? '' : 's'})`;
+  // The verb list is English: a description in another language is not judged by it.
+  if (looksEnglish(description) && !hasVerb(description)) return 'does not say what the tool does (no verb)';
+  return undefined;
+}
+
+export const missingArgumentDescription: Rule = {
+  id: 'missing-argument-description',
+  severity: 'warning',
+  summary: 'an argument (a property of the input schema, at any depth) without a description',
+  check: (ctx) =>
+    ctx.model.tools.flatMap((tool) =>
+      undescribedArguments(tool.input.schema).map(({ label, path }) => ({
+        rule: 'missing-argument-description' as const,
+        tools: [tool.name],
+        span: ctx.at.inTool(tool, ['inputSchema', ...path], { key: true }),
+        message: `argument ${quoted(label)} of tool "${tool.name}" has no description`,
+        hint: 'models fill in arguments by their descriptions: say what the value means, its unit or format, and an example',
+      })),
+    ),
+};
+
+interface Argument {
+  /** "filters.kinds", "items[].id". */
+  label: string;
+  /** Below the input schema: ["properties", "filters", "properties", "kinds"]. */
+  path: (string | number)[];
+}
+
+/** Properties without a description, below properties and items (not inside $defs: a $ref's target counts). */
+function undescribedArguments(root: Record<string, unknown>): Argument[] {
+  const out: Argument[] = [];
+  const visit = (node: unknown, label: string, path: (string | number)[], depth: number): void => {
+    if (!isObject(node) || depth > 16) return;
+    const props = node['properties'];
+    if (isObject(props)) {
+      for (const [name, prop] of Object.entries(props)) {
+        const l = label ? `${label}.${name}` : name;
+        const p = [...path, 'properties', name];
+        if (!described(prop, root)) out.push({ label: l, path: p });
+        visit(prop, l, p, depth + 1);
+      }
+    }
+    const items = node['items'];
+    if (isObject(items)) visit(items, `${label}[]`, [...path, 'items'], depth + 1);
+  };
+  visit(root, '', [], 0);
+  return out;
+}
+
+/** A description of its own, or a $ref to a schema that has one. */
+function described(prop: unknown, root: Record<string, unknown>, hops = 0): boolean {
+  if (!isObject(prop)) return true; // a boolean schema has nothing to say
+  if (typeof prop['description'] === 'string' && prop['description'].trim() !== '') return true;
+  const ref = prop['$ref'];
+  if (typeof ref !== 'string' || hops > 8) return false;
+  const target = resolvePointer(root, ref);
+  return target !== undefined && described(target, root, hops + 1);
+}
+
+export const duplicateDescription: Rule = {
+  id: 'duplicate-description',
+  severity: 'warning',
+  summary: `two tools whose descriptions share ${DUPLICATE_SIMILARITY * 100}% or more of their words`,
+  check: (ctx) => {
+    const list = describedTools(ctx).map((d) => ({ ...d, words: new Set(contentWords(d.description).map(stem)), norm: normal(d.description) }));
+    const out: RawFinding[] = [];
+    for (let j = 1; j < list.length; j++) {
+      const b = list[j]!;
+      for (let i = 0; i < j; i++) {
+        const a = list[i]!;
+        const same = a.norm === b.norm;
+        // Jaccard ≥ t needs the smaller set to be at least t of the larger: skip pairs that cannot get there.
+        if (!same && Math.min(a.words.size, b.words.size) < DUPLICATE_SIMILARITY * Math.max(a.words.size, b.words.size)) continue;
+        // Short descriptions count only when identical: a few shared words say little.
+        const similarity = same ? 1 : Math.min(a.words.size, b.words.size) < 3 ? 0 : jaccard(a.words, b.words);
+        if (similarity < DUPLICATE_SIMILARITY) continue;
+        out.push({
+          rule: 'duplicate-description',
+          tools: [b.tool.name, a.tool.name],
+          span: ctx.at.inTool(b.tool, ['description']),
+          message: same
+            ? `tool "${b.tool.name}" has the same description as "${a.tool.name}"`
+            : `description of tool "${b.tool.name}" is nearly the same as that of "${a.tool.name}" (${Math.round(similarity * 100)}% of the words shared)`,
+          hint: `a model cannot tell the two apart: say what each one does differently and when to pick it over the other`,
+        });
+        break; // one finding per tool: the first it resembles
+      }
+    }
+    return out;
+  },
+};
+
+const normal = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ');
+
+function quote(s: string): string {
+  const one = s.trim().replace(/\s+/g, ' ');
+  return quoted(one.length > 60 ? `${one.slice(0, 57)}…` : one);
+}

@@ -1,0 +1,99 @@
+/** Rules about the tools' JSON Schemas as clients receive them. */
+import { clientSchema } from '../../emit/manifest.js';
+import type { ToolModel } from '../../model.js';
+import { isObject, walkSchema, type SchemaPath } from '../../validate/keywords.js';
+import type { RawFinding, Rule } from '../types.js';
+
+/** Keywords that constrain an object's properties some other way than `properties`. */
+const SHAPING = ['patternProperties', 'propertyNames', 'dependentSchemas', '$ref', '$dynamicRef', 'allOf', 'anyOf', 'oneOf', 'if', 'not'];
+
+/** True when the root of an input schema takes any object at all: no properties, nothing closing it. */
+export function acceptsAnyObject(schema: Record<string, unknown>): boolean {
+  const props = schema['properties'];
+  if (isObject(props) && Object.keys(props).length) return false;
+  if (SHAPING.some((k) => schema[k] !== undefined)) return false;
+  const closed = (v: unknown) => v !== undefined && v !== true && !(isObject(v) && !Object.keys(v).length);
+  return !closed(schema['additionalProperties']) && !closed(schema['unevaluatedProperties']);
+}
+
+export const openInputSchema: Rule = {
+  id: 'open-input-schema',
+  severity: 'warning',
+  summary: 'an input schema that accepts any object (no properties, no additionalProperties: false)',
+  check: (ctx) =>
+    ctx.model.tools
+      .filter((t) => acceptsAnyObject(t.input.schema))
+      .map((tool) => ({
+        rule: 'open-input-schema',
+        tools: [tool.name],
+        span: ctx.at.inTool(tool, ['inputSchema']),
+        message: `the inputSchema of tool "${tool.name}" accepts any object: it lists no properties and does not say additionalProperties: false`,
+        hint: 'list the arguments under properties so a model knows what to send; a tool without parameters takes { type: object, additionalProperties: false }',
+      })),
+};
+
+/** The `$ref`s a schema sends, outside its own `$defs`, with the path of the first. */
+function refsOf(schema: Record<string, unknown>): { refs: string[]; first?: SchemaPath } {
+  const refs = new Set<string>();
+  let first: SchemaPath | undefined;
+  walkSchema(schema, (node, path) => {
+    if (typeof node['$ref'] !== 'string') return;
+    refs.add(node['$ref']);
+    if (!first && path[0] !== '$defs' && path[0] !== 'definitions') first = path;
+  });
+  return { refs: [...refs].sort(), ...(first ? { first } : {}) };
+}
+
+interface RefUse {
+  tool: ToolModel;
+  refs: string[];
+  at: (string | number)[] | undefined;
+}
+
+export const schemaRefs: Rule = {
+  id: 'schema-refs',
+  severity: 'warning',
+  summary: 'schemas that send $ref and $defs, which some clients and model APIs cannot resolve (options.refs: inline)',
+  check: (ctx) => {
+    const { options } = ctx.model;
+    const uses: RefUse[] = [];
+    for (const tool of ctx.model.tools) {
+      if (ctx.ignored('schema-refs', tool.name)) continue;
+      const input = refsOf(clientSchema(tool.input, options));
+      const output = tool.output ? refsOf(clientSchema(tool.output, options)) : { refs: [] };
+      const refs = [...new Set([...input.refs, ...output.refs])].sort();
+      if (!refs.length) continue;
+      const at = input.first ? ['inputSchema', ...input.first, '$ref'] : output.first ? ['outputSchema', ...output.first, '$ref'] : undefined;
+      uses.push({ tool, refs, at });
+    }
+    const first = uses[0];
+    if (!first) return [];
+    const names = listed(uses.map((u) => u.tool.name));
+    const inline = options.refs === 'inline';
+    const finding: RawFinding = inline
+      ? {
+          rule: 'schema-refs',
+          tools: uses.map((u) => u.tool.name),
+          span: ctx.at.inSpec(['options', 'refs']),
+          message: `"$ref" stays in the schemas of ${count(uses.length)} with options.refs: inline, where a schema refers to itself: ${uses
+            .map((u) => `${u.tool.name} (${u.refs.join(', ')})`)
+            .slice(0, 5)
+            .join(', ')}${uses.length > 5 ? ', …' : ''}`,
+          hint: 'recursion cannot be inlined; if your clients cannot resolve $ref, make that part of the schema non-recursive (e.g. a fixed depth), else turn this rule off',
+        }
+      : {
+          rule: 'schema-refs',
+          tools: uses.map((u) => u.tool.name),
+          span: first.at ? ctx.at.inTool(first.tool, first.at, { key: true }) : ctx.at.inTool(first.tool, ['name']),
+          message: `"$ref" and "$defs" in the schemas of ${uses.length} of the ${ctx.model.tools.length} tools (${names}): some clients and model APIs cannot resolve them`,
+          hint: 'set options.refs: inline to send each schema with its refs replaced by their targets (`toolspec lint` shows what that costs in tokens), or turn this rule off if your clients resolve $ref',
+        };
+    return [finding];
+  },
+};
+
+const count = (n: number) => `${n} tool${n === 1 ? '' : 's'}`;
+
+function listed(names: string[]): string {
+  return names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
+}

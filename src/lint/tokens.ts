@@ -1,0 +1,140 @@
+/**
+ * The token budget: how much of a model's context the tools take. Counted with a real tokenizer (gpt-tokenizer)
+ * over what clients pass to a model for each tool: its name, description and inputSchema as compact JSON. Other
+ * models tokenize differently and clients wrap tools in their own format, so the figures are an estimate.
+ */
+import { clientSchema, manifestTools } from '../emit/manifest.js';
+import type { ServerModel, ToolModel } from '../model.js';
+import type { LintOptions, Options } from '../options.js';
+import type { Locator, RawFinding, Rule } from './types.js';
+
+export type Encoding = LintOptions['encoding'];
+
+/** The encodings toolspec can count with, and the models that use them. */
+export const ENCODINGS: Record<Encoding, { models: string; load: () => Promise<{ countTokens(text: string): number }> }> = {
+  o200k_base: { models: 'GPT-4o, GPT-4.1, GPT-5 and the o-series', load: () => import('gpt-tokenizer/encoding/o200k_base') },
+  cl100k_base: { models: 'GPT-4 and GPT-3.5', load: () => import('gpt-tokenizer/encoding/cl100k_base') },
+};
+
+/** The parts of a tool that clients put in front of a model. */
+export const COUNTED_FIELDS = ['name', 'description', 'inputSchema'] as const;
+
+export interface ToolTokens {
+  name: string;
+  /** Name, description and inputSchema, as one compact JSON object. */
+  tokens: number;
+  description: number;
+  /** The inputSchema as the spec sends it (options.refs). */
+  inputSchema: number;
+  /** The inputSchema with the other choice of options.refs (inlined when the spec bundles, bundled when it inlines). */
+  alternative: number;
+  /** The tool's whole tools/list entry (title, outputSchema, annotations, icons, _meta too). */
+  payload: number;
+  /** Tokens over the per-tool budget; 0 when within it or when there is none. */
+  overBudget: number;
+}
+
+export interface TokenReport {
+  encoding: Encoding;
+  /** The models that use the encoding; for others the counts are an estimate. */
+  models: string;
+  counted: readonly string[];
+  refs: Options['refs'];
+  alternativeRefs: Options['refs'];
+  /** The sum over the tools. */
+  total: number;
+  /** The same with the other choice of options.refs. */
+  alternativeTotal: number;
+  /** The whole tools/list result as JSON. */
+  payload: number;
+  /** 0: no budget. */
+  budget: { total: number; perTool: number };
+  /** Largest first; equal counts in the spec's order. */
+  tools: ToolTokens[];
+}
+
+export async function countTokens(model: ServerModel): Promise<TokenReport> {
+  const { encoding, budget } = model.options.lint;
+  const { countTokens: count } = await ENCODINGS[encoding].load();
+  const json = (v: unknown) => count(JSON.stringify(v));
+  const refs = model.options.refs;
+  const alternativeRefs = refs === 'bundle' ? 'inline' : 'bundle';
+  const manifest = manifestTools(model);
+  const tools = model.tools.map((tool, i): ToolTokens & { alternativeTokens: number } => {
+    const schema = clientSchema(tool.input, model.options);
+    const other = clientSchema(tool.input, { ...model.options, refs: alternativeRefs });
+    const tokens = json(modelView(tool, schema));
+    return {
+      name: tool.name,
+      tokens,
+      description: count(tool.definition.description ?? ''),
+      inputSchema: json(schema),
+      alternative: json(other),
+      payload: json(manifest[i]),
+      overBudget: budget.perTool ? Math.max(0, tokens - budget.perTool) : 0,
+      alternativeTokens: json(modelView(tool, other)),
+    };
+  });
+  const sum = (f: (t: (typeof tools)[number]) => number) => tools.reduce((n, t) => n + f(t), 0);
+  return {
+    encoding,
+    models: ENCODINGS[encoding].models,
+    counted: COUNTED_FIELDS,
+    refs,
+    alternativeRefs,
+    total: sum((t) => t.tokens),
+    alternativeTotal: sum((t) => t.alternativeTokens),
+    payload: json({ tools: manifest }),
+    budget: { total: budget.total, perTool: budget.perTool },
+    tools: tools
+      .map(({ alternativeTokens: _, ...t }, i) => ({ t, i }))
+      .sort((a, b) => b.t.tokens - a.t.tokens || a.i - b.i)
+      .map(({ t }) => t),
+  };
+}
+
+/** What a model is shown of one tool. */
+function modelView(tool: ToolModel, inputSchema: Record<string, unknown>): Record<string, unknown> {
+  const view: Record<string, unknown> = { name: tool.name };
+  if (tool.definition.description !== undefined) view['description'] = tool.definition.description;
+  view['inputSchema'] = inputSchema;
+  return view;
+}
+
+export const tokenBudget: Rule = {
+  id: 'token-budget',
+  severity: 'error',
+  summary: 'the tools take more tokens than options.lint.budget allows (in total, or per tool)',
+};
+
+/** Overruns of the spec's budget, as findings. */
+export function budgetFindings(report: TokenReport, model: ServerModel, at: Locator): RawFinding[] {
+  const out: RawFinding[] = [];
+  const { total, perTool } = report.budget;
+  const inlineHint = (saved: number) =>
+    saved > 0 ? `; with options.refs: ${report.alternativeRefs} it would take ${saved} fewer` : '';
+  if (total && report.total > total) {
+    out.push({
+      rule: 'token-budget',
+      tools: [],
+      span: at.inSpec(['options', 'lint', 'budget', 'total']),
+      message: `the tools take ${report.total} tokens (${report.encoding}), over the budget of ${total} by ${report.total - total}`,
+      hint: `shorten the largest tools first (see the table of \`toolspec lint\`)${inlineHint(report.total - report.alternativeTotal)}, or split the server`,
+    });
+  }
+  if (perTool) {
+    const counted = new Map(report.tools.map((t) => [t.name, t]));
+    for (const tool of model.tools) {
+      const t = counted.get(tool.name);
+      if (!t?.overBudget) continue;
+      out.push({
+        rule: 'token-budget',
+        tools: [t.name],
+        span: at.inTool(tool, ['name']),
+        message: `tool "${t.name}" takes ${t.tokens} tokens (${report.encoding}), over the per-tool budget of ${perTool} by ${t.overBudget}`,
+        hint: `its description takes ${t.description} and its inputSchema ${t.inputSchema}${inlineHint(t.inputSchema - t.alternative)}; shorten what a model does not need`,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+/**
+ * Lint: what makes a valid spec a good one for models and clients. A rule looks at the ServerModel and reports
+ * raw findings; config.ts gives them their severity and applies the spec's suppressions.
+ */
+import type { Span } from '../diagnostics.js';
+import type { ServerModel, ToolModel } from '../model.js';
+import type { LintLevel } from '../options.js';
+import type { JsonPath } from '../load/source.js';
+
+export type Severity = Exclude<LintLevel, 'off'>;
+
+/** Every rule, in the order they are documented. The ids are stable: options and suppressions name them. */
+export const RULE_IDS = [
+  'missing-description',
+  'vague-description',
+  'missing-argument-description',
+  'duplicate-description',
+  'long-tool-name',
+  'mixed-name-style',
+  'destructive-not-marked',
+  'conflicting-hints',
+  'open-input-schema',
+  'schema-refs',
+  'token-budget',
+  'ignore-without-reason',
+  'unused-ignore',
+] as const;
+
+export type RuleId = (typeof RULE_IDS)[number];
+
+/** Rules about the lint options themselves: they cannot be suppressed per tool. */
+export const CONFIG_RULES: readonly RuleId[] = ['ignore-without-reason', 'unused-ignore'];
+
+/** One finding, as printed and as JSON. */
+export interface LintFinding {
+  rule: RuleId;
+  severity: Severity;
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  message: string;
+  hint: string;
+  /** The tools the finding is about (the one it is reported on first); empty for server-wide findings. */
+  tools: string[];
+}
+
+/** What a rule reports, before severity and suppressions. */
+export interface RawFinding {
+  rule: RuleId;
+  tools: string[];
+  span: Span;
+  message: string;
+  hint: string;
+}
+
+/** Where things are written: positions inside a tool, or anywhere in a file of the spec. */
+export interface Locator {
+  /** A JSON path below the tool's own mapping (e.g. ["inputSchema", "properties", "q"]); `key` points at the key. */
+  inTool(tool: ToolModel, path: JsonPath, opts?: { key?: boolean }): Span;
+  /** A JSON path from the root of the main spec file (e.g. ["options", "lint", "ignore", 0]). */
+  inSpec(path: JsonPath, opts?: { key?: boolean }): Span;
+}
+
+export interface RuleContext {
+  model: ServerModel;
+  at: Locator;
+  /** True when the spec's options.lint.ignore silences `rule` for `tool` (and records that the entry was used). */
+  ignored(rule: RuleId, tool: string): boolean;
+}
+
+export interface Rule {
+  id: RuleId;
+  severity: Severity;
+  /** One line for people: what the rule finds. */
+  summary: string;
+  /** Absent for the rules whose findings come from elsewhere: the token count, the lint options. */
+  check?(ctx: RuleContext): RawFinding[];
+}
