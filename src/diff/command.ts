@@ -1,0 +1,101 @@
+/**
+ * `toolspec diff`: resolve the two operands, load both specs, diff them, place each change in the new spec and
+ * format the report. Returns what to print and the exit code; the CLI prints.
+ */
+import { PLAIN, formatDiagnostics, type Style } from '../report.js';
+import { isRecord } from '../load/load.js';
+import { SourceFile } from '../load/source.js';
+import type { ServerModel } from '../model.js';
+import { fails, formatDiffGithub, formatDiffJson, formatDiffText, type DiffReport, type FailOn } from './report.js';
+import type { Change } from './rules.js';
+import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from './sides.js';
+import { diffServers, EMPTY_SUBJECT } from './tools.js';
+
+export interface DiffCommandInput extends OperandInput {
+  format: 'text' | 'json' | 'github';
+  failOn: FailOn;
+  /** Style of stdout and of stderr. */
+  style?: { out: Style; err: Style };
+}
+
+export interface CommandResult {
+  code: 0 | 1 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+export function diffCommand(input: DiffCommandInput): CommandResult {
+  const style = input.style ?? { out: PLAIN, err: PLAIN };
+  const operands = resolveOperands(input);
+  const before = loadOperand(operands.old, input.cwd);
+  const after = loadOperand(operands.new, input.cwd);
+  let stderr = '';
+  for (const side of [before, after]) {
+    if (side.missing) stderr += `note: ${side.label} does not exist; it counts as a spec without tools\n`;
+  }
+  const invalid = [before, after].filter((s) => !s.missing && !s.result.model);
+  if (invalid.length) {
+    for (const side of invalid) {
+      const errors = side.result.diagnostics.filter((d) => d.severity === 'error');
+      stderr += `${formatDiagnostics(errors, style.err, side.result.sources)}\n\n`;
+      stderr += `toolspec: ${side.label} is not a valid spec (${errors.length} error${errors.length === 1 ? '' : 's'}); fix it, or compare other versions\n`;
+    }
+    const stdout =
+      input.format === 'json'
+        ? `${JSON.stringify({ ok: false, old: before.label, new: after.label, diagnostics: invalid.flatMap((s) => s.result.diagnostics) }, null, 2)}\n`
+        : '';
+    return { code: 2, stdout, stderr };
+  }
+  const changes = locate(
+    diffServers(before.result.model ?? EMPTY_SUBJECT, after.result.model ?? EMPTY_SUBJECT),
+    after,
+    operands.new.kind === 'git' ? `${operands.new.rev}:` : '',
+  );
+  const report: DiffReport = { old: before.label, new: after.label, changes, failed: fails(changes, input.failOn) };
+  const stdout =
+    input.format === 'json' ? formatDiffJson(report) : input.format === 'github' ? formatDiffGithub(report) : formatDiffText(report, style.out);
+  return { code: report.failed ? 1 : 0, stdout, stderr };
+}
+
+/**
+ * Where each change is in the new spec: the deepest part of its path written in the tool's own file (a path
+ * through a shared `$defs` entry stops at the `$ref`), or the main file for a removed tool. A new side read from
+ * git is placed at the same path in the working tree, as GitHub annotations need.
+ */
+function locate(changes: Change[], side: LoadedSide, gitPrefix: string): Change[] {
+  const model = side.result.model;
+  if (!model) return changes;
+  const files = new Map<string, SourceFile>();
+  const fileOf = (shown: string): SourceFile | undefined => {
+    let f = files.get(shown);
+    const text = side.result.sources.get(shown);
+    if (!f && text !== undefined) files.set(shown, (f = new SourceFile(shown, text)));
+    return f;
+  };
+  const strip = (f: string) => (gitPrefix && f.startsWith(gitPrefix) ? f.slice(gitPrefix.length) : f);
+  return changes.map((c) => {
+    const place = placeOf(c, model, fileOf);
+    if (!place) return { ...c, file: strip(model.specFile) };
+    return { ...c, file: strip(place.file), line: place.line, column: place.column };
+  });
+}
+
+function placeOf(
+  c: Change,
+  model: ServerModel,
+  fileOf: (f: string) => SourceFile | undefined,
+): { file: string; line: number; column: number } | undefined {
+  if (c.tool === null) {
+    const span = fileOf(model.specFile)?.locate(c.segments);
+    return span && { file: model.specFile, line: span.line, column: span.column };
+  }
+  const tool = model.tools.find((t) => t.name === c.tool);
+  if (!tool) return undefined;
+  const file = fileOf(tool.source.file);
+  const data = file?.value;
+  const list = isRecord(data) && Array.isArray(data['tools']) ? data['tools'] : [];
+  const index = list.findIndex((t) => isRecord(t) && t['name'] === c.tool);
+  if (!file || index === -1) return tool.source;
+  const span = file.locate(['tools', index, ...c.segments]);
+  return { file: tool.source.file, line: span.line, column: span.column };
+}

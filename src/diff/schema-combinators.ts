@@ -1,0 +1,136 @@
+/**
+ * allOf, anyOf, oneOf (branches matched by meaning, whatever their order), and not / if / then / else, which
+ * toolspec does not try to classify.
+ */
+import { allowed, change, jsonType, TEXT_ONLY, typeSet, type Comparer, type Ctx, type SchemaChange } from './schema-common.js';
+import { isAnnotation, isObject, sameData, type SchemaNode, type SchemaView } from './schema-node.js';
+
+const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
+
+export function combinators(cmp: Comparer, ctx: Ctx): void {
+  for (const k of COMBINATORS) ctx.handled.add(k);
+  allOf(cmp, ctx);
+  anyOf(cmp, ctx, 'anyOf');
+  oneOf(cmp, ctx);
+  const { ok, nk, add } = ctx;
+  for (const kw of ['not', 'if', 'then', 'else']) {
+    if (!(kw in ok) && !(kw in nk)) continue;
+    const same = kw in ok && kw in nk && cmp.pair(ok[kw], nk[kw]).every((c) => TEXT_ONLY.has(c.rule));
+    if (!same) add('SCHEMA_CHANGED_UNKNOWN', [kw], `${kw} ${change(ok[kw], nk[kw])}`, ok[kw], nk[kw]);
+  }
+}
+
+function allOf(cmp: Comparer, { ok, nk, add, child }: Ctx): void {
+  const o = Array.isArray(ok['allOf']) ? ok['allOf'] : [];
+  const n = Array.isArray(nk['allOf']) ? nk['allOf'] : [];
+  const m = match(cmp, o, n);
+  for (const [i, j] of m.pairs) child(o[i], n[j], ['allOf', j]);
+  for (const j of m.newOnly) add('SCHEMA_NARROWED', ['allOf', j], 'allOf member added', undefined, n[j]);
+  for (const i of m.oldOnly) add('SCHEMA_WIDENED', ['allOf', i], 'allOf member removed', o[i]);
+}
+
+function anyOf(cmp: Comparer, { ok, nk, add, child }: Ctx, kw: 'anyOf' | 'oneOf'): void {
+  const oHas = Array.isArray(ok[kw]);
+  const nHas = Array.isArray(nk[kw]);
+  if (!oHas && !nHas) return;
+  if (!oHas || !nHas) {
+    add(nHas ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED', [kw], nHas ? `${kw} added` : `${kw} removed`, ok[kw], nk[kw]);
+    return;
+  }
+  const o = ok[kw] as unknown[];
+  const n = nk[kw] as unknown[];
+  const m = match(cmp, o, n);
+  for (const [i, j] of m.pairs) child(o[i], n[j], [kw, j]);
+  for (const j of m.newOnly) add('SCHEMA_WIDENED', [kw, j], `${kw} branch added`, undefined, n[j]);
+  for (const i of m.oldOnly) add('SCHEMA_NARROWED', [kw, i], `${kw} branch removed`, o[i]);
+}
+
+/**
+ * oneOf is anyOf when its branches cannot overlap (different types, consts or discriminator values); when
+ * they can, adding, removing or changing a branch may accept or reject any value, and toolspec says so.
+ */
+function oneOf(cmp: Comparer, ctx: Ctx): void {
+  const { ok, nk, add } = ctx;
+  if (!Array.isArray(ok['oneOf']) || !Array.isArray(nk['oneOf'])) return anyOf(cmp, ctx, 'oneOf');
+  if (disjoint(cmp.oldView, ok['oneOf']) && disjoint(cmp.newView, nk['oneOf'])) return anyOf(cmp, ctx, 'oneOf');
+  const local: SchemaChange[] = [];
+  anyOf(
+    cmp,
+    {
+      ...ctx,
+      add: (rule, segments, detail, before, after) => local.push({ rule, segments, detail, before, after }),
+      child: (o, n, s) => local.push(...cmp.pair(o, n).map((c) => ({ ...c, segments: [...s, ...c.segments] }))),
+    },
+    'oneOf',
+  );
+  const semantic = local.filter((c) => !TEXT_ONLY.has(c.rule));
+  for (const c of local) if (TEXT_ONLY.has(c.rule)) add(c.rule, c.segments, c.detail, c.before, c.after);
+  if (semantic.length) {
+    add(
+      'SCHEMA_CHANGED_UNKNOWN',
+      ['oneOf'],
+      `oneOf changed (${semantic.map((c) => c.detail).join('; ')}) and its branches may overlap, so a value may now match none or two of them`,
+      ok['oneOf'],
+      nk['oneOf'],
+    );
+  }
+}
+
+/**
+ * Pairs up the subschemas of two lists: equivalent ones first (order does not matter), then the rest in their
+ * order, as changed versions of each other (sound for anyOf and allOf, whose meaning grows or shrinks with each
+ * member's). What is left on one side was added or removed.
+ */
+function match(cmp: Comparer, o: readonly unknown[], n: readonly unknown[]): { pairs: [number, number][]; oldOnly: number[]; newOnly: number[] } {
+  const pairs: [number, number][] = [];
+  const used = new Set<number>();
+  const left: number[] = [];
+  o.forEach((a, i) => {
+    const j = n.findIndex((b, j) => !used.has(j) && cmp.pair(a, b).every((c) => TEXT_ONLY.has(c.rule)));
+    if (j === -1) left.push(i);
+    else {
+      used.add(j);
+      pairs.push([i, j]);
+    }
+  });
+  const right = n.map((_, j) => j).filter((j) => !used.has(j));
+  const k = Math.min(left.length, right.length);
+  for (let x = 0; x < k; x++) pairs.push([left[x]!, right[x]!]);
+  return { pairs, oldOnly: left.slice(k), newOnly: right.slice(k) };
+}
+
+function disjoint(view: SchemaView, branches: readonly unknown[]): boolean {
+  for (let i = 0; i < branches.length; i++) {
+    for (let j = i + 1; j < branches.length; j++) if (!disjointNodes(view, view.node(branches[i]), view.node(branches[j]), 1)) return false;
+  }
+  return true;
+}
+
+/** `k` as a one-branch anyOf (oneOf) of its assertions, keeping its annotations; the branch keeps one identity. */
+export function liftInto(view: SchemaView, id: object, k: Record<string, unknown>, kw: string): Record<string, unknown> {
+  const annotations = Object.fromEntries(Object.entries(k).filter(([key]) => isAnnotation(key)));
+  const rest = Object.fromEntries(Object.entries(k).filter(([key]) => !isAnnotation(key)));
+  const branch = view.made(id, `lift-${kw}`, () => rest);
+  return { ...annotations, [kw]: [branch] };
+}
+
+/** Two schemas no value can satisfy both of: by type, by allowed values, or by a required discriminator property. */
+function disjointNodes(view: SchemaView, a: SchemaNode, b: SchemaNode, depth: number): boolean {
+  if (a.never || b.never) return true;
+  const ta = typeSet(a.keywords['type']);
+  const tb = typeSet(b.keywords['type']);
+  if (ta && tb && ![...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))) return true;
+  const va = allowed(a.keywords);
+  const vb = allowed(b.keywords);
+  if (va && vb && !va.some((x) => vb.some((y) => sameData(x, y)))) return true;
+  if (va && tb && !va.some((x) => tb.has(jsonType(x)) || (jsonType(x) === 'integer' && tb.has('number')))) return true;
+  if (vb && ta && !vb.some((x) => ta.has(jsonType(x)) || (jsonType(x) === 'integer' && ta.has('number')))) return true;
+  if (depth === 0) return false;
+  const pa = isObject(a.keywords['properties']) ? a.keywords['properties'] : {};
+  const pb = isObject(b.keywords['properties']) ? b.keywords['properties'] : {};
+  const ra = Array.isArray(a.keywords['required']) ? (a.keywords['required'] as string[]) : [];
+  const rb = Array.isArray(b.keywords['required']) ? (b.keywords['required'] as string[]) : [];
+  return ra.some(
+    (p) => rb.includes(p) && Object.hasOwn(pa, p) && Object.hasOwn(pb, p) && disjointNodes(view, view.node(pa[p]), view.node(pb[p]), depth - 1),
+  );
+}

@@ -1,0 +1,158 @@
+/**
+ * What the parts of the schema comparison share: the change record, the per-node context, the comparer's
+ * interface, and small readers of keyword values (types, allowed values, bounds) and of how to show them.
+ */
+import type { RuleId, Segments } from './rules.js';
+import { sameData, type SchemaView } from './schema-node.js';
+
+/** A difference at a path relative to the compared schemas. */
+export interface SchemaChange {
+  rule: RuleId;
+  segments: Segments;
+  detail: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** What the keyword families need of the comparer: both views, the side, and the comparison of two subschemas. */
+export interface Comparer {
+  readonly oldView: SchemaView;
+  readonly newView: SchemaView;
+  readonly side: 'input' | 'output';
+  pair(o: unknown, n: unknown): SchemaChange[];
+}
+
+/** One node pair being compared: both keyword sets, how to report, how to descend, and the keywords seen. */
+export interface Ctx {
+  ok: Record<string, unknown>;
+  nk: Record<string, unknown>;
+  add: (rule: RuleId, segments: Segments, detail: string, before?: unknown, after?: unknown) => void;
+  child: (o: unknown, n: unknown, segments: Segments) => void;
+  handled: Set<string>;
+}
+
+/** Rules that say nothing about which values are accepted. */
+export const TEXT_ONLY = new Set<RuleId>(['ARGUMENT_DESCRIPTION_CHANGED', 'OUTPUT_DESCRIPTION_CHANGED', 'ANNOTATION_CHANGED', 'DEFAULT_CHANGED']);
+/** Rules by which a schema accepts values it did not accept before. */
+export const WIDENING = new Set<RuleId>([
+  'ARGUMENT_ADDED',
+  'ARGUMENT_MADE_OPTIONAL',
+  'ARGUMENT_REMOVED_STILL_ACCEPTED',
+  'ADDITIONAL_PROPERTIES_OPENED',
+  'TYPE_WIDENED',
+  'ENUM_REMOVED',
+  'ENUM_VALUE_ADDED',
+  'BOUNDS_RELAXED',
+  'FORMAT_REMOVED',
+  'PATTERN_REMOVED',
+  'UNIQUE_ITEMS_REMOVED',
+  'SCHEMA_WIDENED',
+]);
+
+/** A set of JSON types; undefined: any type. */
+export type Types = ReadonlySet<string> | undefined;
+
+const ALL_TYPES = ['array', 'boolean', 'null', 'number', 'object', 'string'];
+
+/** minLength/maxLength, minItems/maxItems, …: a higher minimum or a lower maximum accepts less. */
+export function counts({ ok, nk, add }: Ctx, lower: readonly string[], upper: readonly string[]): void {
+  for (const kw of [...lower, ...upper]) {
+    const o = num(ok[kw]);
+    const n = num(nk[kw]);
+    if (o === n) continue;
+    const isLower = lower.includes(kw);
+    const tighter = o === undefined ? true : n === undefined ? false : isLower ? n > o : n < o;
+    add(tighter ? 'BOUNDS_TIGHTENED' : 'BOUNDS_RELAXED', [kw], change(o, n), o, n);
+  }
+}
+
+export function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/** The set of types (number covering integer); undefined when any type is accepted. */
+export function typeSet(t: unknown): Types {
+  if (!Array.isArray(t)) return undefined;
+  const s = new Set(t as string[]);
+  if (s.has('number')) s.delete('integer');
+  if (ALL_TYPES.every((x) => s.has(x))) return undefined;
+  return s;
+}
+
+export function subset(a: Types, b: Types): boolean {
+  if (!b) return true;
+  if (!a) return false;
+  return [...a].every((t) => b.has(t) || (t === 'integer' && b.has('number')));
+}
+
+export function isIntegerOnly(k: Record<string, unknown>): boolean {
+  const t = k['type'];
+  return Array.isArray(t) && t.length === 1 && t[0] === 'integer';
+}
+
+/** The values enum and const allow together; undefined when neither is there. */
+export function allowed(k: Record<string, unknown>): unknown[] | undefined {
+  const en = Array.isArray(k['enum']) ? (k['enum'] as unknown[]) : undefined;
+  if (!('const' in k)) return en;
+  return en ? en.filter((v) => sameData(v, k['const'])) : [k['const']];
+}
+
+interface Bound {
+  v: number;
+  excl: boolean;
+  kw: string;
+  raw: number;
+}
+
+/** The effective lower (minimum / exclusiveMinimum) or upper bound; for integers, exclusive bounds become inclusive. */
+export function numericBound(k: Record<string, unknown>, dir: 'lower' | 'upper', intOnly: boolean): Bound | undefined {
+  const [inc, exc] = dir === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
+  const candidates: Bound[] = [];
+  const i = num(k[inc]);
+  const e = num(k[exc]);
+  if (i !== undefined) candidates.push({ v: i, excl: false, kw: inc, raw: i });
+  if (e !== undefined) candidates.push({ v: e, excl: true, kw: exc, raw: e });
+  const norm = candidates.map((b) => {
+    if (!intOnly) return b;
+    const v = dir === 'lower' ? (b.excl ? Math.floor(b.v) + 1 : Math.ceil(b.v)) : b.excl ? Math.ceil(b.v) - 1 : Math.floor(b.v);
+    return { ...b, v, excl: false };
+  });
+  let best: Bound | undefined;
+  for (const b of norm) {
+    if (!best) best = b;
+    else if (dir === 'lower' ? b.v > best.v || (b.v === best.v && b.excl) : b.v < best.v || (b.v === best.v && b.excl)) best = b;
+  }
+  return best;
+}
+
+export const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+const MAX_SHOWN = 60;
+
+export function show(v: unknown): string {
+  const s = v === undefined ? 'none' : (JSON.stringify(v) ?? String(v));
+  return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN - 1)}…` : s;
+}
+
+export function showList(values: readonly unknown[]): string {
+  return values.map(show).join(', ');
+}
+
+export function showTypes(t: Types): string {
+  if (!t) return 'any type';
+  const list = [...t].sort();
+  return list.length === 1 ? list[0]! : `[${list.join(', ')}]`;
+}
+
+export function change(o: unknown, n: unknown): string {
+  if (o === undefined) return `added: ${show(n)}`;
+  if (n === undefined) return `removed (was ${show(o)})`;
+  return `${show(o)} → ${show(n)}`;
+}
+
+export function presence(o: unknown, n: unknown): string {
+  return o === undefined ? 'added' : n === undefined ? 'removed' : 'changed';
+}

@@ -1,0 +1,142 @@
+/** The keywords of arrays (items, tuples, contains) and objects (properties, required, additionalProperties, …). */
+import { change, counts, TEXT_ONLY, WIDENING, type Comparer, type Ctx } from './schema-common.js';
+import { isAnnotation, isObject, type SchemaView } from './schema-node.js';
+
+/** Items (tuples through prefixItems, the rest through items), counts, uniqueItems and contains. */
+export function arrays(ctx: Ctx): void {
+  const { ok, nk, add, child } = ctx;
+  counts(ctx, ['minItems', 'minContains'], ['maxItems', 'maxContains']);
+  const op = Array.isArray(ok['prefixItems']) ? ok['prefixItems'] : [];
+  const np = Array.isArray(nk['prefixItems']) ? nk['prefixItems'] : [];
+  for (let i = 0; i < Math.max(op.length, np.length); i++) {
+    child(i < op.length ? op[i] : ok['items'], i < np.length ? np[i] : nk['items'], ['prefixItems', i]);
+  }
+  if ('items' in ok || 'items' in nk) child(ok['items'], nk['items'], ['items']);
+  if ('unevaluatedItems' in ok || 'unevaluatedItems' in nk) child(ok['unevaluatedItems'], nk['unevaluatedItems'], ['unevaluatedItems']);
+  if (Boolean(ok['uniqueItems']) !== Boolean(nk['uniqueItems'])) {
+    add(
+      nk['uniqueItems'] ? 'UNIQUE_ITEMS_ADDED' : 'UNIQUE_ITEMS_REMOVED',
+      ['uniqueItems'],
+      change(ok['uniqueItems'], nk['uniqueItems']),
+      ok['uniqueItems'],
+      nk['uniqueItems'],
+    );
+  }
+  if ('contains' in ok && 'contains' in nk) child(ok['contains'], nk['contains'], ['contains']);
+  else if ('contains' in ok || 'contains' in nk) {
+    add(
+      'contains' in nk ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED',
+      ['contains'],
+      'contains' in nk ? 'contains added' : 'contains removed',
+      ok['contains'],
+      nk['contains'],
+    );
+  }
+}
+
+/** Properties (arguments or output fields), required, additional and pattern properties, property names, counts. */
+export function objects(cmp: Comparer, ctx: Ctx): void {
+  const { ok, nk, add, child } = ctx;
+  const input = cmp.side === 'input';
+  counts(ctx, ['minProperties'], ['maxProperties']);
+  const op = isObject(ok['properties']) ? ok['properties'] : {};
+  const np = isObject(nk['properties']) ? nk['properties'] : {};
+  const oReq = new Set(Array.isArray(ok['required']) ? (ok['required'] as string[]) : []);
+  const nReq = new Set(Array.isArray(nk['required']) ? (nk['required'] as string[]) : []);
+  const names = [...Object.keys(op), ...Object.keys(np).filter((k) => !Object.hasOwn(op, k))];
+  for (const name of names) {
+    const at = ['properties', name];
+    if (Object.hasOwn(op, name) && Object.hasOwn(np, name)) child(op[name], np[name], at);
+    else if (Object.hasOwn(np, name)) {
+      const required = nReq.has(name);
+      add(
+        input ? (required ? 'ARGUMENT_REQUIRED_ADDED' : 'ARGUMENT_ADDED') : 'OUTPUT_FIELD_ADDED',
+        at,
+        required ? 'added (required)' : 'added (optional)',
+        undefined,
+        np[name],
+      );
+    } else if (!input) {
+      add('OUTPUT_FIELD_REMOVED', at, 'removed', op[name]);
+    } else {
+      const still = stillAccepted(cmp, op[name], name, nk);
+      add(still.ok ? 'ARGUMENT_REMOVED_STILL_ACCEPTED' : 'ARGUMENT_REMOVED', at, `removed (${still.why})`, op[name]);
+    }
+  }
+  for (const name of [...nReq].filter((r) => !oReq.has(r) && !(Object.hasOwn(np, r) && !Object.hasOwn(op, r)))) {
+    add(
+      input ? 'ARGUMENT_MADE_REQUIRED' : 'OUTPUT_FIELD_MADE_REQUIRED',
+      ['properties', name],
+      'made required (added to required)',
+      ok['required'],
+      nk['required'],
+    );
+  }
+  for (const name of [...oReq].filter((r) => !nReq.has(r) && !(Object.hasOwn(op, r) && !Object.hasOwn(np, r)))) {
+    add(
+      input ? 'ARGUMENT_MADE_OPTIONAL' : 'OUTPUT_FIELD_MADE_OPTIONAL',
+      ['properties', name],
+      'made optional (removed from required)',
+      ok['required'],
+      nk['required'],
+    );
+  }
+  for (const kw of ['additionalProperties', 'unevaluatedProperties']) extra(cmp, ctx, kw);
+  const opp = isObject(ok['patternProperties']) ? ok['patternProperties'] : {};
+  const npp = isObject(nk['patternProperties']) ? nk['patternProperties'] : {};
+  for (const p of new Set([...Object.keys(opp), ...Object.keys(npp)])) {
+    if (Object.hasOwn(opp, p) && Object.hasOwn(npp, p)) child(opp[p], npp[p], ['patternProperties', p]);
+    else
+      add(
+        Object.hasOwn(npp, p) ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED',
+        ['patternProperties', p],
+        Object.hasOwn(npp, p) ? 'pattern added' : 'pattern removed',
+        opp[p],
+        npp[p],
+      );
+  }
+  if ('propertyNames' in ok || 'propertyNames' in nk) child(ok['propertyNames'], nk['propertyNames'], ['propertyNames']);
+}
+
+/** additionalProperties / unevaluatedProperties: open (absent, true, {}), closed (false), or a schema. */
+function extra(cmp: Comparer, { ok, nk, add, child }: Ctx, kw: string): void {
+  const o = openness(cmp.oldView, ok[kw]);
+  const n = openness(cmp.newView, nk[kw]);
+  if (o === 'open' && n === 'open') return;
+  if (o === 'schema' && n === 'schema') return child(ok[kw], nk[kw], [kw]);
+  if (o === n) return;
+  const what = { open: 'open', closed: 'false', schema: 'a schema' };
+  const detail = `${what[o]} → ${what[n]}`;
+  if (n === 'closed') add('ADDITIONAL_PROPERTIES_CLOSED', [kw], detail, ok[kw], nk[kw]);
+  else if (o === 'closed' || n === 'open') add('ADDITIONAL_PROPERTIES_OPENED', [kw], detail, ok[kw], nk[kw]);
+  else add('SCHEMA_NARROWED', [kw], detail, ok[kw], nk[kw]);
+}
+
+function openness(view: SchemaView, v: unknown): 'open' | 'closed' | 'schema' {
+  const node = view.node(v);
+  if (node.never) return 'closed';
+  return Object.keys(node.keywords).every(isAnnotation) ? 'open' : 'schema';
+}
+
+/** Whether calls that still send a removed argument pass: the schema that now applies to the name accepts it. */
+function stillAccepted(cmp: Comparer, oldProp: unknown, name: string, nk: Record<string, unknown>): { ok: boolean; why: string } {
+  const patterns = isObject(nk['patternProperties']) ? nk['patternProperties'] : {};
+  const match = Object.keys(patterns).find((p) => {
+    try {
+      return new RegExp(p, 'u').test(name);
+    } catch {
+      return false;
+    }
+  });
+  const [kw, target] =
+    match !== undefined
+      ? [`patternProperties ${JSON.stringify(match)}`, patterns[match]]
+      : 'additionalProperties' in nk
+        ? ['additionalProperties', nk['additionalProperties']]
+        : ['unevaluatedProperties', nk['unevaluatedProperties']];
+  const node = cmp.newView.node(target);
+  if (node.never) return { ok: false, why: `${kw} is false` };
+  if (Object.keys(node.keywords).every(isAnnotation)) return { ok: true, why: 'extra arguments are accepted' };
+  const narrower = cmp.pair(oldProp, target).some((c) => !TEXT_ONLY.has(c.rule) && !WIDENING.has(c.rule));
+  return narrower ? { ok: false, why: `${kw} does not accept every value it accepted` } : { ok: true, why: `${kw} accepts every value it accepted` };
+}

@@ -1,0 +1,185 @@
+/**
+ * The diff of two servers: tools matched by name (a removed and an added tool with the same schemas is a rename),
+ * then each tool's text, annotations, execution, metadata and schemas. Pure: models in, changes out.
+ */
+import type { SchemaModel, ServerInfo, ToolAnnotations, ToolModel } from '../model.js';
+import { closest } from '../suggest.js';
+import { explain } from './messages.js';
+import { classOf, type Change, type RuleId, type Segments, type Side } from './rules.js';
+import { SchemaView, sameData } from './schema-node.js';
+import { show } from './schema-common.js';
+import { compareSchemas, equivalentSchemas } from './schema.js';
+
+/** What the diff reads of a server: its instructions and its tools. */
+export interface DiffSubject {
+  server: Pick<ServerInfo, 'instructions'>;
+  tools: readonly ToolModel[];
+}
+
+export const EMPTY_SUBJECT: DiffSubject = { server: {}, tools: [] };
+
+export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
+  const out: Change[] = [];
+  const make = (rule: RuleId, side: Side, tool: string | null, segments: Segments, detail: string, b?: unknown, a?: unknown): Change => ({
+    class: classOf(rule, side),
+    rule,
+    tool,
+    segments,
+    detail,
+    message: explain(rule, side, segments, tool, b),
+    ...(b !== undefined && { before: b }),
+    ...(a !== undefined && { after: a }),
+  });
+
+  const oi = before.server.instructions;
+  const ni = after.server.instructions;
+  if (oi !== ni) out.push(make('INSTRUCTIONS_CHANGED', 'tool', null, ['server', 'instructions'], presence(oi, ni), oi, ni));
+
+  const oldByName = new Map(before.tools.map((t) => [t.name, t]));
+  const newNames = new Set(after.tools.map((t) => t.name));
+  const removed = before.tools.filter((t) => !newNames.has(t.name));
+  const added = after.tools.filter((t) => !oldByName.has(t.name));
+  const renamedFrom = new Map<string, ToolModel>();
+  for (const r of removed) {
+    const match = added.find((t) => !renamedFrom.has(t.name) && sameSchemas(r, t));
+    if (match) renamedFrom.set(match.name, r);
+  }
+
+  for (const t of after.tools) {
+    const old = oldByName.get(t.name) ?? renamedFrom.get(t.name);
+    if (!old) {
+      out.push(make('TOOL_ADDED', 'tool', t.name, [], 'added'));
+      continue;
+    }
+    if (old.name !== t.name) {
+      out.push(
+        make(
+          'TOOL_RENAMED',
+          'tool',
+          t.name,
+          ['name'],
+          `${JSON.stringify(old.name)} → ${JSON.stringify(t.name)} (removed, and added with the same schemas)`,
+          old.name,
+          t.name,
+        ),
+      );
+    }
+    for (const c of diffTool(old, t)) out.push(make(c.rule, c.side, t.name, c.segments, c.detail, c.before, c.after));
+  }
+  const renamed = new Set([...renamedFrom.values()].map((t) => t.name));
+  for (const r of removed) {
+    if (renamed.has(r.name)) continue;
+    const near = closest(
+      r.name,
+      added.map((t) => t.name),
+    );
+    const detail = near ? `removed (did you mean ${JSON.stringify(near)}? It was added, with different schemas)` : 'removed';
+    out.push(make('TOOL_REMOVED', 'tool', r.name, [], detail));
+  }
+  return out;
+}
+
+interface ToolChange {
+  rule: RuleId;
+  side: Side;
+  segments: Segments;
+  detail: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+function diffTool(o: ToolModel, n: ToolModel): ToolChange[] {
+  const out: ToolChange[] = [];
+  const add = (rule: RuleId, segments: Segments, detail: string, before?: unknown, after?: unknown) =>
+    out.push({ rule, side: 'tool', segments, detail, before, after });
+  const od = o.definition;
+  const nd = n.definition;
+  if (od.title !== nd.title) add('TITLE_CHANGED', ['title'], presence(od.title, nd.title), od.title, nd.title);
+  if (od.annotations?.title !== nd.annotations?.title) {
+    add(
+      'TITLE_CHANGED',
+      ['annotations', 'title'],
+      presence(od.annotations?.title, nd.annotations?.title),
+      od.annotations?.title,
+      nd.annotations?.title,
+    );
+  }
+  if (od.description !== nd.description)
+    add('DESCRIPTION_CHANGED', ['description'], presence(od.description, nd.description), od.description, nd.description);
+  hints(od.annotations, nd.annotations, add);
+  const modes = (t: string | undefined) => new Set(t === 'required' ? ['task'] : t === 'optional' ? ['plain', 'task'] : ['plain']);
+  const ot = od.execution?.taskSupport;
+  const nt = nd.execution?.taskSupport;
+  if ((ot ?? 'forbidden') !== (nt ?? 'forbidden')) {
+    const lost = [...modes(ot)].some((m) => !modes(nt).has(m));
+    add(
+      lost ? 'TASK_SUPPORT_NARROWED' : 'TASK_SUPPORT_WIDENED',
+      ['execution', 'taskSupport'],
+      `${ot ?? 'forbidden (default)'} → ${nt ?? 'forbidden (default)'}`,
+      ot,
+      nt,
+    );
+  }
+  if (!sameData(od.icons, nd.icons)) add('ICONS_CHANGED', ['icons'], presence(od.icons, nd.icons), od.icons, nd.icons);
+  if (!sameData(od._meta, nd._meta)) add('META_CHANGED', ['_meta'], presence(od._meta, nd._meta), od._meta, nd._meta);
+
+  const schemaChanges = (side: 'input' | 'output', a: SchemaModel, b: SchemaModel) => {
+    const key = side === 'input' ? 'inputSchema' : 'outputSchema';
+    for (const c of compareSchemas(view(a), view(b), side)) out.push({ ...c, side, segments: [key, ...c.segments] });
+  };
+  schemaChanges('input', o.input, n.input);
+  if (o.output && n.output) schemaChanges('output', o.output, n.output);
+  else if (o.output) add('OUTPUT_SCHEMA_REMOVED', ['outputSchema'], 'removed', o.output.schema);
+  else if (n.output) add('OUTPUT_SCHEMA_ADDED', ['outputSchema'], 'added', undefined, n.output.schema);
+  return out;
+}
+
+/** The four hints by their effective values (MCP's defaults when absent; a read-only tool destroys nothing and is idempotent). */
+function hints(
+  o: ToolAnnotations | undefined,
+  n: ToolAnnotations | undefined,
+  add: (rule: RuleId, s: Segments, d: string, b?: unknown, a?: unknown) => void,
+): void {
+  const eff = (a: ToolAnnotations | undefined) => {
+    const readOnly = a?.readOnlyHint ?? false;
+    return {
+      readOnly,
+      destructive: readOnly ? false : (a?.destructiveHint ?? true),
+      idempotent: readOnly ? true : (a?.idempotentHint ?? false),
+      openWorld: a?.openWorldHint ?? true,
+    };
+  };
+  const e0 = eff(o);
+  const e1 = eff(n);
+  const shown = (raw: boolean | undefined, value: boolean) => (raw === undefined ? `${value} (default)` : String(raw));
+  const flip = (key: 'readOnly' | 'destructive' | 'idempotent' | 'openWorld', on: RuleId, off: RuleId, extra = '') => {
+    const hint = `${key}Hint` as const;
+    if (e0[key] === e1[key]) return;
+    add(e1[key] ? on : off, ['annotations', hint], `${shown(o?.[hint], e0[key])} → ${shown(n?.[hint], e1[key])}${extra}`, o?.[hint], n?.[hint]);
+  };
+  const implied =
+    !e1.readOnly && e0.readOnly
+      ? `; now destructiveHint ${shown(n?.destructiveHint, e1.destructive)}, idempotentHint ${shown(n?.idempotentHint, e1.idempotent)}`
+      : '';
+  flip('readOnly', 'READ_ONLY_HINT_ON', 'READ_ONLY_HINT_OFF', implied);
+  // destructiveHint and idempotentHint mean something only for a tool that is not read-only, on both sides.
+  if (!e0.readOnly && !e1.readOnly) {
+    flip('destructive', 'DESTRUCTIVE_HINT_ON', 'DESTRUCTIVE_HINT_OFF');
+    flip('idempotent', 'IDEMPOTENT_HINT_ON', 'IDEMPOTENT_HINT_OFF');
+  }
+  flip('openWorld', 'OPEN_WORLD_HINT_ON', 'OPEN_WORLD_HINT_OFF');
+}
+
+function sameSchemas(a: ToolModel, b: ToolModel): boolean {
+  if (!equivalentSchemas(view(a.input), view(b.input), 'input')) return false;
+  if (!a.output || !b.output) return !a.output && !b.output;
+  return equivalentSchemas(view(a.output), view(b.output), 'output');
+}
+
+const view = (s: SchemaModel) => new SchemaView(s.schema, s.dialect);
+
+function presence(o: unknown, n: unknown): string {
+  if (o === undefined) return `added: ${show(n)}`;
+  if (n === undefined) return 'removed';
+  return 'changed';
+}
