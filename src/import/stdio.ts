@@ -1,0 +1,190 @@
+/**
+ * The child process of `import --from-command`, as an MCP transport for the SDK's Client. Unlike the SDK's own
+ * stdio transport it keeps what a failure message needs (how the process ended, the tail of its stderr), passes
+ * the caller's whole environment (a server usually needs its tokens and settings), and always stops the process:
+ * stdin closed, then SIGTERM, then SIGKILL, and a kill on toolspec's own exit as a last resort.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** How much of the server's stderr is kept for messages. */
+const STDERR_TAIL_BYTES = 4096;
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ChildOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export class ChildProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  /** Set once the process has ended. */
+  exit?: ChildExit;
+  /** Why the process could not be started (ENOENT, EACCES, …). */
+  spawnError?: NodeJS.ErrnoException;
+  /** The last bytes the server wrote to stderr. */
+  stderrTail = '';
+  /** True when the process wrote something to stdout that is not a JSON-RPC message. */
+  badOutput?: string;
+
+  #child?: ChildProcess;
+  #exited?: Promise<void>;
+  readonly #buffer = new ReadBuffer();
+  readonly #killOnExit = () => {
+    this.#child?.kill('SIGKILL');
+  };
+
+  constructor(
+    readonly command: string,
+    readonly args: readonly string[],
+    private readonly options: ChildOptions,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.command, [...this.args], {
+        cwd: this.options.cwd,
+        env: this.options.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: true,
+      });
+      this.#child = child;
+      this.#exited = new Promise((done) => {
+        let ended = false;
+        const end = (code: number | null, signal: NodeJS.Signals | null) => {
+          if (ended) return;
+          ended = true;
+          this.exit = { code, signal };
+          process.removeListener('exit', this.#killOnExit);
+          done();
+          this.onclose?.();
+        };
+        // 'close' comes once stdout and stderr are read to the end; a grandchild that keeps them open must not
+        // hold the import up, so the process's own end counts a moment later.
+        child.once('close', end);
+        child.once('exit', (code, signal) => {
+          setTimeout(() => {
+            child.stdout.destroy();
+            child.stderr.destroy();
+            end(code, signal);
+          }, 500).unref();
+        });
+      });
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        if (!child.pid) {
+          this.spawnError = error;
+          this.exit = { code: null, signal: null };
+          reject(error);
+        } else {
+          this.onerror?.(error);
+        }
+      });
+      child.once('spawn', () => {
+        process.once('exit', this.#killOnExit);
+        resolve();
+      });
+      child.stdin.on('error', (error) => this.onerror?.(error));
+      child.stdout.on('data', (chunk: Buffer) => this.#read(chunk));
+      child.stderr.on('data', (chunk: Buffer) => {
+        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+      });
+    });
+  }
+
+  #read(chunk: Buffer): void {
+    try {
+      this.#buffer.append(chunk);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.#buffer.readMessage();
+      } catch (error) {
+        // A line that is not JSON-RPC: a server that logs to stdout. Keep the first for the message.
+        this.badOutput ??= error instanceof Error ? error.message : String(error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.#child?.stdin;
+      if (!stdin || this.exit) return reject(new Error('the server process is not running'));
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /**
+   * Stops the process and waits until it has ended: stdin closed (an MCP server's cue to exit), then SIGTERM after
+   * `graceMs`, then SIGKILL. With graceMs 0 (a server that hangs) SIGTERM follows at once.
+   */
+  async close(graceMs = 1000): Promise<void> {
+    const child = this.#child;
+    const exited = this.#exited;
+    if (!child || !exited || this.exit) return;
+    const wait = (ms: number) =>
+      Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    child.stdin?.end();
+    if (graceMs > 0 && (await wait(graceMs))) return;
+    child.kill('SIGTERM');
+    if (await wait(2000)) return;
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** Splits a command line into words as a POSIX shell would for simple commands: quotes and backslashes, no expansion. */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      else word += c;
+    } else if (quote === '"') {
+      if (c === '"') quote = undefined;
+      else if (c === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]!)) word += line[++i];
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (quote) throw new Error(`the command has an unclosed ${quote} quote`);
+  if (inWord) words.push(word);
+  return words;
+}

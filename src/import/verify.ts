@@ -1,0 +1,168 @@
+/**
+ * The written spec is held to what toolspec itself will do with it: it is loaded with the same loader as
+ * `toolspec validate` (from a private temporary folder), linted as generate lints, and the manifest generate would
+ * send is compared with what the server sent. Loader diagnostics are turned into notes that name the tool they are
+ * about, since the user has no spec file yet to look at.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { isMap, isScalar, isSeq, type Node } from 'yaml';
+import type { Diagnostic } from '../diagnostics.js';
+import { manifestTools } from '../emit/manifest.js';
+import { lintLoaded, type LintResult } from '../lint/index.js';
+import { SourceFile } from '../load/source.js';
+import type { ServerModel } from '../model.js';
+import { loadModel } from '../spec.js';
+import { isObject } from '../validate/keywords.js';
+import type { ImportNote } from './build.js';
+
+export interface Verified {
+  /** Present when the spec has no errors. */
+  model?: ServerModel;
+  /** Loader errors and warnings, by tool. */
+  notes: ImportNote[];
+  /** Positions (in the spec's tool list) of the tools with errors. */
+  failing: Set<number>;
+  lint?: LintResult;
+}
+
+/**
+ * Loads `text` as a spec file would be loaded, in a temporary folder that is removed again. `toolNames` and
+ * `positions` are the spec's tools' names and their places in the server's list, for messages.
+ */
+export async function verifySpec(text: string, toolNames: readonly string[], positions: readonly number[]): Promise<Verified> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-import-'));
+  try {
+    const file = path.join(dir, 'toolspec.yaml');
+    fs.writeFileSync(file, text);
+    const result = loadModel(file, { cwd: dir });
+    const source = new SourceFile('toolspec.yaml', text);
+    const notes: ImportNote[] = [];
+    const failing = new Set<number>();
+    for (const d of result.diagnostics) {
+      const at = placeOf(d, source);
+      if (d.severity === 'error' && at.index !== undefined) failing.add(at.index);
+      const tool = at.index === undefined ? undefined : toolNames[at.index];
+      const where = at.where && !d.message.includes(`"${at.where}"`) ? `${at.where}: ` : '';
+      notes.push({
+        severity: d.severity,
+        ...(tool === undefined ? {} : { tool }),
+        message: `${where}${unplace(d.message, source, positions)} (${d.code})`,
+        ...(d.hint ? { hint: unplace(d.hint, source, positions) } : {}),
+      });
+    }
+    if (!result.model) return { notes, failing };
+    const lint = await lintLoaded({ model: result.model, sources: result.sources });
+    return { model: result.model, notes, failing, lint };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** "toolspec.yaml:13:11" names a file the user does not have: it becomes the tool there ("tool #2"). */
+function unplace(text: string, source: SourceFile, positions: readonly number[]): string {
+  return text.replace(/toolspec\.yaml:(\d+):(\d+)/g, (all, line: string, column: string) => {
+    const { index } = placeOf({ line: Number(line), column: Number(column) }, source);
+    const position = index === undefined ? undefined : positions[index];
+    return position === undefined ? all : `tool #${position + 1}`;
+  });
+}
+
+/**
+ * Which tool a diagnostic is about (by the tools' places in the text), and the path inside it, e.g.
+ * "inputSchema.properties.q.type".
+ */
+function placeOf(d: Pick<Diagnostic, 'line' | 'column'>, source: SourceFile): { index?: number; where?: string } {
+  const offset = (source.lineCounter.lineStarts[d.line - 1] ?? 0) + d.column - 1;
+  const root = source.document.contents;
+  if (!isMap(root)) return {};
+  for (const pair of root.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    const value = pair.value as Node | null;
+    if (!value?.range || offset < (pair.key as Node).range![0] || offset >= value.range[2]) continue;
+    if (key === 'tools' && isSeq(value)) {
+      const i = value.items.findIndex((item) => {
+        const r = (item as Node).range;
+        return r && offset >= r[0] && offset < r[2];
+      });
+      if (i >= 0) return { index: i, where: pathAt(value.items[i] as Node, offset) };
+    }
+    return { where: `${key}${pathAt(value, offset, '.')}` };
+  }
+  return {};
+}
+
+/** The dotted path of the innermost node at `offset` below `node`. */
+function pathAt(node: Node, offset: number, lead = ''): string {
+  const parts: string[] = [];
+  let cur: Node | null = node;
+  for (;;) {
+    let next: Node | null = null;
+    if (isMap(cur)) {
+      for (const pair of cur.items) {
+        const k = pair.key as Node | null;
+        const v = pair.value as Node | null;
+        const start = k?.range?.[0] ?? v?.range?.[0];
+        const end = v?.range?.[2] ?? k?.range?.[2];
+        if (start === undefined || end === undefined || offset < start || offset >= end) continue;
+        parts.push(isScalar(k) ? String(k.value) : '?');
+        next = v && v.range && offset >= v.range[0] ? v : null;
+        break;
+      }
+    } else if (isSeq(cur)) {
+      const i = cur.items.findIndex((item) => {
+        const r = (item as Node).range;
+        return r && offset >= r[0] && offset < r[2];
+      });
+      if (i >= 0) {
+        parts.push(`[${i}]`);
+        next = cur.items[i] as Node;
+      }
+    }
+    if (!next) break;
+    cur = next;
+  }
+  const joined = parts.map((p, i) => (p.startsWith('[') || i === 0 ? p : `.${p}`)).join('');
+  return joined && lead && !joined.startsWith('[') ? `${lead}${joined}` : joined;
+}
+
+/**
+ * Compares the manifest generate would send with the tools the server sent. With hoisted `$defs`, each `$ref` to
+ * one is put back in place first: the comparison is then of meaning, not of bytes. Returns the first tool that
+ * differs, or undefined.
+ */
+export function firstDifference(model: ServerModel, expected: readonly Record<string, unknown>[], hoisted: Record<string, unknown>): string | undefined {
+  const sent = manifestTools(model) as unknown as Record<string, unknown>[];
+  if (sent.length !== expected.length) return `${sent.length} tools instead of ${expected.length}`;
+  const names = Object.keys(hoisted);
+  for (let i = 0; i < sent.length; i++) {
+    const tool = { ...sent[i]! };
+    for (const k of ['inputSchema', 'outputSchema']) if (isObject(tool[k]) && names.length) tool[k] = restore(tool[k], hoisted);
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(tool)), JSON.parse(JSON.stringify(expected[i])))) return `tool "${String(expected[i]!['name'])}"`;
+  }
+  return undefined;
+}
+
+/** The schema with every `$ref` to a hoisted def replaced by the def, and those defs removed from its `$defs`. */
+function restore(schema: Record<string, unknown>, hoisted: Record<string, unknown>): Record<string, unknown> {
+  const inline = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(inline);
+    if (!isObject(v)) return v;
+    const ref = v['$ref'];
+    if (typeof ref === 'string' && Object.keys(v).length === 1 && ref.startsWith('#/$defs/')) {
+      const name = ref.slice('#/$defs/'.length);
+      if (Object.hasOwn(hoisted, name)) return inline(hoisted[name]);
+    }
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, inline(x)]));
+  };
+  const out = inline(schema) as Record<string, unknown>;
+  const defs = schema['$defs'];
+  if (isObject(defs)) {
+    const kept = Object.fromEntries(Object.entries(defs).filter(([k]) => !Object.hasOwn(hoisted, k)));
+    if (Object.keys(kept).length) out['$defs'] = inline(kept);
+    else delete out['$defs'];
+  }
+  return out;
+}

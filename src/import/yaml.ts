@@ -1,0 +1,95 @@
+/**
+ * The imported spec as YAML a person would keep: block style, the server's order, a blank line between tools, short
+ * lists of scalars on one line, long descriptions as folded block scalars (`>-`) and text with line breaks as
+ * literal ones (`|`). Written with the `yaml` package's Document API, and read back before it is returned: the text
+ * must parse to exactly the data it was made from.
+ */
+import { Document, isMap, isPair, isScalar, isSeq, parse, visit, type Scalar } from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
+
+export interface YamlOptions {
+  /** Comment lines at the top (without "# "). */
+  header: string[];
+  /** A comment for options.pageSize, when it is set. */
+  pageSizeNote?: string;
+}
+
+/** Longer descriptions than this become folded block scalars. */
+export const FOLD_AFTER = 80;
+const LINE_WIDTH = 100;
+/** Lists of scalars whose JSON is at most this long go on one line. */
+const FLOW_LIST_MAX = 60;
+const TEXT_KEYS = new Set(['description', 'instructions']);
+/** Characters a person cannot see or an editor may change: such text stays double-quoted, with escapes. */
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f\u2060\u3000\ufeff]/;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'g');
+
+export function specYaml(data: Record<string, unknown>, options: YamlOptions): string {
+  for (const styled of [true, false]) {
+    const text = render(data, options, styled);
+    const back: unknown = parse(text, { uniqueKeys: true, strict: true });
+    if (isDeepStrictEqual(back, data)) return text;
+  }
+  // The plain rendering is the yaml package's own round trip; a difference there is a bug to report.
+  throw new Error('the YAML written for the imported spec does not read back as the same data');
+}
+
+function render(data: Record<string, unknown>, options: YamlOptions, styled: boolean): string {
+  const doc = new Document(data);
+  doc.commentBefore = options.header.map((l) => (l ? ` ${l}` : '')).join('\n');
+  if (isMap(doc.contents)) {
+    doc.contents.items.forEach((pair, i) => {
+      const key = isScalar(pair.key) ? pair.key.value : undefined;
+      if (i > 0 && isScalar(pair.key)) pair.key.spaceBefore = true;
+      if (key === 'tools' && isSeq(pair.value)) pair.value.items.forEach((tool, j) => j > 0 && isMap(tool) && (tool.spaceBefore = true));
+      if (key === 'options' && isMap(pair.value) && options.pageSizeNote) {
+        const page = pair.value.items.find((p) => isScalar(p.key) && p.key.value === 'pageSize');
+        if (page && isScalar(page.value)) page.value.comment = ` ${options.pageSizeNote}`;
+      }
+    });
+  }
+  visit(doc, {
+    Pair(_, pair) {
+      if (!styled || !isScalar(pair.value) || typeof pair.value.value !== 'string') return;
+      const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      styleText(pair.value as Scalar<string>, TEXT_KEYS.has(key));
+    },
+    Seq(_, seq) {
+      if (!styled) return;
+      const scalars = seq.items.every((item) => isScalar(item) && (typeof item.value !== 'string' || !/[\n]/.test(item.value)));
+      if (scalars && seq.items.length > 0 && JSON.stringify(seq.toJSON()).length <= FLOW_LIST_MAX) seq.flow = true;
+    },
+    Scalar(_, node) {
+      // Keys, list items and values alike: text with invisible characters or tabs is double-quoted, with escapes, and
+      // so is text whose line breaks the yaml package would write as a block with trailing spaces.
+      if (typeof node.value === 'string' && !readableAsIs(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  const text = doc.toString({ lineWidth: LINE_WIDTH, minContentWidth: 40, flowCollectionPadding: false, doubleQuotedAsJSON: true });
+  // JSON leaves U+2028 and the like as they are; every string holding one is double-quoted (above), where an
+  // escape means the same character, and in a comment the escape is only text.
+  return text.replace(INVISIBLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * False for text that must be double-quoted: invisible characters, tabs and carriage returns would hide in the file,
+ * and text with line breaks is written as a block scalar only when no line of it ends in spaces (editors strip them)
+ * and its first line starts with text (a leading blank line or space would need indentation markers).
+ */
+function readableAsIs(text: string): boolean {
+  if (INVISIBLE.test(text) || /[\t\r]/.test(text)) return false;
+  return !text.includes('\n') || (/^\S/.test(text) && !/ \n/.test(text) && !text.endsWith(' '));
+}
+
+/** Literal for text with line breaks, folded for long descriptions; quoted where a block scalar could mislead. */
+function styleText(node: Scalar<string>, prose: boolean): void {
+  const text = node.value;
+  if (!readableAsIs(text)) {
+    node.type = 'QUOTE_DOUBLE';
+    return;
+  }
+  // A leading space would need an indentation indicator (`>2-`): correct, but easy to break when edited.
+  if (/^ /.test(text)) return;
+  if (text.includes('\n')) node.type = 'BLOCK_LITERAL';
+  else if (prose && text.length > FOLD_AFTER && !/ {2}/.test(text)) node.type = 'BLOCK_FOLDED';
+}
