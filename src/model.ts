@@ -55,7 +55,24 @@ export interface ExampleModel {
   name?: string;
   arguments: Record<string, unknown>;
   invalid: boolean;
-  expect?: { isError?: boolean; text?: string; structuredContent?: Record<string, unknown> };
+  expect?: ExampleExpectation;
+  /**
+   * For an invalid example: the arguments the input schema's errors name, as the dispatcher writes their paths
+   * (`filters[0].tag`, `(arguments)` for the whole object). Its contract test checks the rejection names each.
+   */
+  rejected?: string[];
+}
+
+/** What an example's call must return (the spec's `expect`). */
+export interface ExampleExpectation {
+  /** true: the call ends in an error result; false: it must not (the default for valid examples). */
+  isError?: boolean;
+  /** Text that the result's text content contains. */
+  text?: string;
+  /** Text that the error message contains; the call must end in an error result. */
+  error?: string;
+  /** A subset of the structured result: objects match when every listed key matches, arrays element by element. */
+  structuredContent?: Record<string, unknown>;
 }
 
 export interface SourcePosition {
@@ -71,6 +88,8 @@ export interface ToolModel {
   input: SchemaModel;
   output?: SchemaModel;
   examples: ExampleModel[];
+  /** The tool's own time limit (spec `timeout`), in milliseconds; options.timeoutMs applies when absent. */
+  timeoutMs?: number;
   definition: ToolDefinition;
   /** Where the tool is written, for messages. */
   source: SourcePosition;

@@ -1,6 +1,7 @@
 /**
  * `toolspec init` end to end: a new project, installed with npm (toolspec itself from this checkout, nothing
- * published), passes its own `npm test` and answers MCP over stdio with `npm start`. The slowest test: run once.
+ * published), answers MCP over stdio with `npm start` and passes its own `npm test`, which runs the contract tests
+ * generated from the spec's examples. The slowest test: run once.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -40,18 +41,24 @@ describe('toolspec init', () => {
 
     const install = npm(['install', '--no-audit', '--no-fund'], dir);
     expect(install.status, install.stderr).toBe(0);
-    const test = npm(['test'], dir);
-    expect(test.status, test.stdout + test.stderr).toBe(0);
-    expect(test.stdout).toMatch(/Tests\s+3 passed/);
 
     const request = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
     const start = npm(['start', '--silent'], dir, `${JSON.stringify(request)}\n`);
     const reply = start.stdout.split('\n').find((l) => l.startsWith('{'));
     expect(JSON.parse(reply!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'weather-server' }, capabilities: { tools: {} } } });
 
+    // After npm start has built dist/: the tests run from the sources only, the spec's examples among them.
+    const test = npm(['test', '--', '--reporter=verbose'], dir);
+    expect(test.status, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toMatch(/✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › greets in English by default/);
+    expect(test.stdout).toMatch(/✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › a language it does not know is rejected/);
+    expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server > lists its tools/);
+    expect(test.stdout).not.toContain('dist/');
+    expect(test.stdout).toMatch(/Tests\s+5 passed \(5\)/);
+
     // The project's own generate is a no-op right after init: init wrote what generate writes.
     const regen = npm(['run', 'generate', '--silent'], dir);
     expect(regen.status, regen.stderr).toBe(0);
-    expect(regen.stdout).toMatch(/0 written, 13 unchanged/);
+    expect(regen.stdout).toMatch(/0 written, 14 unchanged/);
   }, 300_000);
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ServerModel } from '../model.js';
 import { emitRegistry, emitTools, handlerFileName } from './bindings.js';
 import { emitContract } from './contract.js';
+import { emitExamples, hasExamples } from './examples.js';
 import { formatIfNeeded, normalizeText } from './format.js';
 import { emitManifestJson, emitManifestModule } from './manifest.js';
 import { emitStub } from './stub.js';
@@ -47,6 +48,8 @@ export async function generate(model: ServerModel): Promise<OutputFile[]> {
     ts('manifest.ts', emitManifestModule(model)),
     ts('tools.ts', emitTools(model)),
     ts('registry.ts', emitRegistry(model)),
+    // The spec's examples as contract tests, for vitest: only when there are any.
+    ...(hasExamples(model) ? [ts('examples.test.ts', emitExamples(model))] : []),
     // Kept formatted in the repository (a test holds them to the pinned prettier options).
     ...STATIC_FILES.map((name) => plain(name, readTemplate(name))),
   ]);

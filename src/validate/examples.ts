@@ -1,0 +1,220 @@
+/**
+ * A tool's examples: their arguments against the input schema (a valid example the schema rejects, or an invalid
+ * one it accepts, is an error), their `expect` for what can never hold, and, for invalid examples, the arguments
+ * the rejection must name (their contract tests check it: src/emit/examples.ts).
+ */
+import type { ErrorObject } from 'ajv';
+import { diagnostic, type Diagnostics } from '../diagnostics.js';
+import { isRecord, type RawTool } from '../load/load.js';
+import type { ExampleExpectation, ExampleModel } from '../model.js';
+import { captureWarnings } from './ajv.js';
+import type { CheckedSchema } from './schemas.js';
+import { pointerToPath } from './structure.js';
+
+export function checkExamples(
+  tool: RawTool,
+  input: CheckedSchema | undefined,
+  output: CheckedSchema | undefined,
+  diags: Diagnostics,
+): ExampleModel[] {
+  const list = tool.value['examples'];
+  if (!Array.isArray(list)) return [];
+  const out: ExampleModel[] = [];
+  list.forEach((ex, i) => {
+    if (!isRecord(ex) || !isRecord(ex['arguments'])) return;
+    const invalid = ex['invalid'] === true;
+    const model: ExampleModel = { arguments: ex['arguments'], invalid };
+    if (typeof ex['name'] === 'string') model.name = ex['name'];
+    if (isRecord(ex['expect'])) {
+      model.expect = ex['expect'] as ExampleExpectation;
+      checkExpectation(tool, i, model, output, diags);
+    }
+    out.push(model);
+    if (!input) return;
+    const args = structuredClone(ex['arguments']);
+    const ok = input.validate(args);
+    const argsPath = [...tool.path, 'examples', i, 'arguments'];
+    const at = tool.file.locate(argsPath);
+    if (!ok && !invalid) {
+      const errors = input.validate.errors ?? [];
+      const why = errors.map((e) => `${argumentPath(e.instancePath, e.params)}: ${e.message ?? e.keyword}`).join('; ');
+      const first = errors[0];
+      const where = first ? tool.file.locate([...argsPath, ...pointerToPath(first.instancePath, ex['arguments'])]) : at;
+      diags.add(
+        diagnostic('TS030', where, `example ${i + 1} does not match the inputSchema: ${why}`, 'fix the arguments, or mark the example "invalid: true" if it is meant to be rejected'),
+      );
+    } else if (ok && invalid) {
+      diags.add(
+        diagnostic('TS031', at, `example ${i + 1} is marked invalid, but the inputSchema accepts it`, 'tighten the schema, or remove "invalid: true"'),
+      );
+    } else if (!ok) {
+      model.rejected = [...new Set((input.validate.errors ?? []).map((e) => rejectedPath(e, args)))];
+    }
+  });
+  return out;
+}
+
+/** An `expect` that no call can meet is a spec error: the example's contract test could never pass. */
+function checkExpectation(tool: RawTool, i: number, example: ExampleModel, output: CheckedSchema | undefined, diags: Diagnostics): void {
+  const expect = example.expect!;
+  const at = (p: (string | number)[], key: boolean) => tool.file.locate([...tool.path, 'examples', i, 'expect', ...p], { key });
+  const fail = (where: (string | number)[], message: string, hint: string, key = true) =>
+    diags.add(diagnostic('TS039', at(where, key), `example ${i + 1}: ${message}`, hint));
+  if (expect.error !== undefined && expect.isError === false) {
+    fail(['error'], 'expects an error message and "isError: false" together', 'remove one of them: "error" means the call must fail');
+  }
+  if (example.invalid) {
+    if (expect.isError === false) {
+      fail(['isError'], 'is marked invalid, so its call ends in an error result, but expects "isError: false"', 'remove "isError: false", or "invalid: true"');
+    }
+    if (expect.structuredContent !== undefined) {
+      fail(['structuredContent'], 'is marked invalid, so its call returns no structured result', 'remove "structuredContent", or check the rejection with "error"');
+    }
+    return;
+  }
+  if (isRecord(expect.structuredContent) && output) {
+    for (const problem of subsetProblems(expect.structuredContent, output)) {
+      const hint = problem.key
+        ? `remove "${String(problem.path.at(-1))}" from expect.structuredContent, or add it to the outputSchema's properties`
+        : 'expect a value the outputSchema allows, or fix the outputSchema';
+      fail(['structuredContent', ...problem.path], problem.message, hint, problem.key);
+    }
+  }
+}
+
+interface SubsetProblem {
+  path: (string | number)[];
+  message: string;
+  /** The problem is the key (one the schema does not allow), not the value. */
+  key: boolean;
+}
+
+const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'dependentSchemas', 'dependencies', 'unevaluatedProperties', 'unevaluatedItems'];
+
+/**
+ * Where an expected subset of the structured result disagrees with the output schema, as far as it can be told
+ * cheaply: a key the schema does not allow, or a value (string, number, boolean, null) the schema of its place
+ * rejects. Places under composition keywords (anyOf, if, …) are not judged.
+ */
+export function subsetProblems(subset: Record<string, unknown>, output: CheckedSchema): SubsetProblem[] {
+  const problems: SubsetProblem[] = [];
+  const { ajv, key, inherited } = output.compiled;
+  const root = output.schema;
+
+  // Places in the schema are kept as lists of keys: a JSON pointer into the schema, unescaped.
+  const resolve = (schema: unknown, pointer: string[], seen = 0): [Record<string, unknown>, string[]] | undefined => {
+    if (!isRecord(schema)) return undefined;
+    const ref = schema['$ref'];
+    if (typeof ref !== 'string') return [schema, pointer];
+    if (!ref.startsWith('#/') || seen > 32 || Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k))) return undefined;
+    let target: string[];
+    try {
+      target = pointerToPath(decodeURIComponent(ref.slice(1)), undefined).map(String);
+    } catch {
+      return undefined;
+    }
+    return resolve(
+      target.reduce<unknown>((n, s) => (isRecord(n) ? n[s] : Array.isArray(n) ? n[Number(s)] : undefined), root),
+      target,
+      seen + 1,
+    );
+  };
+
+  const visit = (value: unknown, schema: unknown, pointer: string[], path: (string | number)[]): void => {
+    const resolved = resolve(schema, pointer);
+    if (!resolved) return;
+    const [node, at] = resolved;
+    if (COMBINATORS.some((k) => k in node)) return;
+    if (Array.isArray(value) || isRecord(value)) {
+      const kind = Array.isArray(value) ? 'array' : 'object';
+      const types = typeof node['type'] === 'string' ? [node['type']] : Array.isArray(node['type']) ? node['type'] : undefined;
+      if (types && !types.includes(kind)) {
+        const message = `expects ${kind === 'array' ? 'an array' : 'an object'} where the outputSchema has type ${types.join(' or ')}`;
+        problems.push({ path, message, key: false });
+        return;
+      }
+      if (Array.isArray(value)) {
+        value.forEach((v, i) => {
+          const prefix = node['prefixItems'] ?? (Array.isArray(node['items']) ? node['items'] : undefined);
+          const prefixName = node['prefixItems'] !== undefined ? 'prefixItems' : 'items';
+          if (Array.isArray(prefix) && i < prefix.length) visit(v, prefix[i], [...at, prefixName, String(i)], [...path, i]);
+          else if (Array.isArray(prefix)) {
+            const rest = node['prefixItems'] !== undefined ? 'items' : 'additionalItems';
+            visit(v, node[rest], [...at, rest], [...path, i]);
+          } else visit(v, node['items'], [...at, 'items'], [...path, i]);
+        });
+        return;
+      }
+      const properties = isRecord(node['properties']) ? node['properties'] : {};
+      const patterns = isRecord(node['patternProperties']) ? Object.keys(node['patternProperties']) : [];
+      for (const [k, v] of Object.entries(value)) {
+        const p = [...path, k];
+        if (Object.hasOwn(properties, k)) {
+          visit(v, properties[k], [...at, 'properties', k], p);
+          continue;
+        }
+        if (patterns.length) continue; // which pattern applies is ajv's business: not judged
+        if (node['additionalProperties'] === false) {
+          const known = Object.keys(properties);
+          problems.push({
+            path: p,
+            message: `expects "${k}" in the structured result, which its outputSchema does not allow${known.length ? ` (it has ${known.map((n) => `"${n}"`).join(', ')})` : ''}`,
+            key: true,
+          });
+        } else if (node['additionalProperties'] !== undefined) {
+          visit(v, node['additionalProperties'], [...at, 'additionalProperties'], p);
+        }
+      }
+      return;
+    }
+    // A scalar is a whole value: the schema of its place judges it completely.
+    if (inherited.proto) return; // that schema is compiled with `__proto__` renamed: its pointers differ
+    let validate;
+    try {
+      const fragment = at.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
+      validate = captureWarnings(() => ajv.getSchema(`${key}#${fragment}`)).result;
+    } catch {
+      return;
+    }
+    if (!validate || validate(value)) return;
+    const why = (validate.errors ?? []).map((e: ErrorObject) => e.message ?? e.keyword).join('; ');
+    problems.push({ path, message: `expects ${JSON.stringify(value)}, which the outputSchema rejects here: ${why}`, key: false });
+  };
+
+  visit(subset, root, [], []);
+  return problems;
+}
+
+const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
+
+/** "/filters/0/tag" → "filters[0].tag", with the property that required/additionalProperties errors name. */
+function argumentPath(pointer: string, params: Record<string, unknown>): string {
+  const segs = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const extra = params['missingProperty'] ?? params['additionalProperty'];
+  if (typeof extra === 'string') segs.push(extra);
+  if (!segs.length) return '(arguments)';
+  return segs.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? JSON.stringify(s).slice(1, -1) : `.${JSON.stringify(s).slice(1, -1)}`)).join('');
+}
+
+/**
+ * The argument an error names, exactly as the generated dispatcher writes it at the start of its line
+ * (templates/runtime/dispatcher.ts, describeError and pathIn): a test of the generated code holds the two together.
+ */
+export function rejectedPath(e: Pick<ErrorObject, 'instancePath' | 'keyword' | 'params'>, data: unknown): string {
+  const params = e.params as Record<string, unknown>;
+  const child =
+    e.keyword === 'required' ? String(params['missingProperty']) : e.keyword === 'additionalProperties' ? String(params['additionalProperty']) : undefined;
+  const segs = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) segs.push(child);
+  if (!segs.length) return '(arguments)';
+  let node = data;
+  return segs
+    .map((s, i) => {
+      const index = /^\d+$/.test(s) && Array.isArray(node);
+      node = typeof node === 'object' && node !== null && Object.hasOwn(node, s) ? (node as Record<string, unknown>)[s] : undefined;
+      if (index) return `[${s}]`;
+      if (!/^[^\s.[\]"'\\]+$/.test(s) || /^\d+$/.test(s)) return `[${JSON.stringify(s)}]`;
+      return i === 0 ? s : `.${s}`;
+    })
+    .join('');
+}

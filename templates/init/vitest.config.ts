@@ -1,0 +1,7 @@
+import { defineConfig } from 'vitest/config';
+
+// The tests are TypeScript sources: the contract tests generated from the spec's examples
+// (src/generated/examples.test.ts) and yours in test/. Never their compiled copies in dist/.
+export default defineConfig({
+  test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+});
