@@ -1,0 +1,162 @@
+/**
+ * `toolspec generate`, one run: the saved state (nothing to do) or load → lint → generate → write → save the state.
+ * Returns what to print and the exit code (the CLI prints), and what the run read, so that `generate --watch`
+ * (src/watch.ts) can tell an edit that matters from one that does not.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { displayPath } from '../paths.js';
+import { countSummary, formatDiagnostics, PLAIN, type Style } from '../report.js';
+import { saveState, sha256, stateFor, verifiedState } from '../state.js';
+import { writeOutput } from '../write.js';
+
+export interface GenerateInput {
+  /** The spec file as the user named it. */
+  spec: string;
+  cwd: string;
+  format: 'text' | 'json';
+  /** Style of stderr, where diagnostics and lint findings go. */
+  style?: Style;
+}
+
+/** What a run that wrote (or found nothing to write) did. */
+export interface GenerateSummary {
+  /** The generated folder, relative to the spec's folder. */
+  generatedDir: string;
+  files: number;
+  written: number;
+  unchanged: number;
+  /** Generated files removed, relative to the spec's folder. */
+  removed: string[];
+  /** Handler stubs created, relative to the spec's folder. */
+  created: string[];
+  tools: number;
+  ms: number;
+  /** The saved state held: nothing was loaded or written. */
+  cached: boolean;
+}
+
+export interface GenerateResult {
+  /** 0 written (or nothing to do), 1 lint fails, 2 invalid spec: nothing written in either. */
+  code: 0 | 1 | 2;
+  /** Exactly what `toolspec generate` prints on stdout and on stderr. */
+  stdout: string;
+  stderr: string;
+  /** stderr without the last line that says nothing was written: the diagnostics and lint findings. */
+  notes: string;
+  /** Why nothing was written, in a few words ("2 errors", "lint fails (1 error)"); absent when it wrote. */
+  failure?: string;
+  /** The object `--format json` prints. */
+  json: Record<string, unknown>;
+  summary?: GenerateSummary;
+  /** What the run read: the sha256 of each file's text by absolute path, and the folders included whole. */
+  inputs: { files: Map<string, string>; folders: string[] };
+  /** Where it writes (absolute), when the spec got that far: the generated and handlers folders. */
+  outputDirs: string[];
+}
+
+const loader = () => import('../spec.js');
+const generator = () => import('../emit/generate.js');
+const linter = () => import('../lint/index.js');
+
+export async function generateCommand(input: GenerateInput): Promise<GenerateResult> {
+  const started = performance.now();
+  const { spec, format } = input;
+  const style = input.style ?? PLAIN;
+  const text = format === 'text';
+  const specPath = path.resolve(input.cwd, spec);
+
+  // Nothing changed since the last generate (inputs, generator and outputs all hash the same): nothing to do.
+  const state = verifiedState(specPath);
+  if (state && state.tools.every((t) => fs.existsSync(t.handler))) {
+    const outputs = Object.keys(state.outputs).map((f) => displayPath(f, state.rootDir));
+    const summary: GenerateSummary = {
+      generatedDir: displayPath(state.generatedDir, state.rootDir),
+      files: outputs.length,
+      written: 0,
+      unchanged: outputs.length,
+      removed: [],
+      created: [],
+      tools: state.tools.length,
+      ms: Math.round(performance.now() - started),
+      cached: true,
+    };
+    const json = { ok: true, spec, written: [], unchanged: outputs, removed: [], created: [], kept: state.tools.map((t) => displayPath(t.handler, state.rootDir)), diagnostics: [] };
+    return {
+      code: 0,
+      stdout: text ? `${formatSummary(summary)}\n` : `${JSON.stringify(json, null, 2)}\n`,
+      stderr: '',
+      notes: '',
+      json,
+      summary,
+      inputs: { files: new Map(Object.entries(state.inputs)), folders: Object.keys(state.folders) },
+      outputDirs: [state.generatedDir, state.handlersDir],
+    };
+  }
+
+  const result = (await loader()).loadModel(spec, { cwd: input.cwd });
+  const inputs = { files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])), folders: result.inputs.folders };
+  let notes = text && result.diagnostics.length ? `${formatDiagnostics(result.diagnostics, style, result.sources)}\n\n` : '';
+  if (!result.model) {
+    const failure = `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written\n`;
+    const json = { ok: false, spec, diagnostics: result.diagnostics };
+    return {
+      code: 2,
+      stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,
+      stderr: notes + (text ? failure : ''),
+      notes,
+      failure: countSummary(result.diagnostics),
+      json,
+      inputs,
+      outputDirs: [],
+    };
+  }
+
+  const model = result.model;
+  const outputDirs = [path.resolve(model.rootDir, model.options.generatedDir), path.resolve(model.rootDir, model.options.handlersDir)];
+  const api = await linter();
+  const lint = await api.lintLoaded({ model, sources: result.sources });
+  if (text && lint.findings.length) {
+    notes +=
+      `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}${lint.failed ? '; nothing was written' : ''}` +
+      '; `toolspec lint` shows hints and the token table\n';
+  }
+  if (lint.failed) {
+    const json = { ok: false, spec, diagnostics: result.diagnostics, lint };
+    const failure = `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`;
+    return { code: 1, stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`, stderr: notes, notes, failure, json, inputs, outputDirs };
+  }
+
+  const files = await (await generator()).generate(model);
+  const report = writeOutput(model.rootDir, model.options, files);
+  const subject = (await import('../check/subject.js')).subjectOf(model);
+  saveState(specPath, stateFor({ ...subject, inputs: result.inputs, files, tools: subject.tools }));
+  const summary: GenerateSummary = {
+    generatedDir: model.options.generatedDir,
+    files: report.written.length + report.unchanged.length,
+    written: report.written.length,
+    unchanged: report.unchanged.length,
+    removed: report.removed,
+    created: report.created,
+    tools: model.tools.length,
+    ms: Math.round(performance.now() - started),
+    cached: false,
+  };
+  const json = { ok: true, spec, ...report, diagnostics: result.diagnostics, lint };
+  const stdout = text ? `${formatSummary(summary)}\n${report.created.map((f) => `created ${f}: a stub to fill in\n`).join('')}` : `${JSON.stringify(json, null, 2)}\n`;
+  return { code: 0, stdout, stderr: notes, notes, json, summary, inputs, outputDirs };
+}
+
+/** "src/generated: 13 files, 2 written, 11 unchanged — 3 tools in 85 ms". */
+export function formatSummary(s: GenerateSummary): string {
+  return (
+    `${s.generatedDir}: ${plural(s.files, 'file')}, ${s.written} written, ${s.unchanged} unchanged` +
+    (s.removed.length ? `, ${s.removed.length} removed (${s.removed.join(', ')})` : '') +
+    ` — ${plural(s.tools, 'tool')} in ${s.ms} ms` +
+    (s.cached ? ' (nothing changed since the last generate)' : '')
+  );
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
