@@ -11,3 +11,9 @@ export function pascalCase(name: string): string | undefined {
     .replace(/([0-9])([a-z])/g, (_, d: string, c: string) => d + c.toUpperCase());
   return /^[0-9]/.test(joined) ? `Tool${joined}` : joined;
 }
+
+/** The handler module of a tool, in the handlers folder. */
+export function handlerFileName(tool: { name: string }): string {
+  // `x.d.ts` and `x.d.y.ts` would be declaration files, which the compiler never builds into JavaScript.
+  return `${tool.name.replace(/\.d(?=\.|$)/gi, (m) => `${m}_`)}.ts`;
+}

@@ -10,12 +10,17 @@ export const includeSchemaPath = path.join(packageRoot, 'schema', 'toolspec-incl
 /** How a path is shown to the user: relative to the working directory when inside it, with forward slashes. */
 export function displayPath(abs: string, cwd: string = process.cwd()): string {
   const rel = path.relative(cwd, abs);
-  const shown = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
+  const shown = rel && !escapes(rel) ? rel : abs;
   return shown.split(path.sep).join('/');
 }
 
 /** True when `inner` is `outer` or lies below it. Both absolute. */
 export function isInside(outer: string, inner: string): boolean {
   const rel = path.relative(outer, inner);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return rel === '' || !escapes(rel);
+}
+
+/** A relative path that leaves its base: `..` or `../…` (not a name that merely starts with dots, like `..a.ts`). */
+function escapes(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
 }

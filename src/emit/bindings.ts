@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
+import { handlerFileName } from '../names.js';
 import { assignment, key, PRINT_WIDTH, tsStr } from './text.js';
 import { validatorNames } from './validators.js';
 
@@ -60,9 +61,7 @@ export function handlerImport(model: ServerModel, tool: ToolModel): string {
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
-export function handlerFileName(tool: ToolModel): string {
-  return `${tool.name}.ts`;
-}
+export { handlerFileName } from '../names.js';
 
 export function emitRegistry(model: ServerModel): string {
   const rows = model.tools.map((t) => {

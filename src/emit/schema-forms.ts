@@ -27,7 +27,7 @@ export function inlineRefs(schema: Schema): Schema {
   };
   const out = inline(root, 0) as Schema;
   // Keep only the $defs that recursive refs still point at.
-  const keep = new Set([...recursive].map((r) => r.split('/')[2]));
+  const keep = new Set([...recursive].map((r) => pointerToken(r.split('/')[2] ?? '')));
   for (const k of ['$defs', 'definitions'] as const) {
     const defs = out[k];
     if (!isObject(defs)) continue;
@@ -89,4 +89,15 @@ export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath)
     Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** A JSON pointer token of a $ref (URI-encoded, ~1 and ~0 escaped) as the name it stands for. */
+export function pointerToken(token: string): string {
+  let decoded = token;
+  try {
+    decoded = decodeURIComponent(token);
+  } catch {
+    // not percent-encoded: as it is
+  }
+  return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
 }

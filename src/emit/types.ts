@@ -6,7 +6,7 @@ import { compile } from 'json-schema-to-typescript';
 import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../names.js';
 import { isObject, walkSchema } from '../validate/keywords.js';
-import { mapChildren } from './schema-forms.js';
+import { mapChildren, pointerToken } from './schema-forms.js';
 import { visibleControls } from './text.js';
 
 type Schema = Record<string, unknown>;
@@ -77,13 +77,13 @@ export async function emitTypes(model: ServerModel): Promise<string> {
     // Bundling is transitive, so every shared def these refer to is named by now.
     for (const [name, value] of newShared) {
       const n = sharedNames.get(name)!;
-      defs[n] = forTypes(value, (r) => rewrite(r, new Map(), sharedNames, n));
+      defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, new Map(), sharedNames, n));
     }
     for (const [path, n] of own) {
       const slash = path.indexOf('/'); // "$defs/<name>": the name may hold slashes of its own
       const [container, name] = [path.slice(0, slash), path.slice(slash + 1)];
       const value = (schema.schema[container] as Schema)[name];
-      defs[n] = forTypes(value, (r) => rewrite(r, own, sharedNames, base));
+      defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, own, sharedNames, base));
     }
     const body: Schema = Object.fromEntries(Object.entries(schema.schema).filter(([k]) => k !== '$defs' && k !== 'definitions'));
     // A root that is a $ref would be named after its target; as allOf it keeps the tool's own name.
@@ -94,8 +94,13 @@ export async function emitTypes(model: ServerModel): Promise<string> {
     defs[base] = transform(forTypes(body, (r) => rewrite(r, own, sharedNames, base)) as Schema);
   };
 
+  // The keys each tool adds to `defs` (its own; shared ones are everyone's), to set a tool aside if it cannot be typed.
+  const keysOf = new Map<string, string[]>();
+  const sharedKeys = () => new Set(sharedNames.values());
   for (const tool of model.tools) {
     const n = names.get(tool.name)!;
+    const before = new Set(Object.keys(defs));
+    keysOf.set(tool.name, []);
     if (n.hasDefaults) {
       add(tool.input, n.args, (s) => s);
       add(tool.input, n.input, withDefaultsRequired);
@@ -104,18 +109,22 @@ export async function emitTypes(model: ServerModel): Promise<string> {
       aliases.push(`/** The arguments a client sends; this tool's schema has no defaults. */\nexport type ${n.args} = ${n.input};\n`);
     }
     if (tool.output && n.output) add(tool.output, n.output, (s) => s);
+    const shared = sharedKeys();
+    keysOf.set(tool.name, Object.keys(defs).filter((k) => !before.has(k) && !shared.has(k)));
   }
 
-  const root = { type: 'object', properties: {}, additionalProperties: false, $defs: defs };
-  const ts = await compile(root as never, ROOT, {
-    bannerComment: '',
-    format: false,
-    unreachableDefinitions: true,
-    declareExternallyReferenced: true,
-    strictIndexSignatures: true,
-    additionalProperties: true,
-    $refOptions: { resolve: { external: false } } as never,
-  });
+  let ts: string;
+  try {
+    ts = await typesOf(defs);
+  } catch {
+    ts = await typesWithout(await untypable(model, defs, keysOf, sharedKeys()), defs, keysOf, names, sharedKeys());
+  }
+  // A tool's type that json-schema-to-typescript named otherwise (it happens with some anyOf shapes) still exists.
+  for (const n of names.values()) {
+    for (const name of [n.hasDefaults ? n.args : undefined, n.input, n.output]) {
+      if (name && !new RegExp(`^export (?:interface|type) ${name}\\b`, 'm').test(ts)) ts += `\nexport type ${name} = ${LOOSE_TYPE};\n`;
+    }
+  }
   const cleaned = ts
     .replace(new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm'), '')
     .replace(/^ \* This (?:interface|type) was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "[^\n]*"\.\n/gm, '')
@@ -125,6 +134,68 @@ export async function emitTypes(model: ServerModel): Promise<string> {
     .replace(/\{\n\s*\n\s*\}/g, '{}')
     .replace(/^(\}.*)\n(?=\S)/gm, '$1\n\n');
   return `${body.trimEnd()}\n\n${aliases.join('\n')}`;
+}
+
+const LOOSE_TYPE = '{ [k: string]: unknown }';
+const LOOSE: Schema = { type: 'object', additionalProperties: true };
+
+/** json-schema-to-typescript on the combined schema. */
+function typesOf(defs: Schema): Promise<string> {
+  const root = { type: 'object', properties: {}, additionalProperties: false, $defs: defs };
+  return compile(root as never, ROOT, {
+    bannerComment: '',
+    format: false,
+    unreachableDefinitions: true,
+    declareExternallyReferenced: true,
+    strictIndexSignatures: true,
+    additionalProperties: true,
+    $refOptions: { resolve: { external: false } } as never,
+  });
+}
+
+/**
+ * The tools whose schemas json-schema-to-typescript cannot turn into types (it throws on a few valid shapes, such as
+ * some recursive refs with siblings): each tool is tried alone, with the shared definitions.
+ */
+async function untypable(model: ServerModel, defs: Schema, keysOf: Map<string, string[]>, shared: Set<string>): Promise<Set<string>> {
+  const failing = new Set<string>();
+  const sharedDefs = Object.fromEntries(Object.entries(defs).filter(([k]) => shared.has(k)));
+  for (const tool of model.tools) {
+    const own = Object.fromEntries(keysOf.get(tool.name)!.map((k) => [k, defs[k]]));
+    try {
+      await typesOf({ ...sharedDefs, ...own });
+    } catch {
+      failing.add(tool.name);
+    }
+  }
+  return failing;
+}
+
+/**
+ * The types with the tools that cannot be typed given loose object types (their arguments are still validated
+ * against their schemas at run time); if the shared definitions themselves are the trouble, every tool is loose.
+ */
+async function typesWithout(
+  failing: Set<string>,
+  defs: Schema,
+  keysOf: Map<string, string[]>,
+  names: Map<string, ToolTypeNames>,
+  shared: Set<string>,
+): Promise<string> {
+  const loosen = (tools: Iterable<string>, into: Schema) => {
+    for (const t of tools) {
+      for (const k of keysOf.get(t)!) delete into[k];
+      const n = names.get(t)!;
+      for (const name of [n.hasDefaults ? n.args : undefined, n.input, n.output]) if (name) into[name] = LOOSE;
+    }
+    return into;
+  };
+  try {
+    return await typesOf(loosen(failing, { ...defs }));
+  } catch {
+    const all = Object.fromEntries(Object.entries(defs).filter(([k]) => !shared.has(k)));
+    return typesOf(loosen(keysOf.keys(), all));
+  }
 }
 
 /**
@@ -149,6 +220,11 @@ function indent(code: string): string {
 function forTypes(schema: unknown, rename: (ref: string) => string): unknown {
   if (!isObject(schema)) return schema;
   const node = mapChildren(schema, (c) => forTypes(c, rename));
+  // minItems above maxItems is valid (nothing matches); json-schema-to-typescript cannot build its tuple type.
+  if (typeof node['minItems'] === 'number' && typeof node['maxItems'] === 'number' && node['minItems'] > node['maxItems']) {
+    delete node['minItems'];
+    delete node['maxItems'];
+  }
   delete node['title'];
   delete node['$id'];
   delete node['$schema'];
@@ -184,15 +260,9 @@ function rewrite(ref: string, own: Map<string, string>, shared: Map<string, stri
   return ref.startsWith('#/') ? `#/$defs/${base}${ref.slice(1)}` : ref;
 }
 
-/** A JSON pointer token of a $ref (URI-encoded, ~1 and ~0 escaped) as the name it stands for. */
-function pointerToken(token: string): string {
-  let decoded = token;
-  try {
-    decoded = decodeURIComponent(token);
-  } catch {
-    // not percent-encoded: as it is
-  }
-  return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
+/** A definition that is a boolean schema, as an object: json-schema-to-typescript cannot be pointed at `true`. */
+function asSchemaObject(value: unknown): unknown {
+  return value === true ? {} : value === false ? { not: {} } : value;
 }
 
 /** Properties with a default are always present after validation: required in the handler's type. */

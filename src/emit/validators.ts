@@ -10,7 +10,7 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormats from 'ajv-formats';
 import type { SchemaModel, ServerModel } from '../model.js';
 import { compiledSchemas, VALIDATION_OPTIONS, type AnyAjv } from '../validate/ajv.js';
-import { inheritedUse, renameProto, type InheritedUse } from '../validate/inherited.js';
+import { inheritedNames, renameInherited } from '../validate/inherited.js';
 import { walkSchema, type Dialect } from '../validate/keywords.js';
 import { clientSchema } from './manifest.js';
 import { toolTypeNames } from './types.js';
@@ -41,7 +41,7 @@ export function emitValidators(model: ServerModel): string {
   const fresh = new Map<string, AnyAjv>();
   const add = (schema: SchemaModel, kind: 'input' | 'output', exportName: string) => {
     const compiled = compiledSchemas.get(schema);
-    const guard = (use: InheritedUse) => use.any && guards.set(exportName, `${use.proto}, ${kind === 'output'}`);
+    const guard = (names: string[]) => names.length && guards.set(exportName, `${JSON.stringify(names)}, ${kind === 'output'}`);
     if (compiled && model.options.refs === 'bundle') {
       groupOf(compiled.ajv).exports.push([exportName, compiled.key]);
       guard(compiled.inherited);
@@ -54,10 +54,10 @@ export function emitValidators(model: ServerModel): string {
     walkSchema(rest, (node) => {
       for (const k of Object.keys(node)) if (k.startsWith('x-') && !ajv.getKeyword(k)) ajv.addKeyword({ keyword: k, schemaType: [] });
     });
-    const use = inheritedUse(rest);
-    ajv.addSchema(use.proto ? (renameProto(rest) as object) : rest, exportName);
+    const names = inheritedNames(rest);
+    ajv.addSchema(names.length ? (renameInherited(rest, new Set(names)) as object) : rest, exportName);
     groupOf(ajv).exports.push([exportName, exportName]);
-    guard(use);
+    guard(names);
   };
   for (const tool of model.tools) {
     const n = names.get(tool.name)!;
@@ -93,7 +93,9 @@ export function emitValidators(model: ServerModel): string {
 function newAjv(dialect: Dialect, defaults: boolean) {
   const options: Options = {
     ...VALIDATION_OPTIONS,
+    // What the loader only warns about (TS029) must not stop generate: the same leniency, without the log.
     strict: true,
+    strictSchema: 'log',
     strictTypes: false,
     strictTuples: false,
     strictRequired: false,

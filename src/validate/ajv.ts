@@ -7,7 +7,7 @@
 import Ajv, { _, type Options, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { guardInherited, inheritedUse, renameProto, type InheritedUse } from './inherited.js';
+import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
 import type { Dialect } from './keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
@@ -56,7 +56,7 @@ export interface Compiled {
   /** Guarded when the schema uses inherited property names (see inherited.ts). */
   validate: ValidateFunction;
   /** Property names the schema shares with Object.prototype: the generated validator needs guardInherited. */
-  inherited: InheritedUse;
+  inherited: string[];
 }
 
 /** The instances of one load: created per load, so that nothing compiled outlives the model it belongs to. */
@@ -78,12 +78,12 @@ export class AjvSet {
   /** Adds and compiles a schema under a key of its own; returns the warnings ajv logged meanwhile. */
   compile(ajv: AnyAjv, schema: object): { compiled: Compiled; warnings: string[] } {
     const key = `toolspec:${this.#next++}`;
-    const inherited = inheritedUse(schema);
+    const inherited = inheritedNames(schema);
     const { result, warnings } = captureWarnings(() => {
-      ajv.addSchema(inherited.proto ? (renameProto(schema) as object) : schema, key);
+      ajv.addSchema(inherited.length ? (renameInherited(schema, new Set(inherited)) as object) : schema, key);
       return ajv.getSchema(key)!;
     });
-    const validate = inherited.any ? guardInherited(result, inherited.proto) : result;
+    const validate = inherited.length ? guardInherited(result, inherited) : result;
     return { compiled: { ajv, key, validate, inherited }, warnings };
   }
 }

@@ -168,7 +168,7 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
       return;
     }
     // A scalar is a whole value: the schema of its place judges it completely.
-    if (inherited.proto) return; // that schema is compiled with `__proto__` renamed: its pointers differ
+    if (inherited.length) return; // that schema is compiled with inherited names renamed: its pointers differ
     let validate;
     try {
       const fragment = at.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');

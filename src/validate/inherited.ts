@@ -1,31 +1,32 @@
 /**
- * Argument names that every object inherits (`constructor`, `toString`, `hasOwnProperty`, `__proto__`, …). ajv's
- * generated code reads `data.constructor`, so on an ordinary object such a property is "present" when nobody sent
- * it, and its default is never applied; `__proto__` it leaves out of `properties` altogether. Schemas that use
- * these names are compiled with `__proto__` renamed, and their validators run on objects without a prototype:
- * the generated dispatcher does the same at run time (guardInherited in templates/runtime/dispatcher.ts).
+ * Property names that every object inherits (`constructor`, `toString`, `hasOwnProperty`, `__proto__`, …). ajv's
+ * code reads `data.toString`, so on an ordinary object such a property seems present when nobody sent it and its
+ * default is never applied; its deep equality calls `a.toString()`; `__proto__` it leaves out of `properties`
+ * altogether. Schemas that use these names are compiled with each of them renamed to a placeholder, and their
+ * validators rename the same keys in the data for the check and back after it (guardInherited here for the
+ * loader, and its twin in templates/runtime/dispatcher.ts for generated servers).
  */
 import { isObject, walkSchema } from './keywords.js';
 
-/** The name `__proto__` is compiled under (ajv ignores a property of that name). */
-export const PROTO_PLACEHOLDER = '__toolspec_proto__';
-
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-export interface InheritedUse {
-  /** Whether any property name is one that objects inherit. */
-  any: boolean;
-  /** Whether `__proto__` is one of them. */
-  proto: boolean;
-}
+/** The name an inherited property name is compiled under. */
+export const placeholder = (name: string): string => `__toolspec_${name}__`;
 
-/** Which inherited names a schema uses as property names (in properties, required or dependencies). */
-export function inheritedUse(schema: object): InheritedUse {
-  const use: InheritedUse = { any: false, proto: false };
-  const see = (name: unknown) => {
-    if (typeof name !== 'string' || !INHERITED.has(name)) return;
-    use.any = true;
-    if (name === '__proto__') use.proto = true;
+/**
+ * The inherited names a schema uses as property names (in properties, required or dependencies) or as keys of the
+ * objects in its const, enum, default and examples (ajv's deep equality calls `a.toString()`), sorted.
+ */
+export function inheritedNames(schema: object): string[] {
+  const found = new Set<string>();
+  const see = (name: unknown) => typeof name === 'string' && INHERITED.has(name) && found.add(name);
+  const seeKeys = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(seeKeys);
+    if (!isObject(value)) return;
+    for (const [k, v] of Object.entries(value)) {
+      see(k);
+      seeKeys(v);
+    }
   };
   walkSchema(schema as Record<string, unknown>, (node) => {
     for (const k of ['properties', 'dependentRequired', 'dependentSchemas', 'dependencies'] as const) {
@@ -33,43 +34,50 @@ export function inheritedUse(schema: object): InheritedUse {
       if (isObject(v)) Object.keys(v).forEach(see);
     }
     if (Array.isArray(node['required'])) node['required'].forEach(see);
+    for (const k of ['const', 'enum', 'default', 'examples'] as const) seeKeys(node[k]);
   });
-  return use;
+  return [...found].sort();
 }
 
-/** The schema with every property called `__proto__` renamed to the placeholder, where it names one. */
-export function renameProto(schema: unknown, inPropertyNames = false): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => renameProto(s, inPropertyNames));
+/** A data value with the keys in `names` renamed, as the guarded validator sees it. */
+export function renameValue(value: unknown, names: ReadonlySet<string>): unknown {
+  return renameData(value, names, false);
+}
+
+/** The schema with each of `names` renamed to its placeholder, wherever it names a property. */
+export function renameInherited(schema: unknown, names: ReadonlySet<string>, inPropertyNames = false): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => renameInherited(s, names, inPropertyNames));
   if (!isObject(schema)) return schema;
+  const key = (k: string) => (names.has(k) ? placeholder(k) : k);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     let value: unknown;
-    if (k === 'required') value = renameData(v, true);
-    else if (k === 'dependentRequired' || k === 'dependencies') value = isObject(v) ? mapValues(v, (d) => (Array.isArray(d) ? renameData(d, true) : renameProto(d))) : v;
-    else if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples') value = renameData(v, inPropertyNames);
-    else if (k === 'propertyNames') value = renameProto(v, true);
-    else value = renameProto(v, inPropertyNames);
-    define(out, k === '__proto__' ? PROTO_PLACEHOLDER : k, value);
+    if (k === 'required') value = renameData(v, names, true);
+    else if (k === 'dependentRequired' || k === 'dependencies')
+      value = isObject(v) ? mapEntries(v, key, (d) => (Array.isArray(d) ? renameData(d, names, true) : renameInherited(d, names))) : v;
+    else if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples') value = renameData(v, names, inPropertyNames);
+    else if (k === 'propertyNames') value = renameInherited(v, names, true);
+    else value = renameInherited(v, names, inPropertyNames);
+    define(out, key(k), value);
   }
   return out;
 }
 
-/** A value from the schema as the renamed data will look: keys renamed, and strings too where they are names. */
-function renameData(value: unknown, names: boolean): unknown {
-  if (Array.isArray(value)) return value.map((v) => renameData(v, names));
-  if (typeof value === 'string') return names && value === '__proto__' ? PROTO_PLACEHOLDER : value;
+/** A value from the schema as the renamed data looks: keys renamed, and strings too where they are names. */
+function renameData(value: unknown, names: ReadonlySet<string>, strings: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => renameData(v, names, strings));
+  if (typeof value === 'string') return strings && names.has(value) ? placeholder(value) : value;
   if (!isObject(value)) return value;
+  return mapEntries(value, (k) => (names.has(k) ? placeholder(k) : k), (v) => renameData(v, names, false));
+}
+
+function mapEntries(o: Record<string, unknown>, key: (k: string) => string, f: (v: unknown) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) define(out, k === '__proto__' ? PROTO_PLACEHOLDER : k, renameData(v, false));
+  for (const [k, v] of Object.entries(o)) define(out, key(k), f(v));
   return out;
 }
 
-function mapValues(o: Record<string, unknown>, f: (v: unknown) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) define(out, k === '__proto__' ? PROTO_PLACEHOLDER : k, f(v));
-  return out;
-}
-
+/** An own data property, even for the key `__proto__`. */
 function define(o: Record<string, unknown>, k: string, value: unknown): void {
   Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
 }
@@ -80,52 +88,37 @@ export interface RawValidator {
   errors?: { instancePath: string; params: Record<string, unknown> }[] | null;
 }
 
-/**
- * A validator for data whose objects are first given no prototype (in place) and whose `__proto__` keys are
- * renamed for the check and back after it. The loader's copy of the generated runtime's guardInherited.
- */
-export function guardInherited<V extends RawValidator>(validate: V, proto: boolean): V {
+/** A validator that renames `names` in the data (in place) for the check and back after it. */
+export function guardInherited<V extends RawValidator>(validate: V, names: readonly string[]): V {
+  const to = new Map(names.map((n) => [n, placeholder(n)]));
+  const back = new Map(names.map((n) => [placeholder(n), n]));
   const guarded = ((data: unknown) => {
-    prepare(data, proto);
-    const ok = validate(data);
-    if (proto) restore(data);
-    guarded.errors = validate.errors && proto ? validate.errors.map(unrenameError) : validate.errors;
-    return ok;
+    renameKeys(data, to);
+    try {
+      return validate(data);
+    } finally {
+      renameKeys(data, back);
+      guarded.errors = validate.errors?.map((e) => ({
+        ...e,
+        instancePath: e.instancePath
+          .split('/')
+          .map((s) => back.get(s) ?? s)
+          .join('/'),
+        params: Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, (typeof v === 'string' && back.get(v)) || v])),
+      }));
+    }
   }) as V;
   return guarded;
 }
 
-function prepare(data: unknown, proto: boolean): void {
-  if (Array.isArray(data)) return data.forEach((d) => prepare(d, proto));
-  if (typeof data !== 'object' || data === null) return;
-  Object.setPrototypeOf(data, null);
-  const record = data as Record<string, unknown>;
-  if (proto && Object.hasOwn(record, '__proto__')) {
-    record[PROTO_PLACEHOLDER] = record['__proto__'];
-    delete record['__proto__'];
-  }
-  for (const v of Object.values(record)) prepare(v, proto);
-}
-
-function restore(data: unknown): void {
-  if (Array.isArray(data)) return data.forEach(restore);
+function renameKeys(data: unknown, map: ReadonlyMap<string, string>): void {
+  if (Array.isArray(data)) return data.forEach((d) => renameKeys(d, map));
   if (typeof data !== 'object' || data === null) return;
   const record = data as Record<string, unknown>;
-  if (Object.hasOwn(record, PROTO_PLACEHOLDER)) {
-    record['__proto__'] = record[PROTO_PLACEHOLDER]; // an own property: the object has no prototype
-    delete record[PROTO_PLACEHOLDER];
+  for (const [from, to] of map) {
+    if (!Object.hasOwn(record, from)) continue;
+    define(record, to, record[from]);
+    delete record[from];
   }
-  for (const v of Object.values(record)) restore(v);
-}
-
-function unrenameError<E extends { instancePath: string; params: Record<string, unknown> }>(e: E): E {
-  const swap = (v: unknown) => (v === PROTO_PLACEHOLDER ? '__proto__' : v);
-  return {
-    ...e,
-    instancePath: e.instancePath
-      .split('/')
-      .map((s) => swap(s))
-      .join('/'),
-    params: Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, swap(v)])),
-  };
+  for (const v of Object.values(record)) renameKeys(v, map);
 }

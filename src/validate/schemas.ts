@@ -24,6 +24,7 @@ import {
   type SchemaPath,
 } from './keywords.js';
 import { pointerToPath } from './structure.js';
+import { inheritedNames, renameInherited, renameValue } from './inherited.js';
 
 export interface CheckedSchema {
   /** The schema as clients receive it: the author's schema with the shared $defs it uses bundled in. */
@@ -248,9 +249,19 @@ function checkDefaults(
     : dialect === '2020-12'
       ? { ...defsOf('$defs'), ...defsOf('definitions'), type: 'array', prefixItems: items }
       : { ...defsOf('$defs'), ...defsOf('definitions'), type: 'array', items };
-  const validate = ajv.compile(tuple);
+  // Keys named like inherited members are renamed on both sides, as the generated validators do (inherited.ts).
+  const inherited = pointsIntoRoot ? new Set<string>() : new Set(inheritedNames(tuple));
+  const compiledTuple = inherited.size ? (renameInherited(tuple, inherited) as typeof tuple) : tuple;
+  const validate = ajv.compile(compiledTuple);
   try {
-    if (validate(places.map((p) => structuredClone(valueAt(bundled, [...p, 'default']))))) return;
+    const defaults = places.map((p) => structuredClone(valueAt(bundled, [...p, 'default'])));
+    let ok: boolean;
+    try {
+      ok = validate(inherited.size ? renameValue(defaults, inherited) : defaults);
+    } catch {
+      return; // values ajv's deep equality cannot compare: left to the examples and the run time
+    }
+    if (ok) return;
     const bad = new Map<number, string[]>();
     for (const e of validate.errors ?? []) {
       const m = /^\/(\d+)(.*)$/.exec(e.instancePath);
@@ -269,7 +280,7 @@ function checkDefaults(
       );
     }
   } finally {
-    ajv.removeSchema(tuple);
+    ajv.removeSchema(compiledTuple);
     if (pointsIntoRoot) ajv.removeSchema(id);
   }
 }

@@ -7,7 +7,7 @@ import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import type { RawDef, RawTool } from '../load/load.js';
 import type { SchemaModel, ToolDefinition, ToolModel } from '../model.js';
 import { checkTimeout } from '../duration.js';
-import { pascalCase } from '../names.js';
+import { handlerFileName, pascalCase } from '../names.js';
 import { AjvSet, compiledSchemas } from './ajv.js';
 import { checkExamples } from './examples.js';
 import { checkToolSchema, type CheckedSchema } from './schemas.js';
@@ -54,8 +54,8 @@ export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, 
             ),
           );
           typeName = undefined;
-        } else if (byFileName.has(name.toLowerCase())) {
-          const sameFile = byFileName.get(name.toLowerCase())!;
+        } else if (byFileName.has(handlerFileName({ name }).toLowerCase())) {
+          const sameFile = byFileName.get(handlerFileName({ name }).toLowerCase())!;
           diags.add(
             diagnostic(
               'TS013',
@@ -67,7 +67,7 @@ export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, 
           typeName = undefined;
         } else {
           byTypeName.set(typeName, tool);
-          byFileName.set(name.toLowerCase(), tool);
+          byFileName.set(handlerFileName({ name }).toLowerCase(), tool);
         }
       }
       // Quality (description, name length, …) is lint's: src/lint, `toolspec lint`.

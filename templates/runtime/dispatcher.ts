@@ -34,52 +34,42 @@ export interface ToolBinding {
   output?: Validator;
 }
 
-const PROTO = '__toolspec_proto__';
-
 /**
- * Wraps the validator of a schema whose property names are ones every object inherits (`constructor`, `toString`,
- * `__proto__`, …), which ajv's code would otherwise read through the prototype. Arguments are checked, and reach
- * the handler, as objects without a prototype, so `args.constructor` is the argument or undefined, and its default
- * applies; `__proto__` (compiled under another name) is renamed for the check and back. Outputs are checked on a
- * copy, leaving the handler's objects alone.
+ * Wraps the validator of a schema whose property names are ones every object inherits (`constructor`,
+ * `toString`, `__proto__`, …): ajv's code would read them through the prototype, and it compiled them under other
+ * names (toolspec's generator renamed them). Those keys are renamed in the arguments for the check and back after
+ * it, so `args.toString` is the argument (or its default); outputs are checked on a copy.
  */
-export function guardInherited(validate: Validator, proto: boolean, copy: boolean): Validator {
+export function guardInherited(validate: Validator, names: readonly string[], copy: boolean): Validator {
+  const to = new Map(names.map((n) => [n, `__toolspec_${n}__`]));
+  const back = new Map(names.map((n) => [`__toolspec_${n}__`, n]));
   const guarded: Validator = (data) => {
     const subject = copy ? structuredClone(data) : data;
-    prepare(subject, proto);
-    const ok = validate(subject);
-    if (proto && !copy) restore(subject);
-    guarded.errors = (proto && validate.errors?.map(unrename)) || (validate.errors ?? null);
-    return ok;
+    renameKeys(subject, to);
+    try {
+      return validate(subject);
+    } finally {
+      if (!copy) renameKeys(subject, back);
+      guarded.errors = validate.errors?.map((e) => unrename(e, back)) ?? null;
+    }
   };
   return guarded;
 }
 
-function prepare(data: unknown, proto: boolean): void {
-  if (Array.isArray(data)) return data.forEach((d) => prepare(d, proto));
-  if (typeof data !== 'object' || data === null) return;
-  Object.setPrototypeOf(data, null);
-  const record = data as Record<string, unknown>;
-  if (proto && Object.hasOwn(record, '__proto__')) {
-    record[PROTO] = record['__proto__'];
-    delete record['__proto__'];
-  }
-  for (const v of Object.values(record)) prepare(v, proto);
-}
-
-function restore(data: unknown): void {
-  if (Array.isArray(data)) return data.forEach(restore);
+function renameKeys(data: unknown, map: ReadonlyMap<string, string>): void {
+  if (Array.isArray(data)) return data.forEach((d) => renameKeys(d, map));
   if (typeof data !== 'object' || data === null) return;
   const record = data as Record<string, unknown>;
-  if (Object.hasOwn(record, PROTO)) {
-    record['__proto__'] = record[PROTO]; // an own property: the object has no prototype
-    delete record[PROTO];
+  for (const [from, to] of map) {
+    if (!Object.hasOwn(record, from)) continue;
+    Object.defineProperty(record, to, { value: record[from], enumerable: true, writable: true, configurable: true });
+    delete record[from];
   }
-  for (const v of Object.values(record)) restore(v);
+  for (const v of Object.values(record)) renameKeys(v, map);
 }
 
-function unrename(e: ValidationError): ValidationError {
-  const swap = (v: unknown) => (v === PROTO ? '__proto__' : v);
+function unrename(e: ValidationError, back: ReadonlyMap<string, string>): ValidationError {
+  const swap = (v: unknown) => (typeof v === 'string' && back.get(v)) || v;
   const params = Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, swap(v)]));
   return { ...e, instancePath: e.instancePath.split('/').map(swap).join('/'), params };
 }
@@ -154,11 +144,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       try {
         valid = binding.input(input);
       } catch (error) {
-        // A validator throws only on arguments too deep for the stack (a recursive schema, thousands of levels).
+        // A validator throws on arguments too deep for the stack (a recursive schema, thousands of levels), or on
+        // values its deep equality cannot compare (an object with its own `toString` against an enum of objects).
         onError(error, name);
-        return errorResult(
-          `Invalid arguments for tool ${JSON.stringify(name)}: they are nested too deeply to check. Send a flatter value.`,
-        );
+        const why =
+          error instanceof RangeError
+            ? 'they are nested too deeply to check. Send a flatter value.'
+            : `they could not be checked (${publicMessage(error)}).`;
+        return errorResult(`Invalid arguments for tool ${JSON.stringify(name)}: ${why}`);
       }
       if (!valid) return errorResult(describeInvalidArguments(name, binding.input.errors ?? [], input));
 
