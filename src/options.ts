@@ -9,7 +9,6 @@ import { checkTimeout } from './duration.js';
 import type { SourceFile } from './load/source.js';
 import { isInside } from './paths.js';
 
-
 export interface Options {
   /** Folder of generated files, relative to the spec's folder, with forward slashes. */
   generatedDir: string;
@@ -21,6 +20,8 @@ export interface Options {
   pageSize: number;
   /** Time limit of a call for tools without their own `timeout`, in milliseconds (spec: `timeout: 30s`); 0: none. */
   timeoutMs: number;
+  /** Whether generate writes examples.test.ts (contract tests from the tools' examples). */
+  contractTests: boolean;
   /** Lint rules' severities, suppressions and the token budget (see src/lint). */
   lint: LintOptions;
 }
@@ -54,6 +55,7 @@ export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
   refs: 'bundle',
   pageSize: 0,
   timeoutMs: 0,
+  contractTests: true,
   lint: DEFAULT_LINT_OPTIONS,
 });
 
@@ -67,6 +69,7 @@ export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, 
     handlersDir: pick('handlersDir', (v) => typeof v === 'string' && v !== ''),
     refs: pick('refs', (v) => v === 'bundle' || v === 'inline'),
     pageSize: pick('pageSize', (v) => Number.isInteger(v) && (v as number) >= 0),
+    contractTests: pick('contractTests', (v) => typeof v === 'boolean'),
     timeoutMs: checkTimeout(given['timeout'], file.locate(['options', 'timeout']), diags) ?? DEFAULT_OPTIONS.timeoutMs,
     lint: resolveLintOptions(given['lint']),
   };

@@ -291,4 +291,14 @@ describe('generate and check', () => {
     expect(files.some((f) => f.path.endsWith('examples.test.ts'))).toBe(false);
     expect(files.some((f) => f.path.endsWith('registry.ts'))).toBe(true);
   });
+
+  it('writes no examples.test.ts when options.contractTests is false (projects without vitest)', async () => {
+    const spec = `${HEAD}  - name: x\n    description: Do x.\n    inputSchema: { type: object }\n    examples:\n      - arguments: {}\n`;
+    const p = tempProject({ 'toolspec.yaml': spec, 'off.yaml': spec.replace('tools:', 'options: { contractTests: false }\ntools:') });
+    cleanups.push(p.cleanup);
+    const on = await generate(loadModel('toolspec.yaml', { cwd: p.dir }).model!);
+    expect(on.some((f) => f.path.endsWith('examples.test.ts'))).toBe(true);
+    const off = await generate(loadModel('off.yaml', { cwd: p.dir }).model!);
+    expect(off.some((f) => f.path.endsWith('examples.test.ts'))).toBe(false);
+  });
 });

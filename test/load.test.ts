@@ -29,7 +29,7 @@ describe('loadModel', () => {
       ['list_items', 'ListItems'],
       ['complete_item', 'CompleteItem'],
     ]);
-    expect(model!.options).toEqual({ generatedDir: 'src/generated', handlersDir: 'src/handlers', refs: 'bundle', pageSize: 0, timeoutMs: 0, lint: DEFAULT_LINT_OPTIONS });
+    expect(model!.options).toEqual({ generatedDir: 'src/generated', handlersDir: 'src/handlers', refs: 'bundle', pageSize: 0, timeoutMs: 0, contractTests: true, lint: DEFAULT_LINT_OPTIONS });
     expect(model!.server).toMatchObject({ name: 'todo-server', version: '1.0.0', title: 'To-do list' });
   });
 

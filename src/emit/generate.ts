@@ -49,7 +49,7 @@ export async function generate(model: ServerModel): Promise<OutputFile[]> {
     ts('tools.ts', emitTools(model)),
     ts('registry.ts', emitRegistry(model)),
     // The spec's examples as contract tests, for vitest: only when there are any.
-    ...(hasExamples(model) ? [ts('examples.test.ts', emitExamples(model))] : []),
+    ...(model.options.contractTests && hasExamples(model) ? [ts('examples.test.ts', emitExamples(model))] : []),
     // Kept formatted in the repository (a test holds them to the pinned prettier options).
     ...STATIC_FILES.map((name) => plain(name, readTemplate(name))),
   ]);
