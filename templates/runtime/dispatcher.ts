@@ -190,43 +190,67 @@ class TimeoutError extends Error {
 
 /**
  * Calls the handler and settles as soon as the call is cancelled or its time limit passes, even if the handler
- * never does: the handler's signal aborts, the request is released, and the server keeps serving.
+ * never does: the handler's signal aborts, the request is released, and the server keeps serving. A handler that
+ * returns a value at once costs nothing extra; a promise gets one abort listener for as long as it is pending.
  */
-async function runHandler(
+function runHandler(
   handler: (a: unknown, c: ToolContext) => unknown,
   input: unknown,
   ctx: ToolContext,
   timeoutMs: number | undefined,
-): Promise<unknown> {
-  const parent = ctx.signal;
-  let signal = parent;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const controller = timeoutMs === undefined ? undefined : new AbortController();
-  const forward = () => controller?.abort(parent.reason);
-  if (controller) {
-    signal = controller.signal;
-    timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs!)), timeoutMs);
-    parent.addEventListener('abort', forward, { once: true });
-    ctx = { ...ctx, signal };
+): unknown {
+  if (timeoutMs === undefined) {
+    const value = handler(input, ctx);
+    return isPromiseLike(value) ? untilAborted(value, ctx.signal) : value;
   }
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () =>
+  const parent = ctx.signal;
+  const controller = new AbortController();
+  const forward = () => controller.abort(parent.reason);
+  const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
+  parent.addEventListener('abort', forward, { once: true });
+  const done = () => {
+    clearTimeout(timer);
+    parent.removeEventListener('abort', forward);
+  };
+  try {
+    const value = handler(input, { ...ctx, signal: controller.signal });
+    if (!isPromiseLike(value)) {
+      done();
+      return value;
+    }
+    const settled = untilAborted(value, controller.signal);
+    settled.then(done, done);
+    return settled;
+  } catch (error) {
+    done();
+    throw error;
+  }
+}
+
+function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+/** The promise's outcome, or a rejection as soon as `signal` aborts (a TimeoutError, or the call's cancellation). */
+function untilAborted(promise: PromiseLike<unknown>, signal: AbortSignal): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () =>
       reject(
         signal.reason instanceof TimeoutError ? signal.reason : new McpError(ErrorCode.RequestTimeout, 'cancelled'),
       );
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
   });
-  try {
-    return await Promise.race([Promise.resolve().then(() => handler(input, ctx)), aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort!);
-    if (controller) {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', forward);
-    }
-  }
 }
 
 /** string → text; a CallToolResult as is; for tools with an outputSchema, the structured value itself. */
