@@ -22,13 +22,13 @@ const logger = {
 };
 
 /**
- * What the generated validators do, wherever they are compiled. `ownProperties`: arguments are checked by their
- * own properties only, so an argument named `constructor` or `toString` is not "present" through the prototype.
+ * What the generated validators do, wherever they are compiled. Arguments named like inherited members
+ * (`constructor`, `toString`, …) are handled by renaming (inherited.ts), which is all JSON data needs; ajv's
+ * `ownProperties` would cost every call on every schema (measured ~1.5 µs on the benchmark's calls) for nothing more.
  */
 export const VALIDATION_OPTIONS = {
   allowUnionTypes: true,
   allErrors: true,
-  ownProperties: true,
   code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
 } as const satisfies Options;
 
