@@ -40,6 +40,13 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
   const { stdout, stderr, env, cwd } = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), ...io };
   const out = (s: string) => void stdout.write(s.endsWith('\n') ? s : `${s}\n`);
   const err = (s: string) => void stderr.write(s.endsWith('\n') ? s : `${s}\n`);
+  /** A command that returns what to print and its exit code; raw: stdout as it is (e.g. a spec written to -). */
+  const finish = (r: { stdout: string; stderr: string; code: number }, { raw = false } = {}) => {
+    if (r.stderr) err(r.stderr);
+    if (r.stdout && raw) stdout.write(r.stdout);
+    else if (r.stdout) out(r.stdout);
+    code = r.code;
+  };
   let code: number = EXIT.ok;
 
   const program = new Command('toolspec')
@@ -112,9 +119,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         return;
       }
       const r = await (await import('./commands/generate.js')).generateCommand({ spec, cwd, format: opts.format, style: styleFor(stderr, env) });
-      if (r.stderr) err(r.stderr);
-      if (r.stdout) out(r.stdout);
-      code = r.code;
+      finish(r);
     });
 
   program
@@ -170,9 +175,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       const { diffCommand } = await import('./diff/command.js');
       const style = { out: styleFor(stdout, env), err: styleFor(stderr, env) };
       const r = diffCommand({ old: oldSpec, new: newSpec, against: opts.against, spec: opts.spec, format: opts.format, failOn: opts.failOn, cwd, style });
-      if (r.stderr) err(r.stderr);
-      if (r.stdout) out(r.stdout);
-      code = r.code;
+      finish(r);
     });
 
   program
@@ -210,9 +213,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       const { importCommand } = await import('./import/command.js');
       const { force, hoist, skipInvalid, header, ...rest } = opts;
       const r = await importCommand({ ...rest, force: Boolean(force), hoist: Boolean(hoist), skipInvalid: Boolean(skipInvalid), headers: header ?? [], cwd, env, version: packageVersion() });
-      if (r.stderr) err(r.stderr);
-      if (r.stdout) stdout.write(r.stdout);
-      code = r.code;
+      finish(r, { raw: true });
     });
 
   program
