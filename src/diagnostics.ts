@@ -65,6 +65,8 @@ export const CODES = {
   TS038: 'nesting-too-deep',
   /** An example's `expect` that no call can meet (its contract test could never pass). */
   TS039: 'impossible-expectation',
+  /** An `x-mcp-header` that clients would reject, dropping the tool (SEP-2243). */
+  TS040: 'invalid-mcp-header',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

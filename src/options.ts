@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostics } from './diagnostics.js';
-import { checkTimeout } from './duration.js';
+import { checkTimeout, MAX_DURATION_MS, parseDuration } from './duration.js';
 import type { SourceFile } from './load/source.js';
 import { isInside } from './paths.js';
 
@@ -22,6 +22,8 @@ export interface Options {
   timeoutMs: number;
   /** Whether generate writes examples.test.ts (contract tests from the tools' examples). */
   contractTests: boolean;
+  /** The cache hints of tools/list on protocol 2026-07-28 (spec: `cache: { ttl: 5m, scope: public }`). */
+  cache: { ttlMs: number; scope: 'public' | 'private' };
   /** Lint rules' severities, suppressions and the token budget (see src/lint). */
   lint: LintOptions;
 }
@@ -56,6 +58,8 @@ export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
   pageSize: 0,
   timeoutMs: 0,
   contractTests: true,
+  // The manifest is static: it changes only with a new build, so clients may keep it a while, shared.
+  cache: Object.freeze({ ttlMs: 5 * 60_000, scope: 'public' as const }),
   lint: DEFAULT_LINT_OPTIONS,
 });
 
@@ -71,6 +75,7 @@ export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, 
     pageSize: pick('pageSize', (v) => Number.isInteger(v) && (v as number) >= 0),
     contractTests: pick('contractTests', (v) => typeof v === 'boolean'),
     timeoutMs: checkTimeout(given['timeout'], file.locate(['options', 'timeout']), diags) ?? DEFAULT_OPTIONS.timeoutMs,
+    cache: resolveCache(given['cache'], file, diags),
     lint: resolveLintOptions(given['lint']),
   };
   const folders = ['generatedDir', 'handlersDir'] as const;
@@ -127,6 +132,19 @@ function fileInTheWay(rootDir: string, target: string): string | undefined {
     if (!st.isDirectory()) return cur;
   }
   return undefined;
+}
+
+/** options.cache with its defaults (the spec schema has checked its form). */
+function resolveCache(raw: unknown, file: SourceFile, diags: Diagnostics): Options['cache'] {
+  const given = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const ttl = given['ttl'] === 0 ? 0 : parseDuration(given['ttl']);
+  if (ttl !== undefined && ttl > MAX_DURATION_MS) {
+    diags.add(diagnostic('TS009', file.locate(['options', 'cache', 'ttl']), `cache ttl ${String(given['ttl'])} is longer than a day`, 'use at most 24h: clients should see a new build the same day'));
+  }
+  return {
+    ttlMs: ttl === undefined || ttl > MAX_DURATION_MS ? DEFAULT_OPTIONS.cache.ttlMs : ttl,
+    scope: given['scope'] === 'private' ? 'private' : DEFAULT_OPTIONS.cache.scope,
+  };
 }
 
 /** options.lint with its defaults (its structure is checked by the spec's JSON Schema before this runs). */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
 import { handlerFileName } from '../names.js';
 import { assignment, key, PRINT_WIDTH, tsStr } from './text.js';
+import { mcpHeaderDeclarations } from '../validate/mcp-header.js';
 import { validatorNames } from './validators.js';
 
 export function emitTools(model: ServerModel): string {
@@ -23,8 +24,10 @@ export function emitTools(model: ServerModel): string {
     `export const serverInfo: Implementation = JSON.parse(${infoJson}) as Implementation;`.length <= PRINT_WIDTH
       ? `export const serverInfo: Implementation = JSON.parse(${infoJson}) as Implementation;`
       : `export const serverInfo: Implementation = JSON.parse(\n  ${infoJson},\n) as Implementation;`;
-  return `import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+  const { ttlMs, scope } = model.options.cache;
+  return `import type { CacheHint, Implementation } from '@modelcontextprotocol/server';
 import type { ToolBinding, Validator } from './dispatcher.js';
+import type { McpParamHeader } from './web.js';
 
 export { toolNames, tools } from './manifest.js';
 
@@ -34,6 +37,12 @@ ${assignment('export const instructions: string | undefined', instructions === u
 
 /** Tools per tools/list page (options.pageSize); 0 sends all tools in one page. */
 export const pageSize = ${model.options.pageSize};
+
+/** How long 2026-07-28 clients may cache tools/list (options.cache). */
+export const cacheHint: CacheHint = { ttlMs: ${ttlMs}, cacheScope: '${scope}' };
+
+/** Arguments 2026-07-28 clients mirror into Mcp-Param-* headers (x-mcp-header), by tool: checked over HTTP. */
+${assignment('export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>>', mcpHeadersLiteral(model))}
 
 /** Time limits of calls in milliseconds (the spec's timeout, options.timeout), by tool. */
 ${assignment('export const timeouts: Readonly<Record<string, number>>', timeoutsLiteral(model))}
@@ -87,6 +96,16 @@ export const handlers: ToolHandlers = {
 ${rows.join('\n')}
 };
 `;
+}
+
+function mcpHeadersLiteral(model: ServerModel): string {
+  const entries = model.tools.flatMap((t) => {
+    const declared = mcpHeaderDeclarations(t.input.schema);
+    if (!declared.length) return [];
+    const list = declared.map((d) => `{ header: ${tsStr(d.header)}, path: [${d.path.map(tsStr).join(', ')}], type: ${tsStr(d.type)} }`);
+    return [`${key(t.name)}: [${list.join(', ')}]`];
+  });
+  return entries.length ? `{ ${entries.join(', ')} }` : '{}';
 }
 
 function timeoutsLiteral(model: ServerModel): string {

@@ -10,7 +10,7 @@ export function emitContract(model: ServerModel): string {
   const names = toolTypeNames(model);
   const entries = (pick: (t: ServerModel['tools'][number]) => string) =>
     model.tools.map((t) => `${jsdoc(t.definition.description, '  ')}  ${key(t.name)}: ${pick(t)};`).join('\n');
-  return `import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+  return `import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolContext } from './context.js';
 import type * as T from './types.js';
 

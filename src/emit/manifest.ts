@@ -30,7 +30,7 @@ export function emitManifestJson(model: ServerModel): string {
 /** Parsed from a JSON string: faster to load than an object literal, and no type checking of a large literal. */
 export function emitManifestModule(model: ServerModel): string {
   const json = JSON.stringify(manifestTools(model));
-  return `import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+  return `import type { Tool } from '@modelcontextprotocol/server';
 
 /** The tools/list payload's tools, in the spec's order; manifest.json holds the same. */
 export const tools: readonly Tool[] = JSON.parse(

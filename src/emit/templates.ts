@@ -4,7 +4,17 @@ import path from 'node:path';
 import { packageRoot } from '../paths.js';
 
 /** Copied as they are; tools.ts, contract.ts and registry.ts there are stand-ins for generated files. */
-export const STATIC_FILES = ['context.ts', 'dispatcher.ts', 'server.ts', 'http.ts', 'main.ts', 'index.ts'] as const;
+export const STATIC_FILES = [
+  'context.ts',
+  'dispatcher.ts',
+  'input.ts',
+  'server.ts',
+  'stdio.ts',
+  'web.ts',
+  'http.ts',
+  'main.ts',
+  'index.ts',
+] as const;
 
 const cache = new Map<string, string>();
 

@@ -21,6 +21,7 @@ export const RULE_IDS = [
   'conflicting-hints',
   'open-input-schema',
   'schema-refs',
+  'legacy-execution',
   'token-budget',
   'ignore-without-reason',
   'unused-ignore',

@@ -25,6 +25,7 @@ import {
 } from './keywords.js';
 import { pointerToPath } from './structure.js';
 import { inheritedNames, renameInherited, renameValue } from './inherited.js';
+import { checkMcpHeaders } from './mcp-header.js';
 
 export interface CheckedSchema {
   /** The schema as clients receive it: the author's schema with the shared $defs it uses bundled in. */
@@ -76,18 +77,17 @@ export function checkToolSchema(
     dialect = d;
   }
 
-  // The root must describe an object (MCP: inputSchema and outputSchema have type "object").
+  // Arguments are an object (MCP passes them as one); a tool's output may be any JSON value since 2026-07-28
+  // (SEP-2106): 2025 clients see a root that is not an object wrapped as {result}.
   const rootType = raw['type'];
-  if (rootType !== 'object' && !(Array.isArray(rootType) && rootType.length === 1 && rootType[0] === 'object')) {
+  if (which === 'inputSchema' && rootType !== 'object' && !(Array.isArray(rootType) && rootType.length === 1 && rootType[0] === 'object')) {
     report(
       'TS023',
       rootType === undefined ? origin.file.locate(origin.path, { key: true }) : own(['type']),
       rootType === undefined
         ? `${which} has no "type: object" at its root`
         : `${which} must have type "object" at its root, not ${JSON.stringify(rootType)}`,
-      which === 'inputSchema'
-        ? 'MCP passes arguments as an object; put parameters under properties. A tool without parameters takes { type: object, additionalProperties: false }'
-        : 'MCP structured content is an object; wrap other values in a property, e.g. { type: object, properties: { items: ... } }',
+      'MCP passes arguments as an object; put parameters under properties. A tool without parameters takes { type: object, additionalProperties: false }',
     );
   }
 
@@ -170,6 +170,8 @@ export function checkToolSchema(
       }
     }
   }
+  // Headers a 2026-07-28 client mirrors arguments into: a broken declaration makes clients drop the tool.
+  checkMcpHeaders(bundled, which, locate, report);
   // The dialect's meta-schema, for what the walk above does not judge (types and $refs it has judged already).
   const ajv = ajvs.get(dialect, which === 'inputSchema' ? 'input' : 'output');
   for (const name of extensionKeywords) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });

@@ -1,93 +1,130 @@
 /**
- * The context every handler receives: cancellation, progress, logging to the client, requests to the client
- * (sampling, elicitation), and who is calling (auth info, session and request ids).
+ * The context every handler receives: cancellation, progress, logging to the client, questions to the user or the
+ * client's model (elicitation, sampling, roots), and who is calling on which protocol era.
  */
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequest,
-  type ElicitResult,
-  type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  AuthInfo,
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  LoggingLevel,
+  Root,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ElicitRequest, ElicitSchema, Elicited, Round, SamplingResult } from './input.js';
 
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** "modern": protocol 2026-07-28 (no session, everything per request). "legacy": a 2025 revision (initialize, sessions). */
+export type ProtocolEra = 'modern' | 'legacy';
 
 export interface ToolContext {
   /** The tool being called. */
   readonly toolName: string;
-  /** Aborted when the client cancels the call (notifications/cancelled) or the connection closes. */
+  /** Aborted when the client cancels the call (or closes its request's stream, or the connection), or its timeout passes. */
   readonly signal: AbortSignal;
   readonly requestId: string | number;
-  /** The MCP session, over Streamable HTTP in stateful mode. */
+  /** The protocol era the call came in on; handlers rarely need it (asking for input works the same on both). */
+  readonly era: ProtocolEra;
+  /** The protocol revision the client speaks, e.g. "2026-07-28" or "2025-11-25". */
+  readonly protocolVersion: string | undefined;
+  /** What the client said it can do (elicitation, sampling, roots …): per request on 2026-07-28, per session before. */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /** The MCP session, for 2025 clients over sessionful HTTP; 2026-07-28 has no sessions. */
   readonly sessionId: string | undefined;
   /** What the HTTP authentication hook returned for this request. */
   readonly authInfo: AuthInfo | undefined;
   /** The HTTP request's headers, over HTTP. */
-  readonly headers: Readonly<Record<string, string | string[] | undefined>> | undefined;
+  readonly headers: Headers | undefined;
+  /** 1 on the first call; one more each time the client calls again with answers. */
+  readonly round: number;
   /**
    * Reports progress when the client asked for it (a progressToken); otherwise does nothing. Values must increase:
    * one that does not is dropped, as the protocol requires.
    */
   progress(progress: number, options?: { total?: number; message?: string }): Promise<void>;
-  /** Sends a log message to the client (notifications/message), unless the client set a higher level. */
+  /**
+   * Sends a log message to the client (notifications/message) when it asked for that level: with logging/setLevel
+   * on 2025 connections, with the request's own log level on 2026-07-28 (no level: no messages).
+   */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
-  /** Asks the client's model for a completion (sampling/createMessage). */
-  sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult>;
-  /** Asks the user for input through the client (elicitation/create). */
-  elicit(params: ElicitRequest['params']): Promise<ElicitResult>;
+  /**
+   * Asks the user to fill in a form (elicitation). Resolves with the answer, its content checked against the form
+   * and typed from it; without one yet, the call ends here and the tool is called again once the user answered.
+   * `key` names the question: unique within the call, the same on every round.
+   */
+  elicit<const S extends ElicitSchema>(key: string, request: ElicitRequest<S>): Promise<Elicited<S>>;
+  /** Asks the user to complete an interaction at a URL (URL elicitation); resolves with what they did. */
+  elicitUrl(
+    key: string,
+    request: { message: string; url: string },
+  ): Promise<{ action: 'accept' | 'decline' | 'cancel' }>;
+  /** Asks the client's model for a completion (sampling); `samplingText(result)` reads its text. */
+  sample(key: string, request: CreateMessageRequestParams): Promise<SamplingResult>;
+  /** Asks the client for its roots (the folders or URIs it lets the server work in). */
+  listRoots(key: string): Promise<Root[]>;
+  /**
+   * A value computed once per call and kept for its later rounds: `compute` runs on the first round that reaches
+   * it, later rounds get its result (JSON) back. Use it for work that must not be repeated when the handler runs
+   * again after a question (creating a draft, an id). Kept values travel signed but readable through the client.
+   */
+  keep<T>(key: string, compute: () => T | Promise<T>): Promise<T>;
   /** The SDK's own request context, for anything not covered above. */
-  readonly extra: RequestExtra;
+  readonly sdk: ServerContext;
 }
 
-const LEVELS: readonly LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
+/** What the context needs from the server instance that serves the call. */
+export interface Connection {
+  getClientCapabilities(): ClientCapabilities | undefined;
+  getNegotiatedProtocolVersion(): string | undefined;
+}
 
-export function createContext(
-  toolName: string,
-  extra: RequestExtra,
-  minLevel: () => LoggingLevel | undefined,
-): ToolContext {
-  const progressToken = extra._meta?.progressToken;
+const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/** Whether the request came in on protocol 2026-07-28 (it carries the per-request envelope). */
+export function isModern(sdk: ServerContext): boolean {
+  return envelopeOf(sdk)?.[PROTOCOL_VERSION] !== undefined;
+}
+
+/** The per-request envelope's keys (2026-07-28); the SDK's public type leaves them out. */
+function envelopeOf(sdk: ServerContext): Record<string, unknown> | undefined {
+  return sdk.mcpReq.envelope as Record<string, unknown> | undefined;
+}
+
+export function createContext(toolName: string, sdk: ServerContext, connection: Connection, round: Round): ToolContext {
+  const req = sdk.mcpReq;
+  const envelope = envelopeOf(sdk);
+  const modern = envelope?.[PROTOCOL_VERSION] !== undefined;
+  const progressToken = req._meta?.progressToken;
   let last = -Infinity;
   return {
     toolName,
-    signal: extra.signal,
-    requestId: extra.requestId,
-    sessionId: extra.sessionId,
-    authInfo: extra.authInfo,
-    headers: extra.requestInfo?.headers,
+    signal: req.signal,
+    requestId: req.id,
+    era: modern ? 'modern' : 'legacy',
+    protocolVersion: modern ? (envelope?.[PROTOCOL_VERSION] as string) : connection.getNegotiatedProtocolVersion(),
+    clientCapabilities: modern
+      ? (envelope?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined)
+      : connection.getClientCapabilities(),
+    sessionId: sdk.sessionId,
+    authInfo: sdk.http?.authInfo,
+    headers: sdk.http?.req?.headers,
+    round: round.number,
     async progress(progress, options = {}) {
       if (progressToken === undefined || !(progress > last)) return;
       last = progress;
-      await extra.sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken, progress, ...options },
-      });
+      await req.notify({ method: 'notifications/progress', params: { progressToken, progress, ...options } });
     },
-    async log(level, data, logger) {
-      const min = minLevel();
-      if (min !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(min)) return;
-      await extra.sendNotification({
-        method: 'notifications/message',
-        params: { level, data, ...(logger === undefined ? {} : { logger }) },
-      });
-    },
-    sample: (params) => extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema),
-    elicit: (params) => extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema),
-    extra,
+    log: (level, data, logger) => req.log(level, data, logger),
+    elicit: (key, request) => round.elicit(key, request),
+    elicitUrl: (key, request) => round.elicitUrl(key, request),
+    sample: (key, request) => round.sample(key, request),
+    listRoots: (key) => round.listRoots(key),
+    keep: (key, compute) => round.keep(key, compute),
+    sdk,
   };
+}
+
+/** The text of a sampling result (its text blocks, joined), or "" when it has none. */
+export function samplingText(result: SamplingResult): string {
+  const blocks = Array.isArray(result.content) ? result.content : [result.content];
+  return blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
 }

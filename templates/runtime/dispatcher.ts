@@ -1,18 +1,22 @@
 /**
  * The dispatcher: looks a tool up, validates its arguments with the precompiled validator (applying schema
- * defaults), calls the handler, and turns whatever it returns or throws into a CallToolResult. Protocol errors
- * (unknown tool, arguments that are not an object, a bad cursor) are JSON-RPC errors; everything the model can
- * correct or should know about is a result with isError: true.
+ * defaults), calls the handler, and turns whatever it returns or throws into a CallToolResult, or into an
+ * input-required result when the handler asked the client for something it has no answer to yet. Protocol errors
+ * (unknown tool, arguments that are not an object, a bad cursor, a bad requestState) are JSON-RPC errors;
+ * everything the model can correct or should know about is a result with isError: true.
  */
 import {
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  specTypeSchemas,
   type CallToolResult,
+  type InputRequiredResult,
   type ListToolsResult,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { ToolContext } from './context.js';
+} from '@modelcontextprotocol/server';
+import { createContext, isModern, type Connection, type ToolContext } from './context.js';
+import { InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
 
 /** A precompiled validator, as ajv's standalone code exports it. */
 export interface Validator {
@@ -84,7 +88,7 @@ export class ToolError extends Error {
 
 export type AnyHandler = (args: never, ctx: ToolContext) => unknown;
 
-export interface DispatcherOptions {
+export interface DispatcherOptions extends InputOptions {
   tools: readonly Tool[];
   /** Each tool's validators, or a function that loads them (once, on the first call: listing tools needs none). */
   bindings: ReadonlyMap<string, ToolBinding> | (() => Promise<ReadonlyMap<string, ToolBinding>>);
@@ -95,11 +99,22 @@ export interface DispatcherOptions {
   timeouts?: Readonly<Record<string, number>>;
   /** Where failures are logged; never stdout (on stdio that is the protocol channel). Default: stderr. */
   onError?: (error: unknown, toolName: string) => void;
+  /**
+   * 2025 calls that may wait for their questions' answers at once (default 100), and how long one waits at most
+   * (default 300 s): a call past the cap ends with an error result instead of asking.
+   */
+  waiting?: { max?: number; expireMs?: number };
 }
+
+export const DEFAULT_MAX_WAITING = 100;
+export const DEFAULT_WAITING_MS = 300_000;
+
+export type CallResult = CallToolResult | InputRequiredResult;
 
 export interface Dispatcher {
   listTools(cursor?: string): ListToolsResult;
-  callTool(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult>;
+  /** One round of a call: `sdk` is the SDK's request context, `connection` the server instance serving it. */
+  callTool(name: string, args: unknown, sdk: ServerContext, connection: Connection): Promise<CallResult>;
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -111,12 +126,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let loading: Promise<ReadonlyMap<string, ToolBinding>> | undefined;
   const onError = options.onError ?? ((error, tool) => console.error(`[toolspec] tool "${tool}" failed:`, error));
   const all: ListToolsResult = { tools: tools as Tool[] };
+  const rounds = new InputRounds(options);
+  const waiting = new WaitingCalls(
+    options.waiting?.max ?? DEFAULT_MAX_WAITING,
+    options.waiting?.expireMs ?? DEFAULT_WAITING_MS,
+  );
+  /** Ends a round that asked: on 2025 connections only while few enough calls wait (each holds a request open). */
+  const ask = (name: string, input: unknown, round: Round, sdk: ServerContext, connection: Connection) => {
+    if (!isModern(sdk) && !waiting.enter(connection, sdk.mcpReq.id)) {
+      return errorResult(
+        `Tool ${JSON.stringify(name)} needs an answer from the client, but ${waiting.max} calls are waiting for answers already. Try again later.`,
+      );
+    }
+    return rounds.ask(name, input, round, sdk);
+  };
 
   return {
     listTools(cursor) {
       if (pageSize <= 0) {
         if (cursor !== undefined)
-          throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: this server does not paginate tools/list');
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            'Invalid cursor: this server does not paginate tools/list',
+          );
         return all;
       }
       const start = cursor === undefined ? 0 : decodeCursor(cursor, tools.length);
@@ -126,16 +158,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return page;
     },
 
-    async callTool(name, args, ctx) {
+    async callTool(name, args, sdk, connection) {
       const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
       if (!names.has(name) || !handler)
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
       bindings ??= await (loading ??= (source as () => Promise<ReadonlyMap<string, ToolBinding>>)());
       const binding = bindings.get(name);
-      if (!binding) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
+      if (!binding) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `Invalid arguments for tool ${JSON.stringify(name)}: arguments must be an object`,
         );
       }
@@ -155,12 +187,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       if (!valid) return errorResult(describeInvalidArguments(name, binding.input.errors ?? [], input));
 
+      if (waiting.size) waiting.leave(connection, sdk.mcpReq.id);
+      // A requestState that is not this server's, for this call, is refused here, before the handler runs.
+      const started = rounds.begin(name, input, sdk);
+      const round: Round = started instanceof Promise ? await started : started;
+      const ctx = createContext(name, sdk, connection, round);
       let value: unknown;
       try {
         const limit = timeouts && Object.hasOwn(timeouts, name) ? timeouts[name] : undefined;
         value = await runHandler(handler as (a: unknown, c: ToolContext) => unknown, input, ctx, limit);
       } catch (error) {
-        if (error instanceof McpError) throw error;
+        // Questions without answers end the round, whatever the handler did with their rejection.
+        if (round.hasAsked) return ask(name, input, round, sdk, connection);
+        if (error instanceof ProtocolError) throw error;
         if (error instanceof TimeoutError) {
           onError(error, name);
           return errorResult(`Tool ${JSON.stringify(name)} failed: ${error.message}`);
@@ -170,6 +209,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           error instanceof ToolError ? error.message : `Tool ${JSON.stringify(name)} failed: ${publicMessage(error)}`,
         );
       }
+      if (round.hasAsked) return ask(name, input, round, sdk, connection);
       try {
         return normalizeResult(name, value, binding, onError);
       } catch (error) {
@@ -236,7 +276,9 @@ function untilAborted(promise: PromiseLike<unknown>, signal: AbortSignal): Promi
   return new Promise((resolve, reject) => {
     const onAbort = () =>
       reject(
-        signal.reason instanceof TimeoutError ? signal.reason : new McpError(ErrorCode.RequestTimeout, 'cancelled'),
+        signal.reason instanceof TimeoutError
+          ? signal.reason
+          : new ProtocolError(ProtocolErrorCode.InternalError, 'The call was cancelled'),
       );
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -253,7 +295,11 @@ function untilAborted(promise: PromiseLike<unknown>, signal: AbortSignal): Promi
   });
 }
 
-/** string → text; a CallToolResult as is; for tools with an outputSchema, the structured value itself. */
+/**
+ * string → text; a CallToolResult as is; for tools with an outputSchema, the structured value itself, of any JSON
+ * type (2025 clients get a value that is not an object wrapped as {result}, as the tool's listed schema says: the
+ * server projects it for them).
+ */
 function normalizeResult(
   name: string,
   value: unknown,
@@ -276,14 +322,12 @@ function normalizeResult(
         return fail(describeInvalidOutput(validateOutput.errors ?? [], value.structuredContent));
       return value;
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return fail(
-        `the handler returned ${describeValue(value)}; this tool returns an object matching its outputSchema`,
-      );
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
+      return fail(`the handler returned ${describeValue(value)}; this tool returns a value matching its outputSchema`);
     }
     if (!validateOutput(value)) return fail(describeInvalidOutput(validateOutput.errors ?? [], value));
-    const structured = value as Record<string, unknown>;
-    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    const text = JSON.stringify(value);
+    return { content: [{ type: 'text', text }], structuredContent: value as CallToolResult['structuredContent'] };
   }
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   if (isCallToolResult(value)) {
@@ -304,10 +348,11 @@ function invalidResult(result: CallToolResult): string | undefined {
   } catch (error) {
     return `its result cannot be serialized as JSON (${publicMessage(error)})`;
   }
-  const parsed = CallToolResultSchema.safeParse(result);
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? `${pathIn(`/${issue.path.join('/')}`, undefined, result)}: ` : '';
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(result);
+  if (!('issues' in checked) || !checked.issues) return undefined;
+  const issue = checked.issues[0];
+  const segments = (issue?.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p));
+  const where = segments.length ? `${pathIn(`/${segments.join('/')}`, undefined, result)}: ` : '';
   return `its result is not a valid CallToolResult (${where}${issue?.message ?? 'invalid'})`;
 }
 
@@ -426,7 +471,10 @@ function decodeCursor(cursor: string, total: number): number {
     // not base64: invalid below
   }
   if (!Number.isInteger(offset) || offset <= 0 || offset >= total) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: pass back the nextCursor of a previous tools/list');
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'Invalid cursor: pass back the nextCursor of a previous tools/list',
+    );
   }
   return offset;
 }

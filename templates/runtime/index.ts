@@ -1,8 +1,11 @@
-/** The generated server's public API. */
-export { createContext, type ToolContext } from './context.js';
+/** The generated server's public API. Edge runtimes import web.js instead: it loads no Node modules. */
+export { createContext, samplingText, type ProtocolEra, type ToolContext } from './context.js';
 export type * from './contract.js';
 export { createDispatcher, errorResult, ToolError, type Validator } from './dispatcher.js';
-export { createWebHandler, serveHttp, type HttpOptions, type HttpServer } from './http.js';
+export { serveHttp, type HttpOptions, type HttpServer } from './http.js';
+export { InputRequired, type Elicited, type ElicitSchema, type SamplingResult } from './input.js';
 export { handlers } from './registry.js';
-export { createServer, serveStdio, type ServerOptions, type StdioOptions } from './server.js';
+export { createServerFactory, type ServerOptions } from './server.js';
+export { serveStdio, type StdioOptions } from './stdio.js';
 export { loadBindings, serverInfo, tools } from './tools.js';
+export { createWebHandler, type McpFetchHandler, type WebHandlerOptions } from './web.js';

@@ -1,33 +1,88 @@
 /**
- * Runs the server: `node main.js` serves stdio; `node main.js --http [--port 3000] [--host 127.0.0.1] [--stateless]`
- * serves Streamable HTTP.
+ * Runs the server: `node main.js` serves stdio; `node main.js --http` serves Streamable HTTP. `--help` lists the
+ * flags. Mistakes in flags, a port in use and a bad TOOLSPEC_REQUEST_STATE_KEY end with one line on stderr.
  */
 import { parseArgs } from 'node:util';
 import { handlers } from './registry.js';
-import { serveStdio } from './server.js';
+import { serverInfo } from './tools.js';
 
-const { values } = parseArgs({
-  options: {
-    http: { type: 'boolean', default: false },
-    host: { type: 'string' },
-    port: { type: 'string' },
-    stateless: { type: 'boolean', default: false },
-  },
-});
+const HELP = `Usage: node main.js [--http [--port 3000] [--host 127.0.0.1] [--path /mcp] [--stateless]]
 
-if (values.http) {
-  // Loaded only when asked for: the HTTP stack is not needed to serve stdio.
-  const { serveHttp } = await import('./http.js');
-  const port = values.port === undefined ? undefined : Number(values.port);
-  const server = await serveHttp(handlers, {
-    ...(values.host === undefined ? {} : { host: values.host }),
-    ...(port === undefined ? {} : { port }),
-    stateless: values.stateless,
-  });
-  console.error(`MCP server listening on ${server.url}`);
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-} else {
-  await serveStdio(handlers);
+Serves the MCP server ${serverInfo.name} ${serverInfo.version}, protocol 2026-07-28 and the 2025 revisions.
+
+  (no flags)       stdio: for clients that start the server themselves
+  --http           Streamable HTTP, on 127.0.0.1 unless --host says otherwise
+  --port <n>       HTTP port (default 3000; 0 picks a free one)
+  --host <name>    HTTP address to listen on (default 127.0.0.1: this machine only)
+  --path <path>    HTTP path of the endpoint (default /mcp)
+  --stateless      serve 2025 clients without sessions (they cannot be asked for input mid-call)
+  --help           this text
+
+Environment: TOOLSPEC_REQUEST_STATE_KEY (at least 32 bytes) seals the state of calls waiting for input; set the
+same value on every instance that serves one endpoint.`;
+
+function fail(message: string, code = 2): never {
+  console.error(`error: ${message}`);
+  process.exit(code);
+}
+
+let values: { http?: boolean; host?: string; port?: string; path?: string; stateless?: boolean; help?: boolean };
+try {
+  ({ values } = parseArgs({
+    options: {
+      http: { type: 'boolean' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      path: { type: 'string' },
+      stateless: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
+} catch (error) {
+  fail(`${(error as Error).message.split('\n')[0]}. See --help.`);
+}
+
+if (values.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+if (!values.http && (values.host ?? values.port ?? values.path ?? values.stateless) !== undefined) {
+  fail('--host, --port, --path and --stateless are HTTP options: add --http. See --help.');
+}
+
+try {
+  if (values.http) {
+    const port = values.port === undefined ? undefined : Number(values.port);
+    if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+      fail(`--port must be a number from 0 to 65535, not ${JSON.stringify(values.port)}`);
+    }
+    if (values.path !== undefined && !values.path.startsWith('/'))
+      fail(`--path must start with "/", not ${JSON.stringify(values.path)}`);
+    // Loaded only when asked for: the HTTP stack is not needed to serve stdio.
+    const { serveHttp } = await import('./http.js');
+    const server = await serveHttp(handlers, {
+      ...(values.host === undefined ? {} : { host: values.host }),
+      ...(port === undefined ? {} : { port }),
+      ...(values.path === undefined ? {} : { path: values.path }),
+      stateless: values.stateless ?? false,
+    }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE')
+        fail(`port ${port ?? 3000} is in use: stop what uses it, or pick another with --port`, 1);
+      if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+        fail(`cannot listen on ${values.host}: no such address here`, 1);
+      if (error.code === 'EACCES') fail(`not allowed to listen on port ${port}: pick one above 1023`, 1);
+      throw error;
+    });
+    console.error(`MCP server ${serverInfo.name} listening on ${server.url}${values.stateless ? ' (stateless)' : ''}`);
+    const stop = () => void server.close().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  } else {
+    const { serveStdio } = await import('./stdio.js');
+    serveStdio(handlers);
+    if (process.stderr.isTTY) console.error(`MCP server ${serverInfo.name} serving stdio (--help for HTTP)`);
+  }
+} catch (error) {
+  if (error instanceof RangeError && error.message.includes('requestState key')) fail(error.message);
+  throw error;
 }

@@ -1,40 +1,46 @@
 /**
- * The MCP server on the SDK's low-level Server, so tool schemas reach clients exactly as written.
+ * The MCP server on the SDK's low-level Server, so tool schemas reach clients exactly as written, on both protocol
+ * eras. The manifest, validators and dispatcher are built once per process; the SDK's serving entries build a
+ * Server per stdio connection and per HTTP request from the factory, which only registers two request handlers.
  */
-import { Writable } from 'node:stream';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
-  ListToolsRequestSchema,
-  SetLevelRequestSchema,
-  type CallToolRequest,
-  type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-import { createContext } from './context.js';
+  isInputRequiredResult,
+  Server,
+  type McpServerFactory,
+  type ServerOptions as SdkServerOptions,
+} from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './contract.js';
-import { createDispatcher, type AnyHandler, type DispatcherOptions } from './dispatcher.js';
-import { instructions, loadBindings, pageSize, serverInfo, timeouts, tools } from './tools.js';
+import {
+  createDispatcher,
+  DEFAULT_MAX_WAITING,
+  DEFAULT_WAITING_MS,
+  type AnyHandler,
+  type DispatcherOptions,
+} from './dispatcher.js';
+import type { InputOptions } from './input.js';
+import { cacheHint, instructions, loadBindings, pageSize, serverInfo, timeouts, tools } from './tools.js';
 
-/**
- * tools/call as the SDK's Server sees it before its own check of the params: that check answers a malformed call
- * (e.g. arguments that are not an object) with -32602, where a strict schema here would make it -32603.
- */
-const CallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
-
-export interface ServerOptions {
+export interface ServerOptions extends InputOptions {
   /** Tools per tools/list page (default: the spec's options.pageSize); 0 sends all tools in one page. */
   pageSize?: number;
   /** Where handler failures are logged. Default: stderr, never stdout. */
   onError?: DispatcherOptions['onError'];
+  /**
+   * Questions to 2025 clients, which the SDK's legacy shim sends as real requests while the call waits: how long
+   * one waits for its answer (default 300 s), how many rounds one call may take (default 8), and how many calls
+   * may wait at once (default 100; past it a call that asks ends with an error result).
+   */
+  legacyInput?: { roundTimeoutMs?: number; maxRounds?: number; maxWaiting?: number };
 }
 
-/** A new MCP server for one connection. Connect it to a transport, e.g. `server.connect(new StdioServerTransport())`. */
-export function createServer(handlers: ToolHandlers, options: ServerOptions = {}): Server {
-  const server = new Server(serverInfo, {
-    capabilities: { tools: {}, logging: {} },
-    ...(instructions === undefined ? {} : { instructions }),
-  });
+export const DEFAULT_LEGACY_MAX_ROUNDS = 8;
+
+/**
+ * The factory the SDK's serving entries call for each stdio connection and each HTTP request: a Server with the
+ * tools/list and tools/call handlers over one dispatcher shared by all of them.
+ */
+export function createServerFactory(handlers: ToolHandlers, options: ServerOptions = {}): McpServerFactory {
+  const roundTimeoutMs = options.legacyInput?.roundTimeoutMs ?? DEFAULT_WAITING_MS;
   const dispatcher = createDispatcher({
     tools,
     // Validators load on the first tools/call: a client that connects and lists tools does not wait for them.
@@ -43,54 +49,29 @@ export function createServer(handlers: ToolHandlers, options: ServerOptions = {}
     pageSize: options.pageSize ?? pageSize,
     timeouts,
     ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.requestStateKey === undefined ? {} : { requestStateKey: options.requestStateKey }),
+    ...(options.requestStateTtlSeconds === undefined ? {} : { requestStateTtlSeconds: options.requestStateTtlSeconds }),
+    waiting: { max: options.legacyInput?.maxWaiting ?? DEFAULT_MAX_WAITING, expireMs: roundTimeoutMs },
   });
-  // One logging level per connection: this server serves one connection (one session).
-  let level: LoggingLevel | undefined;
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
-    level = request.params.level;
-    return {};
-  });
-  server.setRequestHandler(ListToolsRequestSchema, (request) => dispatcher.listTools(request.params?.cursor));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const { name, arguments: args } = request.params as CallToolRequest['params'];
-    return dispatcher.callTool(
-      name,
-      args,
-      createContext(name, extra, () => level),
-    );
-  });
-  return server;
-}
-
-export interface StdioOptions extends ServerOptions {
-  /**
-   * The largest message accepted, in bytes (default 64 MiB). A longer one cannot be answered: the SDK drops it
-   * and reports it to stderr.
-   */
-  maxMessageBytes?: number;
-}
-
-/**
- * Serves over stdio until stdin closes. stdout carries the protocol, so it is kept for the protocol alone: anything
- * else written to it (a stray console.log in a handler or a library) goes to stderr instead.
- */
-export async function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): Promise<Server> {
-  const server = createServer(handlers, options);
-  const maxBufferSize = options.maxMessageBytes ?? 64 * 1024 * 1024;
-  await server.connect(new StdioServerTransport(process.stdin, protocolChannel(), { maxBufferSize }));
-  return server;
-}
-
-/** A stream onto the real stdout for the transport; process.stdout itself is redirected to stderr from now on. */
-function protocolChannel(): Writable {
-  const stdout = process.stdout;
-  const write = stdout.write.bind(stdout);
-  stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      // Keep stdout's backpressure: wait for 'drain' when it asks to.
-      if (write(chunk)) done();
-      else stdout.once('drain', () => done());
+  const outputSchemas = new Map(tools.flatMap((t) => (t.outputSchema ? [[t.name, t.outputSchema] as const] : [])));
+  const sdkOptions: SdkServerOptions = {
+    capabilities: { tools: {}, logging: {} },
+    ...(instructions === undefined ? {} : { instructions }),
+    cacheHints: { 'tools/list': cacheHint },
+    inputRequired: {
+      roundTimeoutMs,
+      maxRounds: options.legacyInput?.maxRounds ?? DEFAULT_LEGACY_MAX_ROUNDS,
     },
-  });
+  };
+  return () => {
+    const server = new Server(serverInfo, sdkOptions);
+    server.setRequestHandler('tools/list', (request) => dispatcher.listTools(request.params?.cursor));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const { name, arguments: args } = request.params;
+      const result = await dispatcher.callTool(name, args, ctx, server);
+      // 2025 clients see a structured value that is not an object wrapped as {result}, as tools/list shows them.
+      return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, outputSchemas.get(name));
+    });
+    return server;
+  };
 }

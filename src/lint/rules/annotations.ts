@@ -64,3 +64,19 @@ export const conflictingHints: Rule = {
         hint: 'a read-only tool destroys nothing, and clients ignore destructiveHint when readOnlyHint is true: remove destructiveHint, or set readOnlyHint: false if the tool changes data',
       })),
 };
+
+export const legacyExecution: Rule = {
+  id: 'legacy-execution',
+  severity: 'warning',
+  summary: '`execution` (task support), which only 2025 clients see: protocol 2026-07-28 removed it',
+  check: (ctx) =>
+    ctx.model.tools
+      .filter((t) => t.definition.execution !== undefined)
+      .map((tool) => ({
+        rule: 'legacy-execution',
+        tools: [tool.name],
+        span: ctx.at.inTool(tool, ['execution'], { key: true }),
+        message: `tool "${tool.name}" sets execution, which only 2025 clients receive`,
+        hint: 'protocol 2026-07-28 moved tasks to the io.modelcontextprotocol/tasks extension and its clients never see execution; keep it for 2025 clients, or remove it',
+      })),
+};

@@ -1,7 +1,7 @@
 /** Every lint rule, in the order of RULE_IDS. */
 import { tokenBudget } from '../tokens.js';
 import { RULE_IDS, type Rule, type RuleId } from '../types.js';
-import { conflictingHints, destructiveNotMarked } from './annotations.js';
+import { conflictingHints, destructiveNotMarked, legacyExecution } from './annotations.js';
 import { duplicateDescription, missingArgumentDescription, missingDescription, vagueDescription } from './descriptions.js';
 import { longToolName, mixedNameStyle } from './names.js';
 import { openInputSchema, schemaRefs } from './schemas.js';
@@ -29,6 +29,7 @@ const ALL: Rule[] = [
   conflictingHints,
   openInputSchema,
   schemaRefs,
+  legacyExecution,
   tokenBudget,
   ignoreWithoutReason,
   unusedIgnore,

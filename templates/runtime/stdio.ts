@@ -1,0 +1,47 @@
+/**
+ * stdio: both eras on one connection (the client's first message picks one), until stdin closes.
+ */
+import { Writable } from 'node:stream';
+import {
+  serveStdio as sdkServeStdio,
+  StdioServerTransport,
+  type StdioServerHandle,
+} from '@modelcontextprotocol/server/stdio';
+import type { ToolHandlers } from './contract.js';
+import { createServerFactory, type ServerOptions } from './server.js';
+
+export interface StdioOptions extends ServerOptions {
+  /**
+   * The largest message accepted, in bytes (default 64 MiB). A longer one cannot be answered: the SDK drops it
+   * and reports it to stderr.
+   */
+  maxMessageBytes?: number;
+}
+
+/**
+ * Serves over stdio, both eras (the client's first message picks one for the connection), until stdin closes.
+ * stdout carries the protocol, so it is kept for the protocol alone: anything else written to it (a stray
+ * console.log in a handler or a library) goes to stderr instead.
+ */
+export function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): StdioServerHandle {
+  const maxBufferSize = options.maxMessageBytes ?? 64 * 1024 * 1024;
+  const transport = new StdioServerTransport(process.stdin, protocolChannel(), { maxBufferSize });
+  return sdkServeStdio(createServerFactory(handlers, options), {
+    transport,
+    onerror: (error) => console.error('[toolspec] stdio:', error.message),
+  });
+}
+
+/** A stream onto the real stdout for the transport; process.stdout itself is redirected to stderr from now on. */
+function protocolChannel(): Writable {
+  const stdout = process.stdout;
+  const write = stdout.write.bind(stdout);
+  stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      // Keep stdout's backpressure: wait for 'drain' when it asks to.
+      if (write(chunk)) done();
+      else stdout.once('drain', () => done());
+    },
+  });
+}

@@ -1,0 +1,352 @@
+/**
+ * Streamable HTTP for both protocol eras, as one web-standard `fetch` handler: the whole endpoint for Workers,
+ * Deno and Bun (`export default createWebHandler(handlers)`), and what the Node server (http.ts) serves. No Node
+ * modules here.
+ *
+ * - 2026-07-28 requests are stateless by nature: each is served by the SDK's `createMcpHandler` from the factory.
+ * - 2025 requests go, by default, to a sessionful leg (routed with the SDK's `isLegacyRequest`): `initialize` opens
+ *   a session on its own transport, so a tool can ask the client for input mid-call (the SDK's legacy shim) as
+ *   before. `stateless: true` serves 2025 clients per request instead: any instance can answer, but a 2025 client
+ *   then cannot be asked anything (elicitation, sampling and roots fail with an error result) and gets no
+ *   standalone stream.
+ *
+ * Safe by default: loopback only, Host and Origin checked against DNS rebinding, request bodies limited, an
+ * optional authentication hook in front of every request (401 before any handler), and bounds on what a client can
+ * make the server hold: open sessions (capped, idle ones expire), subscription streams, calls waiting for input.
+ */
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  validateHostHeader,
+  validateOriginHeader,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
+import type { ToolHandlers } from './contract.js';
+import { createServerFactory, type ServerOptions } from './server.js';
+import { mcpHeaders } from './tools.js';
+
+/** An argument a 2026-07-28 client mirrors into the header Mcp-Param-{header} (the spec's x-mcp-header). */
+export interface McpParamHeader {
+  header: string;
+  path: readonly string[];
+  type: 'string' | 'integer' | 'boolean';
+}
+
+export interface HttpSecurityOptions {
+  /**
+   * Host names accepted in the Host header (DNS-rebinding protection), without ports. Node server default: the
+   * loopback names when it listens on loopback, else the host it listens on. `[]` turns the check off.
+   */
+  allowedHosts?: string[];
+  /** Host names accepted in an Origin header (browsers send one). Default: allowedHosts. Requests without Origin pass. */
+  allowedOrigins?: string[];
+  /** Largest request body in bytes (default 1 MiB); larger gets 413. */
+  maxBodyBytes?: number;
+  /**
+   * Authentication: return the caller's AuthInfo (it reaches handlers as ctx.authInfo) or undefined to refuse the
+   * request with 401 before it reaches any handler.
+   */
+  authenticate?: (headers: Headers) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+}
+
+export interface HttpLimits {
+  /** Open 2025 sessions at most (default 1000); past it the longest-idle one is closed, or 503 when all are busy. */
+  maxSessions?: number;
+  /** A 2025 session with no request for this long is closed (default 30 minutes); its client opens a new one. */
+  sessionIdleMs?: number;
+  /** Open 2026-07-28 subscription streams (subscriptions/listen) at most (default 100). */
+  maxSubscriptions?: number;
+}
+
+export interface WebHandlerOptions extends ServerOptions, HttpSecurityOptions, HttpLimits {
+  /** Default /mcp. */
+  path?: string;
+  /**
+   * Serve 2025 clients per request, without sessions: any instance behind a load balancer can answer, but they
+   * cannot be asked for input mid-call. 2026-07-28 clients are served the same way in both modes.
+   */
+  stateless?: boolean;
+}
+
+export interface McpFetchHandler {
+  fetch(request: Request): Promise<Response>;
+  /** Ends every session and in-flight exchange. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_BODY = 1024 * 1024;
+export const DEFAULT_MAX_SESSIONS = 1000;
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_SUBSCRIPTIONS = 100;
+export const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * The whole MCP endpoint as a web-standard handler: `export default createWebHandler(handlers)` on Workers, Deno
+ * or Bun. It checks Host and Origin only when given allowedHosts/allowedOrigins (those runtimes route by host).
+ */
+export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOptions = {}): McpFetchHandler {
+  const factory = createServerFactory(handlers, options);
+  const mcpPath = options.path ?? '/mcp';
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const hosts = options.allowedHosts?.length ? options.allowedHosts : undefined;
+  const origins = options.allowedOrigins?.length ? options.allowedOrigins : hosts;
+  const onerror = (error: Error) => console.error('[toolspec] HTTP:', error.message);
+  const modern = createMcpHandler(factory, {
+    legacy: options.stateless ? 'stateless' : 'reject',
+    maxRequestBodySize: maxBody,
+    maxSubscriptions: options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS,
+    onerror,
+  });
+  const legacy = options.stateless ? undefined : new LegacySessions(factory, options, maxBody);
+  const checkHeaders = Object.keys(mcpHeaders).length > 0;
+
+  return {
+    async fetch(request) {
+      if (new URL(request.url).pathname !== mcpPath) {
+        return jsonError(404, -32600, `Not found: MCP is served at ${mcpPath}`);
+      }
+      if (hosts && !validateHostHeader(request.headers.get('host'), hosts).ok) {
+        return jsonError(403, -32600, 'Forbidden: this Host is not allowed (DNS-rebinding protection)');
+      }
+      if (origins && !validateOriginHeader(request.headers.get('origin'), origins).ok) {
+        return jsonError(403, -32600, 'Forbidden: this Origin is not allowed');
+      }
+      const declared = Number(request.headers.get('content-length') ?? 0);
+      if (declared > maxBody) return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
+      const auth = await authenticate(options, request.headers);
+      if (auth === 'refused') return jsonError(401, -32600, 'Unauthorized', { 'www-authenticate': 'Bearer' });
+      const extra = auth ? { authInfo: auth } : {};
+      if (legacy && (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBody }))) {
+        return legacy.handle(request, auth);
+      }
+      if (checkHeaders && request.headers.get('mcp-method') === 'tools/call') {
+        const mismatch = await headerMismatch(request);
+        if (mismatch) return mismatch;
+      }
+      return modern.fetch(request, extra);
+    },
+    async close() {
+      await Promise.all([modern.close(), legacy?.close()]);
+    },
+  };
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** Requests whose response is still open (a stream counts until it ends). */
+  busy: number;
+  lastSeen: number;
+}
+
+/** The sessionful 2025 leg: one transport and one server instance per session, capped, idle ones expired. */
+class LegacySessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly max: number;
+  private readonly idleMs: number;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly factory: McpServerFactory,
+    options: HttpLimits,
+    private readonly maxBody: number,
+  ) {
+    this.max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  }
+
+  async handle(request: Request, authInfo: AuthInfo | undefined): Promise<Response> {
+    const extra = authInfo ? { authInfo } : {};
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null) {
+      const session = this.sessions.get(id);
+      if (!session) return jsonError(404, -32600, 'Session not found: initialize a new session');
+      return this.track(session, session.transport.handleRequest(request, extra));
+    }
+    if (this.sessions.size >= this.max && !this.evictIdle()) {
+      return jsonError(503, -32603, `Too many open sessions (${this.max}); try again later`, { 'retry-after': '60' });
+    }
+    // No session yet: a transport that keeps one only if this request is an initialize.
+    const session: Session = { transport: undefined as never, busy: 0, lastSeen: Date.now() };
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      maxRequestBodySize: this.maxBody,
+      onsessioninitialized: (sid) => {
+        this.sessions.set(sid, session);
+        this.sweep();
+      },
+      onsessionclosed: (sid) => void this.sessions.delete(sid),
+    });
+    session.transport = transport;
+    const server = await this.factory({ era: 'legacy', requestInfo: request, ...extra });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      void server.close();
+    };
+    await server.connect(transport);
+    const response = await this.track(session, transport.handleRequest(request, extra));
+    if (!transport.sessionId) void transport.close();
+    return response;
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.transport.close()));
+  }
+
+  /** Counts the request as busy until its response (a stream, maybe) ends. */
+  private async track(session: Session, pending: Promise<Response>): Promise<Response> {
+    session.busy++;
+    session.lastSeen = Date.now();
+    let response: Response;
+    try {
+      response = await pending;
+    } catch (error) {
+      session.busy--;
+      throw error;
+    }
+    const done = () => {
+      session.busy--;
+      session.lastSeen = Date.now();
+    };
+    if (!response.body) {
+      done();
+      return response;
+    }
+    let ended = false;
+    const end = () => {
+      if (!ended) ((ended = true), done());
+    };
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { value, done: finished } = await reader.read();
+          if (finished) {
+            end();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          end();
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        end();
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  /** Closes the session idle longest (nothing open); false when every session is busy. */
+  private evictIdle(): boolean {
+    let oldest: [string, Session] | undefined;
+    for (const entry of this.sessions) {
+      if (entry[1].busy === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+    }
+    if (!oldest) return false;
+    this.sessions.delete(oldest[0]);
+    void oldest[1].transport.close();
+    return true;
+  }
+
+  /** Expires idle sessions from time to time while there are any. */
+  private sweep(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(
+      () => {
+        const now = Date.now();
+        for (const [sid, s] of this.sessions) {
+          if (s.busy === 0 && now - s.lastSeen > this.idleMs) {
+            this.sessions.delete(sid);
+            void s.transport.close();
+          }
+        }
+        if (!this.sessions.size) {
+          clearInterval(this.sweeper);
+          this.sweeper = undefined;
+        }
+      },
+      Math.min(60_000, Math.max(1_000, this.idleMs / 4)),
+    );
+    (this.sweeper as { unref?: () => void }).unref?.();
+  }
+}
+
+/**
+ * A 2026-07-28 tools/call whose Mcp-Param-* headers disagree with its arguments (SEP-2243): 400 with -32020, as the
+ * SDK answers for its own standard headers. A header is required when the argument it mirrors is in the body.
+ */
+async function headerMismatch(request: Request): Promise<Response | undefined> {
+  let body: { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  try {
+    body = (await request.clone().json()) as typeof body;
+  } catch {
+    return undefined; // the SDK answers a body that is not JSON
+  }
+  const name = body?.params?.name;
+  const declared = typeof name === 'string' && Object.hasOwn(mcpHeaders, name) ? mcpHeaders[name] : undefined;
+  for (const d of declared ?? []) {
+    let value: unknown = body.params?.arguments;
+    for (const step of d.path)
+      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[step] : undefined;
+    const text =
+      typeof value === 'string'
+        ? value
+        : typeof value === 'boolean' || Number.isSafeInteger(value)
+          ? String(value)
+          : undefined;
+    if (text === undefined) continue;
+    const header = `Mcp-Param-${d.header}`;
+    const sent = request.headers.get(header);
+    const decoded = sent === null ? undefined : decodeParam(sent);
+    const why =
+      sent === null
+        ? `the ${header} header is missing, and the arguments carry ${d.path.join('.')}`
+        : decoded === undefined
+          ? `the ${header} header is not valid =?base64?…?= encoding`
+          : decoded !== text
+            ? `the ${header} header says ${JSON.stringify(decoded)}, the arguments say ${d.path.join('.')}=${JSON.stringify(value)}`
+            : undefined;
+    if (why) {
+      const error = {
+        code: -32020,
+        message: `Bad Request: the request headers and body disagree: ${why}`,
+        data: { mismatch: { header, body: d.path.join('.') } },
+      };
+      return Response.json({ jsonrpc: '2.0', id: body.id ?? null, error }, { status: 400 });
+    }
+  }
+  return undefined;
+}
+
+/** An Mcp-Param-* value: as sent, or decoded from =?base64?…?=; undefined when that encoding is broken. */
+function decodeParam(value: string): string | undefined {
+  if (!(value.startsWith('=?base64?') && value.endsWith('?='))) return value;
+  const b64 = value.slice(9, -2);
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(b64)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+async function authenticate(options: HttpSecurityOptions, headers: Headers): Promise<AuthInfo | 'refused' | undefined> {
+  if (!options.authenticate) return undefined;
+  try {
+    return (await options.authenticate(headers)) ?? 'refused';
+  } catch (error) {
+    console.error('[toolspec] authenticate hook failed:', error);
+    return 'refused';
+  }
+}
+
+/** toolspec's own HTTP errors: JSON-RPC bodies with codes outside the range MCP keeps for legacy use. */
+function jsonError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+}
