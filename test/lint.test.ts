@@ -45,6 +45,7 @@ const FIRES: Partial<Record<string, { rule: RuleId; tools: string[] }>> = {
   'open-input-schema': { rule: 'open-input-schema', tools: ['status', 'debug'] },
   'schema-refs-bundle': { rule: 'schema-refs', tools: ['get_weather', 'get_forecast'] },
   'schema-refs-inline': { rule: 'schema-refs', tools: ['list_folders'] },
+  'legacy-execution': { rule: 'legacy-execution', tools: ['export_report'] },
   'tokens-budget': { rule: 'token-budget', tools: ['(server)', 'get_report'] },
   clean: { rule: 'missing-description', tools: [] },
 };
@@ -251,10 +252,10 @@ describe('toolspec lint (built CLI)', () => {
     for (const rule of RULES) expect(r.stdout).toMatch(new RegExp(`^  ${rule.id} +${rule.severity} +\\S`, 'm'));
   });
 
-  it('lints the docs example: a token table of its 14 tools, and only the $ref note', () => {
+  it('lints the docs example: a token table of its 14 tools, the $ref note and its 2025-only execution field', () => {
     const r = runCli(['lint', 'specs/docs/toolspec.yaml'], repoRoot);
     expect(r.code).toBe(0);
-    expect(r.stdout.match(/^specs\/docs\/\S+ (warning|error) \S+/gm)!.map((l) => l.split(' ')[2])).toEqual(['schema-refs']);
+    expect(r.stdout.match(/^specs\/docs\/\S+ (warning|error) \S+/gm)!.map((l) => l.split(' ')[2])).toEqual(['schema-refs', 'legacy-execution']);
     expect(r.stdout).toMatch(/^ {2}tool +tokens +share +description +inputSchema +if inlined +change$/m);
     expect(r.stdout.match(/^ {2}[a-z_]+ +\d+ +\d+%/gm)).toHaveLength(15); // 14 tools and the total
   });

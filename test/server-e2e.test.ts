@@ -1,21 +1,30 @@
 /**
  * The generated server, end to end: generate with the built CLI, compile with the real TypeScript compiler, start
- * it with node, and talk to it with the SDK's real Client over stdio and over Streamable HTTP on 127.0.0.1.
+ * it with node, and talk to it with the SDK's real v2 Client over stdio and over Streamable HTTP on 127.0.0.1, on
+ * both protocol eras: pinned to 2026-07-28, and in legacy mode (the 2025 initialize handshake).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ElicitResult,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli } from './helpers/cli.js';
 import { compile, scratchCopy, tsFiles } from './helpers/project.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'e2e');
 const dist = path.join(project.dir, 'dist');
-let manifest: { tools: unknown[] };
+const main = path.join(dist, 'generated/main.js');
+let manifest: { tools: Record<string, unknown>[] };
+let manifestText: string;
 
 beforeAll(() => {
   const gen = runCli(['generate'], project.dir);
@@ -23,43 +32,94 @@ beforeAll(() => {
   expect(gen.code).toBe(0);
   const errors = compile(tsFiles(path.join(project.dir, 'src')), { outDir: dist, rootDir: path.join(project.dir, 'src') });
   expect(errors).toEqual([]);
-  manifest = JSON.parse(fs.readFileSync(path.join(project.dir, 'src/generated/manifest.json'), 'utf8')) as { tools: unknown[] };
+  manifestText = fs.readFileSync(path.join(project.dir, 'src/generated/manifest.json'), 'utf8');
+  manifest = JSON.parse(manifestText) as typeof manifest;
 }, 120_000);
 afterAll(() => project.cleanup());
 
+type Era = 'modern' | 'legacy';
+const MODERN = '2026-07-28';
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
-/** The behaviour every transport must show, against a connected client. */
-function protocolSuite(connect: () => Promise<Client>, { cancellation = true } = {}) {
+/** A v2 client on one era that answers the server's questions as a user and a model would. */
+function newClient(era: Era): Client {
+  const client = new Client(
+    { name: 'e2e', version: '1.0.0' },
+    {
+      capabilities: { elicitation: {}, sampling: {} },
+      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+    },
+  );
+  client.setRequestHandler('elicitation/create', async (request): Promise<ElicitResult> => {
+    const message = request.params.message;
+    if (message.startsWith('Delete')) return { action: 'accept', content: { sure: true } };
+    if (message === 'Why?') return { action: 'accept', content: { reason: 'outdated' } };
+    return { action: 'decline' };
+  });
+  client.setRequestHandler('sampling/createMessage', async () => ({
+    role: 'assistant',
+    content: { type: 'text', text: 'short and sweet' },
+    model: 'test-model',
+    stopReason: 'endTurn',
+  }));
+  return client;
+}
+
+interface Leg {
+  /** Whether the server can send a 2025 client requests mid-call (it cannot over stateless HTTP). */
+  asks: boolean;
+  /** Whether a cancelled call reaches the handler's signal. */
+  cancels: boolean;
+}
+
+/** The behaviour every transport must show on both eras, against a connected client. */
+function protocolSuite(era: Era, connect: () => Promise<Client>, leg: Leg) {
   let client: Client;
   beforeAll(async () => {
     client = await connect();
   });
   afterAll(async () => client?.close());
 
+  it(`speaks the ${era} era`, async () => {
+    const r = await client.callTool({ name: 'era', arguments: {} });
+    expect(r.structuredContent).toEqual(
+      era === 'modern' ? { era: 'modern', protocolVersion: MODERN } : { era: 'legacy', protocolVersion: '2025-11-25' },
+    );
+  });
+
   it('lists exactly the manifest ($schema, $defs, additionalProperties intact)', async () => {
     const listed = await client.listTools();
-    expect(listed.tools).toEqual(manifest.tools);
+    const expected = manifest.tools.map((t) =>
+      // 2025 clients see an output schema that is not an object wrapped as {result}, as the SDK's codec says.
+      era === 'legacy' && t['name'] === 'primes'
+        ? { ...t, outputSchema: { type: 'object', properties: { result: t['outputSchema'] }, required: ['result'] } }
+        : t,
+    );
+    expect(listed.tools).toEqual(expected);
     const echo = listed.tools.find((t) => t.name === 'echo')!;
     expect(echo.inputSchema['$schema']).toBe('http://json-schema.org/draft-07/schema#');
     expect(echo.inputSchema['additionalProperties']).toBe(false);
-    expect((listed.tools.find((t) => t.name === 'add')!.outputSchema as Record<string, unknown>)['$defs']).toEqual({
-      Sum: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
-    });
   });
 
   it('returns structuredContent plus its JSON text, with defaults applied', async () => {
-    const r = (await client.callTool({ name: 'add', arguments: { numbers: [1, 2, 3.5] } })) as CallToolResult;
+    const r = await client.callTool({ name: 'add', arguments: { numbers: [1, 2, 3.5] } });
     expect(r.isError).toBeUndefined();
     expect(r.structuredContent).toEqual({ sum: 6.5 });
     expect(JSON.parse(text(r))).toEqual({ sum: 6.5 });
-    const scaled = (await client.callTool({ name: 'add', arguments: { numbers: [2], scale: 3 } })) as CallToolResult;
+    const scaled = await client.callTool({ name: 'add', arguments: { numbers: [2], scale: 3 } });
     expect(scaled.structuredContent).toEqual({ sum: 6 });
-    expect(text((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })) as CallToolResult)).toBe('hi');
+    expect(text(await client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('hi');
+  });
+
+  it('round-trips an array output: as it is on 2026-07-28, wrapped as {result} for 2025 clients', async () => {
+    const r = await client.callTool({ name: 'primes', arguments: { n: 4 } });
+    expect(r.isError).toBeUndefined();
+    expect(r.structuredContent).toEqual(era === 'modern' ? [2, 3, 5, 7] : { result: [2, 3, 5, 7] });
+    expect(JSON.parse(text(r))).toEqual([2, 3, 5, 7]);
   });
 
   it('answers bad arguments with isError naming each argument path', async () => {
-    const r = (await client.callTool({ name: 'add', arguments: { numbers: ['x'], scale: 11, extra: 1 } })) as CallToolResult;
+    const r = await client.callTool({ name: 'add', arguments: { numbers: ['x'], scale: 11, extra: 1 } });
     expect(r.isError).toBe(true);
     expect(text(r)).toBe(
       [
@@ -70,103 +130,138 @@ function protocolSuite(connect: () => Promise<Client>, { cancellation = true } =
         'Fix these and call the tool again.',
       ].join('\n'),
     );
-    const missing = (await client.callTool({ name: 'echo', arguments: {} })) as CallToolResult;
-    expect(text(missing)).toContain('- text: is required');
+    expect(text(await client.callTool({ name: 'echo', arguments: {} }))).toContain('- text: is required');
   });
 
-  it('answers an unknown tool and non-object arguments with JSON-RPC -32602', async () => {
-    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
-    const raw = client.request({ method: 'tools/call', params: { name: 'echo', arguments: 'text' as never } }, CallToolResultSchema);
-    await expect(raw).rejects.toBeInstanceOf(McpError);
-    await expect(raw).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  it('answers an unknown tool with JSON-RPC -32602', async () => {
+    const call = client.callTool({ name: 'nope', arguments: {} });
+    await expect(call).rejects.toBeInstanceOf(ProtocolError);
+    await expect(call).rejects.toMatchObject({ code: ProtocolErrorCode.InvalidParams });
   });
 
   it('turns a throwing handler and output that breaks its schema into isError, and keeps serving', async () => {
-    const failed = (await client.callTool({ name: 'fail', arguments: {} })) as CallToolResult;
+    const failed = await client.callTool({ name: 'fail', arguments: {} });
     expect(failed.isError).toBe(true);
     expect(text(failed)).toBe('Tool "fail" failed: the disk is on fire');
-    const bad = (await client.callTool({ name: 'bad_output', arguments: {} })) as CallToolResult;
+    const bad = await client.callTool({ name: 'bad_output', arguments: {} });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain('does not match the outputSchema: n: must be integer');
-    expect(text((await client.callTool({ name: 'echo', arguments: { text: 'still here' } })) as CallToolResult)).toBe('still here');
+    expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
   });
 
   it('answers isError for a tool whose handler module fails to load, and keeps serving the others', async () => {
-    const r = (await client.callTool({ name: 'broken_module', arguments: {} })) as CallToolResult;
+    const r = await client.callTool({ name: 'broken_module', arguments: {} });
     expect(r.isError).toBe(true);
     expect(text(r)).toBe('Tool "broken_module" failed: cannot load: MISSING_CONFIG is not set');
-    expect(text((await client.callTool({ name: 'echo', arguments: { text: 'fine' } })) as CallToolResult)).toBe('fine');
+    expect(text(await client.callTool({ name: 'echo', arguments: { text: 'fine' } }))).toBe('fine');
   });
 
   it('delivers progress notifications in order', async () => {
     const seen: number[] = [];
-    const r = (await client.callTool({ name: 'slow', arguments: { steps: 4, ms: 5 } }, undefined, {
-      onprogress: (p) => void seen.push(p.progress),
-    })) as CallToolResult;
+    const r = await client.callTool({ name: 'slow', arguments: { steps: 4, ms: 5 } }, { onprogress: (p) => void seen.push(p.progress) });
     expect(text(r)).toBe('done after 4 steps');
-    // The SDK client handles notifications a microtask later than responses, so a last progress that arrives in
-    // the same read as the response is dropped on the client's side; what arrives is in order. The exact sequence
-    // the server sends is checked on the raw stdio stream below.
+    // A last progress that arrives in the same read as the response may be handled after it on the client's
+    // side; what arrives is in order. The exact sequence the server sends is checked on the raw stdio stream.
     expect(seen.length).toBeGreaterThanOrEqual(3);
     expect(seen).toEqual([1, 2, 3, 4].slice(0, seen.length));
   });
 
-  if (cancellation) it('aborts the handler\'s signal when the client cancels', async () => {
-    const controller = new AbortController();
-    const call = client.callTool({ name: 'slow', arguments: { steps: 100, ms: 20 } }, undefined, {
-      signal: controller.signal,
-      onprogress: () => controller.abort('enough'),
+  if (leg.asks) {
+    it('asks the user twice (elicitation), and the same handler completes in its third round', async () => {
+      const r = await client.callTool({ name: 'confirm', arguments: { note: 'todo.md' } });
+      expect(r.isError).toBeUndefined();
+      expect(text(r)).toBe('deleted todo.md (outdated) in round 3');
     });
-    await expect(call).rejects.toThrow();
-    let cancelled = 'false';
-    for (let i = 0; i < 100 && cancelled !== 'true'; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      cancelled = text((await client.callTool({ name: 'last_cancel', arguments: {} })) as CallToolResult);
-    }
-    expect(cancelled).toBe('true');
-  });
+
+    it("asks the client's model (sampling), and completes with its answer", async () => {
+      const r = await client.callTool({ name: 'summarize', arguments: { text: 'a long story' } });
+      expect(text(r)).toBe('summary: short and sweet');
+    });
+  } else {
+    it('cannot ask a 2025 client without a session, and says so in an error result', async () => {
+      const r = await client.callTool({ name: 'confirm', arguments: { note: 'todo.md' } });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain('elicitation/create');
+    });
+  }
+
+  if (leg.cancels) {
+    it("aborts the handler's signal when the client cancels", async () => {
+      const controller = new AbortController();
+      const call = client.callTool(
+        { name: 'slow', arguments: { steps: 100, ms: 20 } },
+        { signal: controller.signal, onprogress: () => controller.abort('enough') },
+      );
+      await expect(call).rejects.toThrow();
+      let cancelled = 'false';
+      for (let i = 0; i < 100 && cancelled !== 'true'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        cancelled = text(await client.callTool({ name: 'last_cancel', arguments: {} }));
+      }
+      expect(cancelled).toBe('true');
+    });
+  }
 }
 
 describe('generated server over stdio (node dist/generated/main.js)', () => {
   const stderr: string[] = [];
-  protocolSuite(async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [path.join(dist, 'generated/main.js')],
-      cwd: project.dir,
-      stderr: 'pipe',
+  for (const era of ['modern', 'legacy'] as const) {
+    describe(era, () => {
+      protocolSuite(
+        era,
+        async () => {
+          const transport = new StdioClientTransport({ command: process.execPath, args: [main], cwd: project.dir, stderr: 'pipe' });
+          transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+          const client = newClient(era);
+          await client.connect(transport);
+          return client;
+        },
+        { asks: true, cancels: true },
+      );
     });
-    transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
-    const client = new Client({ name: 'e2e', version: '1.0.0' });
-    await client.connect(transport);
-    return client;
+  }
+
+  it('sends every progress notification, in order, before the result (raw stdio stream, both eras)', async () => {
+    for (const era of ['modern', 'legacy'] as const) {
+      const child = stdioChild();
+      const lines = child.collect((m) => m['id'] === 2);
+      if (era === 'legacy') {
+        child.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+        child.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      }
+      const meta = era === 'modern' ? modernMeta() : {};
+      child.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { steps: 4, ms: 5 }, _meta: { ...meta, progressToken: 'p' } } });
+      const got = await lines;
+      child.kill();
+      const progress = got.filter((l) => l['method'] === 'notifications/progress').map((l) => (l['params'] as { progress: number }).progress);
+      expect(progress).toEqual([1, 2, 3, 4]);
+      const order = got.map((l) => (l['id'] === 2 ? 'result' : l['method'] === 'notifications/progress' ? 'progress' : 'other')).filter((k) => k !== 'other');
+      expect(order).toEqual(['progress', 'progress', 'progress', 'progress', 'result']);
+    }
   });
-  it('sends every progress notification, in order, before the result (raw stdio stream)', async () => {
-    const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [path.join(dist, 'generated/main.js')], { cwd: project.dir, stdio: ['pipe', 'pipe', 'ignore'] });
-    const lines: Record<string, unknown>[] = [];
-    let buffer = '';
-    const done = new Promise<void>((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        buffer += d.toString();
-        for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
-          const msg = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
-          buffer = buffer.slice(i + 1);
-          lines.push(msg);
-          if (msg['id'] === 2) resolve();
+
+  it('sends tools/list schemas byte for byte on both eras (raw stdio stream)', async () => {
+    for (const era of ['modern', 'legacy'] as const) {
+      const child = stdioChild();
+      const reply = child.collect((m) => m['id'] === 2, true);
+      if (era === 'legacy') {
+        child.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+        child.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      }
+      child.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', ...(era === 'modern' ? { params: { _meta: modernMeta() } } : {}) });
+      const { raw } = await reply;
+      child.kill();
+      const tools = (JSON.parse(raw) as { result: { tools: Record<string, unknown>[] } }).result.tools;
+      expect(tools.map((t) => t['name'])).toEqual(manifest.tools.map((t) => t['name']));
+      for (const [i, tool] of tools.entries()) {
+        const want = manifest.tools[i]!;
+        // Key order included: what the spec says is what the client reads.
+        expect(JSON.stringify(tool['inputSchema']), `${era}: ${String(tool['name'])}`).toBe(JSON.stringify(want['inputSchema']));
+        if (era === 'modern' || tool['name'] !== 'primes') {
+          expect(JSON.stringify(tool['outputSchema']), `${era}: ${String(tool['name'])}`).toBe(JSON.stringify(want['outputSchema']));
         }
-      });
-    });
-    const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { steps: 4, ms: 5 }, _meta: { progressToken: 'p' } } });
-    await done;
-    child.kill();
-    const progress = lines.filter((l) => l['method'] === 'notifications/progress').map((l) => (l['params'] as { progress: number }).progress);
-    expect(progress).toEqual([1, 2, 3, 4]);
-    const order = lines.map((l) => (l['id'] === 2 ? 'result' : l['method'] === 'notifications/progress' ? 'progress' : 'other')).filter((k) => k !== 'other');
-    expect(order).toEqual(['progress', 'progress', 'progress', 'progress', 'result']);
+      }
+    }
   });
 
   it('logs handler failures to stderr, never stdout', () => {
@@ -179,12 +274,12 @@ interface GeneratedHttp {
   handlers: unknown;
 }
 const loadGenerated = async () => (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as GeneratedHttp;
+const AUTH = { authorization: 'Bearer s3cret' };
 
 for (const stateless of [false, true]) {
   describe(`generated server over Streamable HTTP on 127.0.0.1 (${stateless ? 'stateless' : 'stateful'})`, () => {
     let server: Awaited<ReturnType<GeneratedHttp['serveHttp']>>;
-    afterAll(async () => server?.close());
-    protocolSuite(async () => {
+    beforeAll(async () => {
       const g = await loadGenerated();
       server = await g.serveHttp(g.handlers, {
         port: 0,
@@ -193,20 +288,44 @@ for (const stateless of [false, true]) {
         authenticate: (headers: Headers) =>
           headers.get('authorization') === 'Bearer s3cret' ? { token: 's3cret', clientId: 'tester', scopes: [] } : undefined,
       });
-      const client = new Client({ name: 'e2e', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: 'Bearer s3cret' } } }));
+    });
+    afterAll(async () => server?.close());
+    const connect = async (era: Era) => {
+      const client = newClient(era);
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: AUTH } }));
       return client;
-    // Stateless mode serves each HTTP request on its own server: a later notifications/cancelled cannot reach
-    // the server instance running the call (README: "Streamable HTTP").
-    }, { cancellation: !stateless });
+    };
 
-    it('passes the authentication hook\'s result to handlers as authInfo', async () => {
-      const client = new Client({ name: 'who', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: 'Bearer s3cret' } } }));
-      const r = (await client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
-      expect(r.structuredContent).toMatchObject({ client: 'tester' });
-      expect((r.structuredContent as { session: unknown }).session === null).toBe(stateless);
-      await client.close();
+    describe('modern', () => protocolSuite('modern', () => connect('modern'), { asks: true, cancels: true }));
+    // Without sessions a 2025 client cannot be asked anything, and its notifications/cancelled reaches another
+    // server instance than the one running the call (README: "Streamable HTTP").
+    describe('legacy', () => protocolSuite('legacy', () => connect('legacy'), { asks: !stateless, cancels: !stateless }));
+
+    it("passes the authentication hook's result to handlers as authInfo", async () => {
+      for (const era of ['modern', 'legacy'] as const) {
+        const client = await connect(era);
+        const r = await client.callTool({ name: 'whoami', arguments: {} });
+        expect(r.structuredContent).toMatchObject({ client: 'tester' });
+        // 2026-07-28 has no sessions; a 2025 client has one unless the server is stateless.
+        expect((r.structuredContent as { session: unknown }).session === null).toBe(stateless || era === 'modern');
+        await client.close();
+      }
+    });
+
+    it('refuses a tampered requestState with -32602 before the handler runs, and keeps the sealed one', async () => {
+      const first = await modernPost(server.url, 'tools/call', { name: 'confirm', arguments: { note: 'a' } });
+      expect(first.result?.['resultType']).toBe('input_required');
+      const state = first.result!['requestState'] as string;
+      const answers = { sure: { action: 'accept', content: { sure: true } } };
+      const tampered = state.slice(0, 10) + (state[10] === 'A' ? 'B' : 'A') + state.slice(11);
+      const refused = await modernPost(server.url, 'tools/call', { name: 'confirm', arguments: { note: 'a' }, inputResponses: answers, requestState: tampered });
+      expect(refused.error?.code).toBe(-32602);
+      expect(refused.error?.message).toMatch(/^Invalid requestState: /);
+      const otherCall = await modernPost(server.url, 'tools/call', { name: 'confirm', arguments: { note: 'b' }, inputResponses: answers, requestState: state });
+      expect(otherCall.error?.message).toContain('issued for another call');
+      const next = await modernPost(server.url, 'tools/call', { name: 'confirm', arguments: { note: 'a' }, inputResponses: answers, requestState: state });
+      expect(next.result?.['resultType']).toBe('input_required');
+      expect(Object.keys(next.result!['inputRequests'] as object)).toEqual(['why']);
     });
 
     it('refuses a request without valid credentials with 401 before any handler', async () => {
@@ -217,18 +336,80 @@ for (const stateless of [false, true]) {
       });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      const body = (await res.json()) as { error: { code: number } };
+      expect(body.error.code < -32019 || body.error.code > -32000).toBe(true);
     });
 
-    it('refuses a foreign Host header (DNS rebinding) and an oversized body', async () => {
+    it('refuses a foreign Host header (DNS rebinding) and an oversized body, on both legs', async () => {
       const url = new URL(server.url);
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer s3cret' };
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...AUTH };
       const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-      const evil = await rawPost(url, { ...headers, host: `evil.example:${url.port}` }, JSON.stringify(init));
-      expect(evil.status).toBe(403);
-      const big = await rawPost(url, headers, JSON.stringify({ ...init, padding: 'x'.repeat(2 * 1024 * 1024) }));
-      expect(big.status).toBe(413);
+      const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta() } };
+      for (const body of [init, list]) {
+        const evil = await rawPost(url, { ...headers, host: `evil.example:${url.port}` }, JSON.stringify(body));
+        expect(evil.status).toBe(403);
+        const big = await rawPost(url, headers, JSON.stringify({ ...body, padding: 'x'.repeat(2 * 1024 * 1024) }));
+        expect(big.status).toBe(413);
+      }
     });
   });
+}
+
+function modernMeta() {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+  };
+}
+
+/** One JSON-RPC request on the 2026-07-28 wire over HTTP, with the headers that revision requires. */
+async function modernPost(url: string, method: string, params: Record<string, unknown>) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': method,
+      ...(typeof params['name'] === 'string' ? { 'mcp-name': params['name'] } : {}),
+      ...AUTH,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: modernMeta() } }),
+  });
+  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+/** The built server on stdio, spoken to line by line. */
+function stdioChild() {
+  const child = spawn(process.execPath, [main], { cwd: project.dir, stdio: ['pipe', 'pipe', 'ignore'] });
+  let buffer = '';
+  const seen: Record<string, unknown>[] = [];
+  const waiters: (() => void)[] = [];
+  child.stdout.on('data', (d: Buffer) => {
+    buffer += d.toString();
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      const raw = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      seen.push({ ...(JSON.parse(raw) as Record<string, unknown>), __raw: raw });
+      waiters.forEach((w) => w());
+    }
+  });
+  return {
+    send: (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`),
+    kill: () => child.kill(),
+    /** Every message up to the first that `until` accepts; with `one`, that message and its raw line. */
+    collect<One extends boolean = false>(until: (m: Record<string, unknown>) => boolean, one?: One) {
+      return new Promise<One extends true ? { raw: string } : Record<string, unknown>[]>((resolve) => {
+        const check = () => {
+          const hit = seen.find(until);
+          if (hit) resolve((one ? { raw: hit['__raw'] } : seen.slice(0, seen.indexOf(hit) + 1)) as never);
+        };
+        waiters.push(check);
+        check();
+      });
+    },
+  };
 }
 
 /** fetch() will not send a custom Host header; node:http will. */

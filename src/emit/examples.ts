@@ -46,7 +46,8 @@ const RUNNER = `/**
  * one after another in the spec's order, so handlers keep their module state from one example to the next.
  */
 import { describe, expect, it } from 'vitest';
-import { createContext, type RequestExtra, type ToolContext } from './context.js';
+import { isInputRequiredResult } from '@modelcontextprotocol/server';
+import { localRequest } from './context.js';
 import { createDispatcher, type AnyHandler } from './dispatcher.js';
 import { handlers } from './registry.js';
 import { loadBindings, timeouts, tools } from './tools.js';
@@ -61,7 +62,7 @@ interface Example {
     isError?: boolean;
     text?: string;
     error?: string;
-    structuredContent?: Record<string, unknown>;
+    structuredContent?: unknown;
   };
 }
 
@@ -76,24 +77,15 @@ const dispatcher = createDispatcher({
   onError: (error) => logged.push(error),
 });
 
-let requestId = 0;
-
-/** A handler context as the server makes it, for a call without a client: no progress token, no session. */
-function context(toolName: string): ToolContext {
-  const extra: RequestExtra = {
-    signal: new AbortController().signal,
-    requestId: ++requestId,
-    sendNotification: async () => {},
-    sendRequest: async () => {
-      throw new Error('requests to the client (sampling, elicitation) are not available in contract tests');
-    },
-  };
-  return createContext(toolName, extra, () => undefined);
-}
-
 async function check(tool: string, example: Example): Promise<void> {
   logged.length = 0;
-  const result = await dispatcher.callTool(tool, structuredClone(example.arguments), context(tool));
+  const { sdk, connection } = localRequest();
+  const answer = await dispatcher.callTool(tool, structuredClone(example.arguments), sdk, connection);
+  if (isInputRequiredResult(answer)) {
+    const asked = Object.keys(answer.inputRequests ?? {}).join(', ');
+    throw new Error(\`the handler asked the client for input (\${asked}); a contract test has no client to answer\`);
+  }
+  const result = answer;
   const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\\n');
   const want = example.expect ?? {};
   if (example.invalid) {
@@ -112,8 +104,11 @@ async function check(tool: string, example: Example): Promise<void> {
       const output = (await loadBindings()).get(tool)?.output;
       if (output) expect(output(result.structuredContent), 'structuredContent must match the outputSchema').toBe(true);
     }
-    if (want.structuredContent !== undefined) {
-      expect(result.structuredContent, 'expect.structuredContent').toMatchObject(want.structuredContent);
+    const structured = want.structuredContent;
+    if (typeof structured === 'object' && structured !== null && !Array.isArray(structured)) {
+      expect(result.structuredContent, 'expect.structuredContent').toMatchObject(structured);
+    } else if (structured !== undefined) {
+      expect(result.structuredContent, 'expect.structuredContent').toEqual(structured);
     }
   }
   if (want.error !== undefined) expect(text, 'expect.error').toContain(want.error);

@@ -70,6 +70,8 @@ export class AjvSet {
     if (!ajv) {
       ajv = dialect === '2020-12' ? new Ajv2020.default(options(kind)) : new Ajv.default(options(kind));
       addFormats.default(ajv);
+      // ajv resolves "#name" refs to $anchor itself, but its strict mode calls the keyword unknown.
+      if (dialect === '2020-12') ajv.addKeyword({ keyword: '$anchor', schemaType: 'string' });
       this.#instances.set(id, ajv);
     }
     return ajv;

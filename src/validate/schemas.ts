@@ -3,7 +3,7 @@
  * into the schema's own $defs), ref loops, the dialect's meta-schema, and finally ajv in strict mode.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
+import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../suggest.js';
 import type { AjvSet, AnyAjv, Compiled } from './ajv.js';
@@ -197,7 +197,10 @@ export function checkToolSchema(
   try {
     const { compiled: c, warnings } = ajvs.compile(ajv, forAjv);
     compiled = c;
-    for (const w of warnings) diags.add(strictWarning(w, bundled, locate));
+    for (const w of warnings) {
+      const d = strictWarning(w, bundled, locate);
+      if (d) diags.add(d);
+    }
     checkDefaults(ajv, dialect, forAjv, bundled, locate, report);
   } catch (e) {
     const message = cleanAjv(e instanceof Error ? e.message : String(e));
@@ -421,7 +424,8 @@ function describeMeta(path: SchemaPath, e: ErrorObject): string {
 
 /** The schema position an ajv message names ('at "#/properties/x"' or 'at path "#/…"'), as a path. */
 function schemaPathIn(message: string, root: unknown): SchemaPath {
-  const m = /at (?:path )?"#([^"]*)"/.exec(message);
+  // ajv names the place as "<schema key>#<pointer>" (the key toolspec added the schema under) or "#<pointer>".
+  const m = /at (?:path )?"[^"#]*#([^"]*)"/.exec(message);
   if (!m) return [];
   try {
     return pointerToPath(m[1]!.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), root);
@@ -438,12 +442,31 @@ function cleanAjv(message: string): string {
     .trim();
 }
 
-/** ajv's strict-mode warnings, reworded, at the place they are about. */
-function strictWarning(w: string, root: Record<string, unknown>, locate: Locate) {
+/** Whether an in-place subschema at `at` (a branch of allOf, then, …) sits in a schema whose properties define `name`. */
+function definedAround(root: Record<string, unknown>, at: SchemaPath, name: string): boolean {
+  let path = at;
+  for (;;) {
+    const last = path[path.length - 1];
+    const beforeLast = path[path.length - 2];
+    if (typeof last === 'string' && IN_PLACE.has(last) && last !== 'dependentSchemas') path = path.slice(0, -1);
+    else if (typeof last === 'number' && typeof beforeLast === 'string' && IN_PLACE.has(beforeLast)) path = path.slice(0, -2);
+    else if (beforeLast === 'dependentSchemas') path = path.slice(0, -2);
+    else return false;
+    const owner = valueAt(root, path);
+    const props = isObject(owner) ? owner['properties'] : undefined;
+    if (isObject(props) && Object.hasOwn(props, name)) return true;
+  }
+}
+
+/** ajv's strict-mode warnings, reworded, at the place they are about (undefined: not worth one). */
+function strictWarning(w: string, root: Record<string, unknown>, locate: Locate): Diagnostic | undefined {
   const at = schemaPathIn(w, root);
   const required = /required property "(.*)" is not defined/.exec(w);
   if (required) {
     const name = required[1]!;
+    // `required` in an allOf/anyOf/oneOf branch, if/then/else or not applies to the same object as the schema
+    // around it: a property defined there is defined (ajv looks at the branch alone).
+    if (definedAround(root, at, name)) return undefined;
     const list = valueAt(root, [...at, 'required']);
     const i = Array.isArray(list) ? list.indexOf(name) : -1;
     return diagnostic(

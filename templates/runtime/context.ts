@@ -100,7 +100,10 @@ export function createContext(toolName: string, sdk: ServerContext, connection: 
     signal: req.signal,
     requestId: req.id,
     era: modern ? 'modern' : 'legacy',
-    protocolVersion: modern ? (envelope?.[PROTOCOL_VERSION] as string) : connection.getNegotiatedProtocolVersion(),
+    protocolVersion: modern
+      ? (envelope?.[PROTOCOL_VERSION] as string)
+      : // A stateless 2025 request has no initialize behind it, but its header names the revision.
+        (connection.getNegotiatedProtocolVersion() ?? sdk.http?.req?.headers.get('mcp-protocol-version') ?? undefined),
     clientCapabilities: modern
       ? (envelope?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined)
       : connection.getClientCapabilities(),
@@ -120,6 +123,54 @@ export function createContext(toolName: string, sdk: ServerContext, connection: 
     listRoots: (key) => round.listRoots(key),
     keep: (key, compute) => round.keep(key, compute),
     sdk,
+  };
+}
+
+export interface LocalCallOptions {
+  signal?: AbortSignal;
+  requestId?: string | number;
+  /** Default "modern": the call looks like one on protocol 2026-07-28. */
+  era?: ProtocolEra;
+  clientCapabilities?: ClientCapabilities;
+  /** Answers to the questions of an earlier round, and its requestState. */
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+}
+
+let localRequests = 0;
+
+/**
+ * The SDK's request context for a call made in-process, without a client (contract tests, benchmarks, scripts):
+ * progress and log messages go nowhere; questions come back as the input-required result.
+ */
+export function localRequest(options: LocalCallOptions = {}): { sdk: ServerContext; connection: Connection } {
+  const modern = (options.era ?? 'modern') === 'modern';
+  const version = modern ? '2026-07-28' : '2025-11-25';
+  const capabilities = options.clientCapabilities ?? {};
+  const sdk = {
+    mcpReq: {
+      id: options.requestId ?? ++localRequests,
+      method: 'tools/call',
+      signal: options.signal ?? new AbortController().signal,
+      ...(modern ? { envelope: { [PROTOCOL_VERSION]: version, [CLIENT_CAPABILITIES]: capabilities } } : {}),
+      ...(options.inputResponses ? { inputResponses: options.inputResponses } : {}),
+      requestState: () => options.requestState,
+      notify: async () => {},
+      log: async () => {},
+      send: async () => {
+        throw new Error('an in-process call has no client to send requests to');
+      },
+      elicitInput: async () => {
+        throw new Error('an in-process call has no client to ask');
+      },
+      requestSampling: async () => {
+        throw new Error('an in-process call has no client to ask');
+      },
+    },
+  } as unknown as ServerContext;
+  return {
+    sdk,
+    connection: { getClientCapabilities: () => capabilities, getNegotiatedProtocolVersion: () => version },
   };
 }
 

@@ -16,7 +16,9 @@ import type { ServerModel } from '../../src/model.js';
 import { loadModel } from '../../src/spec.js';
 import { writeOutput } from '../../src/write.js';
 import type * as DispatcherModule from '../../templates/runtime/dispatcher.js';
-import type { ToolContext } from '../../templates/runtime/context.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { createContext, localRequest, type ToolContext } from '../../templates/runtime/context.js';
+import { Round } from '../../templates/runtime/input.js';
 import type * as ToolsModule from '../../templates/runtime/tools.js';
 import { compile, tsFiles } from '../helpers/project.js';
 import { DRAFT_07_URI, type Schema, type SchemaObject } from './schema-pools.js';
@@ -140,24 +142,6 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-/** A handler's context with nothing behind it: only the dispatcher is under test. */
-function fakeContext(toolName: string): ToolContext {
-  const none = () => Promise.reject(new Error('not available in this test'));
-  return {
-    toolName,
-    signal: new AbortController().signal,
-    requestId: 1,
-    sessionId: undefined,
-    authInfo: undefined,
-    headers: undefined,
-    progress: () => Promise.resolve(),
-    log: () => Promise.resolve(),
-    sample: none,
-    elicit: none,
-    extra: {} as ToolContext['extra'],
-  };
-}
-
 const show = (v: unknown): string => (v === undefined ? '(no arguments)' : JSON.stringify(v));
 
 /** The verdict a regression case states. */
@@ -260,11 +244,13 @@ export async function compareCalls(
       state = { called: false, mode: 'input' };
       let outcome: string;
       try {
-        const result = await dispatcher.callTool(
+        const { sdk, connection } = localRequest();
+        const result = (await dispatcher.callTool(
           call.tool,
           call.value === undefined ? undefined : structuredClone(call.value),
-          fakeContext(call.tool),
-        );
+          sdk,
+          connection,
+        )) as CallToolResult;
         const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
         outcome = state.called
           ? 'accepted'
@@ -305,11 +291,13 @@ export async function compareCalls(
     }
     const { ok: ajvAccepts, why } = call.expect ? stated(call.expect) : judge(validate, structuredClone(call.value));
     state = { called: false, mode: 'output', output: call.value };
-    const result = await dispatcher.callTool(
+    const { sdk, connection } = localRequest();
+    const result = (await dispatcher.callTool(
       call.tool,
       args === undefined ? undefined : structuredClone(args),
-      fakeContext(call.tool),
-    );
+      sdk,
+      connection,
+    )) as CallToolResult;
     const sent = result.isError !== true;
     report.compared++;
     if (ajvAccepts) report.accepted++;
@@ -331,7 +319,7 @@ export async function compareCalls(
 // Compiling, and the emitted registry
 
 /** Runtime files that only the server entry points reach; every project holds the same copy of the template. */
-const ENTRY_POINTS = new Set(['server.ts', 'http.ts', 'main.ts', 'index.ts']);
+const ENTRY_POINTS = new Set(['server.ts', 'stdio.ts', 'web.ts', 'http.ts', 'main.ts', 'index.ts']);
 
 /**
  * Type-checks the projects' generated files and handler stubs in ONE strict program, emitting JavaScript to
@@ -375,7 +363,8 @@ export async function checkRegistry(base: string, prepared: Prepared): Promise<s
       continue;
     }
     try {
-      await registry.handlers[name]!({}, fakeContext(name));
+      const { sdk, connection } = localRequest();
+      await registry.handlers[name]!({}, createContext(name, sdk, connection, new Round(1, undefined, undefined)));
       problems.push(`${prepared.dir}: the handler stub of tool "${name}" returned instead of throwing its ToolError`);
     } catch (e) {
       if ((e as Error | undefined)?.name !== 'ToolError') {
