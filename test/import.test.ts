@@ -7,10 +7,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -22,7 +20,7 @@ import { bin, repoRoot, runCli, type Run } from './helpers/cli.js';
 import { compile, tsFiles } from './helpers/project.js';
 
 const serverScript = path.join(repoRoot, 'test/fixtures/import/server.mjs');
-const serverCommand = (mode = 'tools') => `node ${JSON.stringify(serverScript)} ${mode}`;
+const serverCommand = (mode = 'tools', era = 'legacy') => `node ${JSON.stringify(serverScript)} ${mode} ${era}`;
 const scratchRoot = path.join(repoRoot, 'test/.tmp');
 const scratches: string[] = [];
 
@@ -58,8 +56,10 @@ async function listAll(transport: Transport): Promise<{ tools: Tool[]; pages: nu
     const tools: Tool[] = [];
     let cursor: string | undefined;
     let pages = 0;
+    // Page by page, as sent (the client's listTools() would fetch every page itself).
+    const asSent = { '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value }) } };
     do {
-      const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+      const page = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, asSent)) as { tools: Tool[]; nextCursor?: string };
       tools.push(...page.tools);
       cursor = page.nextCursor;
       pages++;
@@ -235,6 +235,32 @@ describe('import --from-url (Streamable HTTP)', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`cannot connect to ${url}: connection refused`);
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('import from servers of the 2026-07-28 era', () => {
+  /** What a 2026-07-28 client reads of the same server: everything but execution, which that revision removed. */
+  const modernSpec = () => stdioSpec.replace(/^( {4})execution:.*\n(?:\1 +.*\n)*/gm, '');
+
+  it('reads a 2026-only server over stdio and over HTTP, and one that speaks both eras', async () => {
+    expect(modernSpec()).not.toBe(stdioSpec);
+    for (const era of ['modern', 'both'] as const) {
+      const dir = scratch(`stdio-${era}`);
+      const run = await runCliAsync(['import', '--from-command', serverCommand('tools', era)], dir);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('imported 9 tools from the server legacy-docs 2.3.1 (3 pages');
+      expect(fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8')).toBe(modernSpec());
+      const http = await startHttp('tools', era);
+      try {
+        const httpDir = scratch(`http-${era}`);
+        const viaHttp = await runCliAsync(['import', '--from-url', http.url], httpDir);
+        expect(viaHttp.stderr).toBe('');
+        expect(fs.readFileSync(path.join(httpDir, 'toolspec.yaml'), 'utf8')).toBe(modernSpec());
+      } finally {
+        await http.close();
+      }
+    }
   });
 });
 

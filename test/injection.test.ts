@@ -13,8 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import ts from 'typescript';
 import { parse } from 'yaml';
 import { z } from 'zod';
@@ -34,7 +33,7 @@ interface CallResult {
 }
 interface Dispatcher {
   listTools(cursor?: string): { tools: Json[] };
-  callTool(name: string, args: unknown, ctx: never): Promise<CallResult>;
+  callTool(name: string, args: unknown, sdk: never, connection: never): Promise<CallResult>;
 }
 
 const pwned = () => (globalThis as { __pwned?: unknown }).__pwned;
@@ -134,11 +133,12 @@ describe('injection corpus: text stays data', () => {
     expect(modules.length).toBeGreaterThan(8);
     for (const m of [...modules, ...jsFiles(path.join(dist, 'handlers'))]) await import(pathToFileURL(m).href);
 
-    const { createServer } = await load<{ createServer: (h: unknown, o?: unknown) => { connect(t: unknown): Promise<void>; close(): Promise<void> } }>('generated/server.js');
+    type Factory = (ctx: { era: 'legacy' }) => { connect(t: unknown): Promise<void>; close(): Promise<void> };
+    const { createServerFactory } = await load<{ createServerFactory: (h: unknown, o?: unknown) => Factory }>('generated/server.js');
     const { handlers } = await load<{ handlers: unknown }>('generated/registry.js');
     const { tools } = await load<{ tools: Json[] }>('generated/manifest.js');
     const failures: unknown[] = [];
-    const server = createServer(handlers, { onError: (e: unknown) => failures.push(e) });
+    const server = createServerFactory(handlers, { onError: (e: unknown) => failures.push(e) })({ era: 'legacy' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'injection-test', version: '1.0.0' });
@@ -358,23 +358,11 @@ function dispatcher(): Promise<Dispatcher> {
   return dispatcherPromise;
 }
 
-/** A handler context as the server makes it for one call, from the generated context module. */
-async function ctx(tool: string): Promise<never> {
-  const { createContext } = await load<{ createContext: (t: string, extra: unknown, level: () => undefined) => never }>('generated/context.js');
-  const extra = {
-    signal: new AbortController().signal,
-    requestId: 1,
-    sendNotification: async () => undefined,
-    sendRequest: async () => {
-      throw new Error('no client in this test');
-    },
-  };
-  return createContext(tool, extra, () => undefined);
-}
-
-/** Calls a tool through the generated dispatcher. */
+/** Calls a tool through the generated dispatcher, as the server does for one request (in-process, no client). */
 async function call(tool: string, args: unknown): Promise<CallResult> {
-  return (await dispatcher()).callTool(tool, args, await ctx(tool));
+  const { localRequest } = await load<{ localRequest: () => { sdk: never; connection: never } }>('generated/context.js');
+  const { sdk, connection } = localRequest();
+  return (await dispatcher()).callTool(tool, args, sdk, connection);
 }
 
 /**

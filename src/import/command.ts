@@ -157,9 +157,9 @@ async function readListing(input: ImportInput, timeoutMs: number): Promise<Listi
   try {
     connect = await import('./connect.js');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String((e as Error).message).includes('@modelcontextprotocol/sdk')) throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String((e as Error).message).includes('@modelcontextprotocol/client')) throw e;
     throw new UserError(
-      'import talks to servers through @modelcontextprotocol/sdk, which is not installed here\n  hint: npm install --save-dev @modelcontextprotocol/sdk (a generated server needs it anyway)',
+      'import talks to servers through @modelcontextprotocol/client, which is not installed here\n  hint: reinstall toolspec (npm install --save-dev toolspec): it depends on it',
     );
   }
   const options = { timeoutMs, timeoutLabel: input.timeout, clientVersion: input.version };

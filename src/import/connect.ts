@@ -1,13 +1,20 @@
 /**
- * Reading a running server: connect with the SDK's Client (over a child process's stdio, or Streamable HTTP),
- * take the initialize result, and page through tools/list. Tools are kept exactly as the server sent them: the
- * result is read with the SDK's loose Result schema, so nothing is stripped, defaulted or refused on the way.
- * Every failure becomes a UserError that says what happened and what to try.
+ * Reading a running server: connect with the SDK's v2 Client (over a child process's stdio, or Streamable HTTP) on
+ * whichever era the server speaks (it probes with 2026-07-28's server/discover and falls back to the 2025
+ * initialize), and page through tools/list. Tools are kept exactly as the server sent them: the result is read
+ * with a schema that accepts anything, so nothing is stripped, defaulted or refused on the way. Every failure
+ * becomes a UserError that says what happened and what to try.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { UserError } from '../diagnostics.js';
 import type { Listing } from './listing.js';
 import { ChildProcessTransport, splitCommand } from './stdio.js';
@@ -38,19 +45,32 @@ export async function listFromCommand(
   }
   const [command, ...args] = words;
   if (!command) throw new UserError('--from-command is empty: give the command that starts the server, e.g. --from-command "node build/index.js"');
-  const transport = new ChildProcessTransport(command, args, child);
   const shown = JSON.stringify(commandLine);
-  let hung = false;
+  const attempt = async (legacy: boolean) => {
+    const transport = new ChildProcessTransport(command, args, child);
+    let hung = false;
+    try {
+      return await read(transport, options, `the server ${shown}`, legacy, (error, phase) => {
+        if (transport.spawnError) return spawnFailure(transport.spawnError, command, commandLine);
+        if (isTimeout(error)) hung = true;
+        // Some 2025 servers end on any request before initialize (the era probe): start them again, legacy.
+        if (!legacy && phase === 'initialize' && transport.exit && !transport.spawnError && !transport.badOutput) return RETRY;
+        return childFailure(error, phase, transport, shown, options);
+      });
+    } finally {
+      await transport.close(hung ? 0 : 1000);
+    }
+  };
   try {
-    return await read(transport, options, `the server ${shown}`, (error, phase) => {
-      if (transport.spawnError) return spawnFailure(transport.spawnError, command, commandLine);
-      if (isTimeout(error)) hung = true;
-      return childFailure(error, phase, transport, shown, options);
-    });
-  } finally {
-    await transport.close(hung ? 0 : 1000);
+    return await attempt(false);
+  } catch (e) {
+    if (e !== RETRY) throw e;
+    return attempt(true);
   }
 }
+
+/** Thrown by a first stdio attempt whose server ended on the era probe. */
+const RETRY = new UserError('retry');
 
 /** Connects to a Streamable HTTP endpoint, reads its tools, and ends the session. */
 export async function listFromUrl(url: string, headers: Record<string, string>, options: ConnectOptions): Promise<Listing> {
@@ -66,7 +86,7 @@ export async function listFromUrl(url: string, headers: Record<string, string>, 
   const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers } });
   const shown = `${endpoint.origin}${endpoint.pathname}`;
   try {
-    return await read(transport, options, `the server at ${shown}`, (error, phase) => httpFailure(error, phase, shown, options));
+    return await read(transport, options, `the server at ${shown}`, false, (error, phase) => httpFailure(error, phase, shown, options));
   } finally {
     await transport.terminateSession().catch(() => undefined);
     await transport.close().catch(() => undefined);
@@ -75,13 +95,21 @@ export async function listFromUrl(url: string, headers: Record<string, string>, 
 
 type Describe = (error: unknown, phase: string) => UserError;
 
-async function read(transport: Transport, options: ConnectOptions, who: string, describe: Describe): Promise<Listing> {
-  const client = new Client({ name: 'toolspec-import', version: options.clientVersion }, { capabilities: {} });
+/** A result schema that takes the server's answer as it is (Standard Schema, the SDK's request() takes one). */
+const AS_SENT = {
+  '~standard': { version: 1, vendor: 'toolspec', validate: (value: unknown) => ({ value }) },
+} as const;
+
+async function read(transport: Transport, options: ConnectOptions, who: string, legacy: boolean, describe: Describe): Promise<Listing> {
+  const client = new Client(
+    { name: 'toolspec-import', version: options.clientVersion },
+    { capabilities: {}, versionNegotiation: { mode: 'auto', probe: { timeoutMs: options.timeoutMs } } },
+  );
   // Errors reach the pending request as well; the transport's own reports would only repeat them.
   client.onerror = () => undefined;
   let phase = 'initialize';
   try {
-    await client.connect(transport, { timeout: options.timeoutMs });
+    await client.connect(transport, { timeout: options.timeoutMs, ...(legacy ? { prior: { kind: 'legacy' as const } } : {}) });
     const info = client.getServerVersion();
     const capabilities = client.getServerCapabilities() ?? {};
     const tools: unknown[] = [];
@@ -92,9 +120,10 @@ async function read(transport: Transport, options: ConnectOptions, who: string, 
       phase = page === 1 ? 'tools/list' : `tools/list (page ${page})`;
       let result: Record<string, unknown>;
       try {
-        result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ResultSchema, { timeout: options.timeoutMs });
+        const sent: unknown = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, AS_SENT, { timeout: options.timeoutMs });
+        result = typeof sent === 'object' && sent !== null ? (sent as Record<string, unknown>) : {};
       } catch (e) {
-        if (page === 1 && e instanceof McpError && e.code === ErrorCode.MethodNotFound) {
+        if (page === 1 && e instanceof ProtocolError && e.code === ProtocolErrorCode.MethodNotFound) {
           // A server without the tools capability may well not know the method: it has no tools.
           if (capabilities.tools === undefined) return { serverInfo: info ? { ...info } : undefined, instructions: client.getInstructions(), declaresTools: false, tools: [], pageSizes: [] };
           throw new UserError(`${who} declares tools but does not answer tools/list (${e.message}); nothing was written`);
@@ -132,7 +161,7 @@ async function read(transport: Transport, options: ConnectOptions, who: string, 
 }
 
 function isTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 function spawnFailure(error: NodeJS.ErrnoException, command: string, line: string): UserError {
@@ -182,8 +211,8 @@ function httpFailure(error: unknown, phase: string, who: string, options: Connec
   if (isTimeout(error)) {
     return new UserError(`the server at ${who} did not answer ${phase} within ${options.timeoutLabel}\n  hint: pass a longer --timeout if it is only slow`);
   }
-  if (error instanceof StreamableHTTPError || (error instanceof Error && error.name === 'UnauthorizedError')) {
-    const status = error instanceof StreamableHTTPError ? error.code : 401;
+  if (error instanceof SdkHttpError || (error instanceof Error && error.name === 'UnauthorizedError')) {
+    const status = error instanceof SdkHttpError ? error.status : 401;
     const hints: Record<number, string> = {
       401: 'the server wants credentials: pass them with --header "Authorization: Bearer <token>"',
       403: 'the server refuses this client: check the credentials given with --header, and the Origin/Host the server accepts',
@@ -193,7 +222,12 @@ function httpFailure(error: unknown, phase: string, who: string, options: Connec
     const hint = hints[status ?? 0] ?? 'check that the URL is the server\'s Streamable HTTP endpoint';
     return new UserError(`the server at ${who} answered ${phase} with HTTP ${status ?? '?'}: ${error.message}\n  hint: ${hint}`);
   }
-  const cause = error instanceof Error && error.cause instanceof Error ? (error.cause as NodeJS.ErrnoException) : undefined;
+  // The network error sits a few causes down (the era probe wraps fetch's error, which wraps the socket's).
+  let cause: NodeJS.ErrnoException | undefined;
+  for (let e: unknown = error instanceof Error ? error.cause : undefined, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    cause = e as NodeJS.ErrnoException;
+    if (cause.code) break;
+  }
   if (cause?.code === 'ECONNREFUSED') {
     return new UserError(`cannot connect to ${who}: connection refused\n  hint: start the server first, and check the host and port`);
   }

@@ -5,9 +5,7 @@
  * stdin closed, then SIGTERM, then SIGKILL, and a kill on toolspec's own exit as a last resort.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 
 /** How much of the server's stderr is kept for messages. */
 const STDERR_TAIL_BYTES = 4096;
