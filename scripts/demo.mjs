@@ -1,12 +1,13 @@
 // npm run demo: the main job on the bundled example. Generates a server from specs/todo into a scratch folder
 // (.demo/), type-checks it with the TypeScript compiler, starts it with node over stdio, and talks to it with the
-// MCP SDK's client: lists the tools, makes a valid call and one with bad arguments.
+// MCP SDK's client on protocol 2026-07-28: lists the tools, makes valid calls, one with bad arguments, and one
+// whose handler asks the user to confirm.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,9 +38,17 @@ if (diagnostics.length) {
 }
 
 step('start it (node dist/generated/main.js) and connect the MCP SDK client over stdio');
-const client = new Client({ name: 'toolspec-demo', version: '1.0.0' });
+const client = new Client(
+  { name: 'toolspec-demo', version: '1.0.0' },
+  { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+);
+// The user of this demo says yes to every question the server asks.
+client.setRequestHandler('elicitation/create', async (request) => {
+  console.log(`the server asks: ${request.params.message}  → the user answers yes`);
+  return { action: 'accept', content: { sure: true } };
+});
 await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'dist/generated/main.js')] }));
-console.log(`connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}`);
+console.log(`connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version} on protocol 2026-07-28`);
 
 step('tools/list');
 for (const t of (await client.listTools()).tools) {
@@ -60,6 +69,7 @@ await call('add_item', { text: 'Write the report', priority: 'high' });
 await call('add_item', { text: '', priority: 'urgent', colour: 'red' });
 await call('complete_item', { id: 1 });
 await call('complete_item', { id: 42 });
+await call('remove_item', { id: 2 });
 await call('list_items', { include_done: true });
 await client.close();
 console.log('\ndone. The generated server is in .demo/todo/src/generated; its handlers in .demo/todo/src/handlers.');

@@ -27,10 +27,36 @@ const more = `tools:
     annotatons: { readOnlyHint: true }
 `;
 
-const project = tempProject({ 'toolspec.yaml': good, 'bad/toolspec.yaml': bad, 'bad/more.yaml': more, 'broken/toolspec.yaml': 'toolspec: 1\nserver: [\n' });
+const header = `toolspec: 1
+server: { name: s, version: 1.0.0 }
+tools:
+  - name: run_query
+    description: Run a query in a region and return its rows.
+    inputSchema:
+      type: object
+      properties:
+        region: { type: number, description: Where it runs, x-mcp-header: Region }
+`;
+
+const project = tempProject({
+  'toolspec.yaml': good,
+  'bad/toolspec.yaml': bad,
+  'bad/more.yaml': more,
+  'broken/toolspec.yaml': 'toolspec: 1\nserver: [\n',
+  'header/toolspec.yaml': header,
+});
 afterAll(project.cleanup);
 
 describe('toolspec validate (built CLI, end to end)', () => {
+  it('exits 2 on an x-mcp-header that clients would reject, at its line, and generate writes nothing', () => {
+    const r = runCli(['validate', 'header/toolspec.yaml'], project.dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('header/toolspec.yaml:9:61 error TS040 x-mcp-header "Region" is on a property of type "number"');
+    const g = runCli(['generate', 'header/toolspec.yaml'], project.dir);
+    expect(g.code).toBe(2);
+    expect(fs.existsSync(`${project.dir}/header/src`)).toBe(false);
+  });
+
   it('exits 0 on a valid spec and prints warnings on stderr', () => {
     const r = runCli(['validate'], project.dir);
     expect(r.code).toBe(0);

@@ -52,13 +52,19 @@ describe('toolspec init', () => {
     expect(test.status, test.stdout + test.stderr).toBe(0);
     expect(test.stdout).toMatch(/✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › greets in English by default/);
     expect(test.stdout).toMatch(/✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › a language it does not know is rejected/);
-    expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server > lists its tools/);
+    expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2026-07-28 > lists its tools/);
+    expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2025 > lists its tools/);
     expect(test.stdout).not.toContain('dist/');
-    expect(test.stdout).toMatch(/Tests\s+5 passed \(5\)/);
+    expect(test.stdout).toMatch(/Tests\s+8 passed \(8\)/);
 
     // The project's own generate is a no-op right after init: init wrote what generate writes.
     const regen = npm(['run', 'generate', '--silent'], dir);
     expect(regen.status, regen.stderr).toBe(0);
-    expect(regen.stdout).toMatch(/0 written, 14 unchanged/);
+    expect(regen.stdout).toMatch(/0 written, 17 unchanged/);
+
+    // A v2 project through and through: nothing in it depends on the 2025-only v1 SDK.
+    const ls = npm(['ls', '@modelcontextprotocol/sdk', '--all', '--parseable'], dir);
+    expect(ls.stdout.trim()).toBe('');
+    expect(npm(['ls', '@modelcontextprotocol/server'], dir).stdout).toMatch(/@modelcontextprotocol\/server@2\.4\./);
   }, 300_000);
 });
