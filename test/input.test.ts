@@ -1,0 +1,195 @@
+/**
+ * Asking for input (templates/runtime/input.ts), in process: the rounds of a call, the sealed requestState (tampered,
+ * expired, another call, another caller, a short key), the check of accepted forms, and the cap on 2025 calls
+ * waiting for answers. The same code runs in every generated server; the wire is covered by test/server-e2e.test.ts.
+ */
+import type { ServerContext } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { localRequest, type LocalCallOptions } from '../templates/runtime/context.js';
+import { createDispatcher, type AnyHandler } from '../templates/runtime/dispatcher.js';
+import { checkForm, InputRequired, InputRounds, Round, WaitingCalls, type ElicitSchema } from '../templates/runtime/input.js';
+
+const KEY = 'k'.repeat(32);
+const FORM = { type: 'object', properties: { sure: { type: 'boolean' } }, required: ['sure'] } as const;
+const yes = { action: 'accept', content: { sure: true } };
+
+function request(options: LocalCallOptions & { clientId?: string } = {}): ServerContext {
+  const { sdk } = localRequest(options);
+  return options.clientId === undefined ? sdk : ({ ...sdk, http: { authInfo: { clientId: options.clientId, token: 't', scopes: [] } } } as ServerContext);
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllEnvs();
+});
+
+describe('a round of a call', () => {
+  it('answers from this round, then from earlier rounds; asks for what has no answer', async () => {
+    const first = new Round(1, undefined, undefined);
+    await expect(first.elicit('sure', { message: 'Sure?', requestedSchema: FORM })).rejects.toBeInstanceOf(InputRequired);
+    expect(first.hasAsked).toBe(true);
+    expect(Object.keys(first.asked)).toEqual(['sure']);
+
+    const second = new Round(2, { sure: yes }, undefined);
+    expect(await second.elicit('sure', { message: 'Sure?', requestedSchema: FORM })).toEqual(yes);
+    const carried = second.carried('t', 'digest');
+    expect(carried.a).toEqual({ sure: yes });
+
+    // The next round's answers replace this one's: the first answer comes back from the carried state.
+    const third = new Round(3, { other: { action: 'decline' } }, carried);
+    expect(await third.elicit('sure', { message: 'Sure?', requestedSchema: FORM })).toEqual(yes);
+    expect(await third.elicit('other', { message: 'And?', requestedSchema: FORM })).toEqual({ action: 'decline' });
+    expect(third.hasAsked).toBe(false);
+  });
+
+  it('asks again when an answer does not fit its form or is of another kind', async () => {
+    const round = new Round(2, { sure: { action: 'accept', content: { sure: 'yes' } }, model: { action: 'accept' } }, undefined);
+    await expect(round.elicit('sure', { message: 'Sure?', requestedSchema: FORM })).rejects.toBeInstanceOf(InputRequired);
+    await expect(round.sample('model', { messages: [], maxTokens: 5 })).rejects.toBeInstanceOf(InputRequired);
+    expect(Object.keys(round.asked)).toEqual(['sure', 'model']);
+  });
+
+  it('keeps a value computed once for the later rounds, as JSON', async () => {
+    const compute = vi.fn(() => ({ id: 7, at: new Date(0) }));
+    const first = new Round(1, undefined, undefined);
+    expect(await first.keep('draft', compute)).toEqual({ id: 7, at: new Date(0) });
+    const later = new Round(2, undefined, first.carried('t', 'd'));
+    expect(await later.keep('draft', compute)).toEqual({ id: 7, at: '1970-01-01T00:00:00.000Z' });
+    expect(compute).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('the sealed requestState', () => {
+  const rounds = () => new InputRounds({ requestStateKey: KEY, requestStateTtlSeconds: 60 });
+
+  /** The requestState a first round that asks ends with. */
+  async function firstState(r: InputRounds, args: unknown, sdk = request()): Promise<string> {
+    const round = await r.begin('delete', args, sdk);
+    round.elicit('sure', { message: 'Sure?', requestedSchema: FORM }).catch(() => undefined);
+    return (await r.ask('delete', args, round, sdk)).requestState!;
+  }
+
+  it('continues the same call, and refuses another call, a changed state, another caller and an expired one', async () => {
+    const r = rounds();
+    const state = await firstState(r, { id: 1, tags: ['a'] });
+    // The same arguments, keys in another order: the same call.
+    const next = await r.begin('delete', { tags: ['a'], id: 1 }, request({ requestState: state, inputResponses: { sure: yes } }));
+    expect(next.number).toBe(2);
+
+    const refusal = (args: unknown, options: Parameters<typeof request>[0], tool = 'delete') =>
+      Promise.resolve(r.begin(tool, args, request(options))).then(
+        () => 'accepted',
+        (e: { code: number; message: string }) => `${e.code} ${e.message}`,
+      );
+    expect(await refusal({ id: 2, tags: ['a'] }, { requestState: state })).toMatch(/^-32602 Invalid requestState: it was issued for another call/);
+    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: state }, 'other')).toMatch(/issued for another call/);
+    const flipped = state.slice(0, -3) + (state.at(-3) === 'A' ? 'B' : 'A') + state.slice(-2);
+    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: flipped })).toMatch(/its seal does not match/);
+    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: 'not a state' })).toMatch(/not a requestState this server issued/);
+    const sealedElsewhere = await firstState(new InputRounds({ requestStateKey: 'x'.repeat(32) }), { id: 1, tags: ['a'] });
+    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: sealedElsewhere })).toMatch(/its seal does not match/);
+
+    const mine = await firstState(r, { id: 1 }, request({ clientId: 'alice' }));
+    expect(await refusal({ id: 1 }, { requestState: mine, clientId: 'mallory' })).toMatch(/issued to another caller/);
+    expect(await refusal({ id: 1 }, { requestState: mine, clientId: 'alice' })).toBe('accepted');
+
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 61_000);
+    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: state })).toMatch(/it has expired \(a call may wait 60 s for its input\)/);
+  });
+
+  it('takes its key from TOOLSPEC_REQUEST_STATE_KEY, and refuses a key shorter than 32 bytes', async () => {
+    vi.stubEnv('TOOLSPEC_REQUEST_STATE_KEY', KEY);
+    const state = await firstState(new InputRounds(), { id: 1 });
+    await expect(Promise.resolve(new InputRounds({ requestStateKey: KEY }).begin('delete', { id: 1 }, request({ requestState: state })))).resolves.toBeInstanceOf(Round);
+    vi.stubEnv('TOOLSPEC_REQUEST_STATE_KEY', 'short');
+    expect(() => new InputRounds()).toThrow(/at least 32 bytes long, and TOOLSPEC_REQUEST_STATE_KEY \(or requestStateKey\) has 5/);
+  });
+});
+
+describe('accepted forms', () => {
+  const schema: ElicitSchema = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 2, maxLength: 5 },
+      mail: { type: 'string', format: 'email' },
+      age: { type: 'integer', minimum: 0, maximum: 150 },
+      score: { type: 'number' },
+      pick: { type: 'string', oneOf: [{ const: 'a' }, { const: 'b' }] },
+      many: { type: 'array', items: { enum: ['x', 'y'] }, maxItems: 2 },
+      ok: { type: 'boolean' },
+    },
+    required: ['name'],
+  };
+
+  it('keeps the fields of the schema that fit it, and nothing else', () => {
+    expect(checkForm(schema, { name: 'Ada', age: 36, score: 1.5, pick: 'b', many: ['x'], ok: false, mail: 'a@b.io', extra: 1 })).toEqual({
+      name: 'Ada', age: 36, score: 1.5, pick: 'b', many: ['x'], ok: false, mail: 'a@b.io',
+    });
+  });
+
+  it.each([
+    ['a missing required field', { age: 3 }],
+    ['a string too short', { name: 'A' }],
+    ['a string too long', { name: 'Adalovelace' }],
+    ['a bad email', { name: 'Ada', mail: 'nope' }],
+    ['a fraction for an integer', { name: 'Ada', age: 3.5 }],
+    ['a number past its maximum', { name: 'Ada', age: 151 }],
+    ['a choice not offered', { name: 'Ada', pick: 'c' }],
+    ['too many items', { name: 'Ada', many: ['x', 'y', 'x'] }],
+    ['an item not offered', { name: 'Ada', many: ['z'] }],
+    ['a string for a boolean', { name: 'Ada', ok: 'true' }],
+    ['not an object', ['Ada']],
+  ])('refuses %s', (_why, content) => {
+    expect(checkForm(schema, content)).toBeUndefined();
+  });
+});
+
+describe('the dispatcher with handlers that ask', () => {
+  const tools = [{ name: 'ask', inputSchema: { type: 'object' as const } }];
+  const bindings = new Map([['ask', { input: Object.assign(() => true, { errors: null }) }]]);
+  const make = (handler: AnyHandler, waiting?: { max: number }) =>
+    createDispatcher({ tools, bindings, handlers: { ask: handler }, requestStateKey: KEY, onError: () => undefined, ...(waiting ? { waiting } : {}) });
+
+  it('asks even when the handler catches the rejection, and every question of the round at once', async () => {
+    const swallowing = make((async (_a: unknown, ctx: import('../templates/runtime/context.js').ToolContext) => {
+      try {
+        await Promise.all([ctx.elicit('one', { message: '1', requestedSchema: FORM }), ctx.listRoots('two')]);
+      } catch {
+        return 'caught it';
+      }
+      return 'done';
+    }) as AnyHandler);
+    const { sdk, connection } = localRequest({ clientCapabilities: { elicitation: {}, roots: {} } });
+    const result = (await swallowing.callTool('ask', {}, sdk, connection)) as { resultType?: string; inputRequests?: object };
+    expect(Object.keys(result.inputRequests ?? {})).toEqual(['one', 'two']);
+  });
+
+  it('ends a 2025 call that asks with an error result when too many calls wait already', async () => {
+    const asking = make((async (_a: unknown, ctx: import('../templates/runtime/context.js').ToolContext) => {
+      await ctx.elicit('one', { message: '1', requestedSchema: FORM });
+      return 'done';
+    }) as AnyHandler, { max: 1 });
+    const first = localRequest({ era: 'legacy', requestId: 1 });
+    expect(await asking.callTool('ask', {}, first.sdk, first.connection)).toHaveProperty('inputRequests');
+    const second = localRequest({ era: 'legacy', requestId: 2 });
+    const refused = (await asking.callTool('ask', {}, second.sdk, second.connection)) as { isError?: boolean; content: { text: string }[] };
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toContain('1 calls are waiting for answers already');
+    // On 2026-07-28 the server holds nothing while the client answers: no cap.
+    const modern = localRequest({ requestId: 3 });
+    expect(await asking.callTool('ask', {}, modern.sdk, modern.connection)).toHaveProperty('inputRequests');
+  });
+
+  it('counts a waiting 2025 call once however often it asks, and releases it when it comes back', () => {
+    const waiting = new WaitingCalls(2, 60_000);
+    const connection = {};
+    expect(waiting.enter(connection, 1)).toBe(true);
+    expect(waiting.enter(connection, 1)).toBe(true);
+    expect(waiting.enter(connection, 2)).toBe(true);
+    expect(waiting.enter(connection, 3)).toBe(false);
+    waiting.leave(connection, 1);
+    expect(waiting.size).toBe(1);
+    expect(waiting.enter({}, 1)).toBe(true);
+  });
+});
