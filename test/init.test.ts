@@ -3,7 +3,7 @@
  * published), answers MCP over stdio with `npm start` and passes its own `npm test`, which runs the contract tests
  * generated from the spec's examples. The slowest test: run once.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,34 @@ afterAll(scratch.cleanup);
 
 const npm = (args: string[], cwd: string, input?: string) =>
   spawnSync('npm', args, { cwd, encoding: 'utf8', input, timeout: 240_000, env: { ...process.env, NO_COLOR: '1', CI: 'true' } });
+
+/** `npm start --silent` with one request on stdin, kept open until the first JSON line comes back (a stdio server
+ * stops answering once its stdin ends). */
+function startAndAsk(cwd: string, request: object): Promise<string> {
+  const child = spawn('npm', ['start', '--silent'], { cwd, env: { ...process.env, NO_COLOR: '1', CI: 'true' }, detached: true });
+  child.stdin.write(`${JSON.stringify(request)}\n`);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(reject, new Error(`no answer from npm start; stdout so far: ${out}`)), 120_000);
+    const finish = <T>(settle: (v: T) => void, value: T) => {
+      clearTimeout(timer);
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // it has ended already
+      }
+      settle(value);
+    };
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.once('exit', (code) => finish(reject, new Error(`npm start exited (${code}) without answering:\n${out}${err}`)));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{') && l.endsWith('}'));
+      if (line) finish(resolve, line);
+    });
+  });
+}
 
 describe('toolspec init', () => {
   it('refuses a folder that is not empty, and with --force adds files without overwriting any', () => {
@@ -32,7 +60,7 @@ describe('toolspec init', () => {
     expect(fs.existsSync(path.join(dir, 'src/generated/contract.ts'))).toBe(true);
   });
 
-  it('makes a project that installs, passes its own npm test, and serves MCP with npm start', () => {
+  it('makes a project that installs, passes its own npm test, and serves MCP with npm start', async () => {
     const dir = path.join(scratch.dir, 'weather-server');
     const init = runCli(['init', dir, '--toolspec', `file:${repoRoot}`], scratch.dir);
     expect(init.stderr).toBe('');
@@ -43,9 +71,8 @@ describe('toolspec init', () => {
     expect(install.status, install.stderr).toBe(0);
 
     const request = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-    const start = npm(['start', '--silent'], dir, `${JSON.stringify(request)}\n`);
-    const reply = start.stdout.split('\n').find((l) => l.startsWith('{'));
-    expect(JSON.parse(reply!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'weather-server' }, capabilities: { tools: {} } } });
+    const reply = await startAndAsk(dir, request);
+    expect(JSON.parse(reply)).toMatchObject({ id: 1, result: { serverInfo: { name: 'weather-server' }, capabilities: { tools: {} } } });
 
     // After npm start has built dist/: the tests run from the sources only, the spec's examples among them.
     const test = npm(['test', '--', '--reporter=verbose'], dir);

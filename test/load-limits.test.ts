@@ -89,7 +89,7 @@ describe('spec files must be UTF-8', () => {
     const dir = project({ 'toolspec.yaml': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), todo]) });
     const ok = loadModel('toolspec.yaml', { cwd: dir });
     expect(ok.diagnostics).toEqual([]);
-    expect(ok.model?.tools).toHaveLength(3);
+    expect(ok.model?.tools).toHaveLength(4);
     for (const [bom, name] of [[[0xff, 0xfe], '0xFF 0xFE'], [[0xfe, 0xff], '0xFE 0xFF']] as const) {
       const utf16 = Buffer.from(todo.toString('utf8'), 'utf16le');
       if (bom[0] === 0xfe) utf16.swap16();

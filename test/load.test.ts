@@ -28,8 +28,18 @@ describe('loadModel', () => {
       ['add_item', 'AddItem'],
       ['list_items', 'ListItems'],
       ['complete_item', 'CompleteItem'],
+      ['remove_item', 'RemoveItem'],
     ]);
-    expect(model!.options).toEqual({ generatedDir: 'src/generated', handlersDir: 'src/handlers', refs: 'bundle', pageSize: 0, timeoutMs: 0, contractTests: true, lint: DEFAULT_LINT_OPTIONS });
+    expect(model!.options).toEqual({
+      generatedDir: 'src/generated',
+      handlersDir: 'src/handlers',
+      refs: 'bundle',
+      pageSize: 0,
+      timeoutMs: 0,
+      contractTests: true,
+      cache: { ttlMs: 300_000, scope: 'public' },
+      lint: DEFAULT_LINT_OPTIONS,
+    });
     expect(model!.server).toMatchObject({ name: 'todo-server', version: '1.0.0', title: 'To-do list' });
   });
 

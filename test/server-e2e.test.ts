@@ -271,6 +271,7 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
 
 interface GeneratedHttp {
   serveHttp: (handlers: unknown, options: Record<string, unknown>) => Promise<{ url: string; close(): Promise<void> }>;
+  createWebHandler: (handlers: unknown, options: Record<string, unknown>) => { fetch(r: Request): Promise<Response>; close(): Promise<void> };
   handlers: unknown;
 }
 const loadGenerated = async () => (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as GeneratedHttp;
@@ -328,16 +329,24 @@ for (const stateless of [false, true]) {
       expect(Object.keys(next.result!['inputRequests'] as object)).toEqual(['why']);
     });
 
-    it('refuses a request without valid credentials with 401 before any handler', async () => {
-      const res = await fetch(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-      expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer');
-      const body = (await res.json()) as { error: { code: number } };
-      expect(body.error.code < -32019 || body.error.code > -32000).toBe(true);
+    it('refuses a request without valid credentials with 401 before any handler, on both legs', async () => {
+      for (const body of [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta() } }]) {
+        const res = await fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+          body: JSON.stringify(body),
+        });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe('Bearer');
+        const answer = (await res.json()) as { error: { code: number } };
+        expect(answer.error.code < -32019 || answer.error.code > -32000).toBe(true);
+      }
+    });
+
+    it('sends tools/list on 2026-07-28 with the cache hints of options.cache, in the spec order', async () => {
+      const listed = await modernPost(server.url, 'tools/list', {});
+      expect(listed.result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+      expect((listed.result!['tools'] as { name: string }[]).map((t) => t.name)).toEqual(manifest.tools.map((t) => t['name']));
     });
 
     it('refuses a foreign Host header (DNS rebinding) and an oversized body, on both legs', async () => {
@@ -354,6 +363,79 @@ for (const stateless of [false, true]) {
     });
   });
 }
+
+describe('2025 sessions over HTTP: capped, and closed when idle', () => {
+  const initialize = (endpoint: { fetch(r: Request): Promise<Response> }) =>
+    endpoint.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      }),
+    );
+  /** A ping on the session, its answer read to the end (a response still being read keeps its session busy). */
+  const ping = async (endpoint: { fetch(r: Request): Promise<Response> }, session: string) => {
+    const res = await endpoint.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      }),
+    );
+    await res.text();
+    return res;
+  };
+  const open = async (endpoint: { fetch(r: Request): Promise<Response> }) => {
+    const res = await initialize(endpoint);
+    await res.text();
+    return res;
+  };
+
+  it('closes the longest-idle session past maxSessions, and answers 503 when every one is busy', async () => {
+    const g = await loadGenerated();
+    const endpoint = g.createWebHandler(g.handlers, { maxSessions: 2 });
+    try {
+      const first = (await open(endpoint)).headers.get('mcp-session-id')!;
+      await new Promise((r) => setTimeout(r, 5));
+      const second = (await open(endpoint)).headers.get('mcp-session-id')!;
+      expect((await ping(endpoint, first)).status).toBe(200);
+      const third = await open(endpoint);
+      expect(third.status).toBe(200);
+      // The second was idle longest (the first answered a ping since): it is gone, the others stay.
+      expect((await ping(endpoint, second)).status).toBe(404);
+      expect((await ping(endpoint, first)).status).toBe(200);
+      // Two sessions, each with a call in flight (a stream still open): no room, and none to close.
+      const busy = await Promise.all([first, third.headers.get('mcp-session-id')!].map((sid) =>
+        endpoint.fetch(new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow', arguments: { steps: 50, ms: 20 } } }),
+        })),
+      ));
+      const refused = await initialize(endpoint);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('60');
+      for (const r of busy) await r.body?.cancel();
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('closes a session that sees no request for sessionIdleMs', async () => {
+    const g = await loadGenerated();
+    const endpoint = g.createWebHandler(g.handlers, { sessionIdleMs: 300 });
+    try {
+      const session = (await open(endpoint)).headers.get('mcp-session-id')!;
+      expect((await ping(endpoint, session)).status).toBe(200);
+      // A sweep runs every second (at most): after 2.5 s without a request the session is gone. (Pinging meanwhile
+      // would keep it open.)
+      await new Promise((r) => setTimeout(r, 2500));
+      expect((await ping(endpoint, session)).status).toBe(404);
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
 
 function modernMeta() {
   return {

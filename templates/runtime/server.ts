@@ -6,7 +6,7 @@
 import {
   isInputRequiredResult,
   Server,
-  type McpServerFactory,
+  type McpRequestContext,
   type ServerOptions as SdkServerOptions,
 } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './contract.js';
@@ -35,11 +35,14 @@ export interface ServerOptions extends InputOptions {
 
 export const DEFAULT_LEGACY_MAX_ROUNDS = 8;
 
+/** A factory for the SDK's serving entries (an McpServerFactory) that hands back the Server at once. */
+export type ServerFactory = (context?: McpRequestContext) => Server;
+
 /**
  * The factory the SDK's serving entries call for each stdio connection and each HTTP request: a Server with the
  * tools/list and tools/call handlers over one dispatcher shared by all of them.
  */
-export function createServerFactory(handlers: ToolHandlers, options: ServerOptions = {}): McpServerFactory {
+export function createServerFactory(handlers: ToolHandlers, options: ServerOptions = {}): ServerFactory {
   const roundTimeoutMs = options.legacyInput?.roundTimeoutMs ?? DEFAULT_WAITING_MS;
   const dispatcher = createDispatcher({
     tools,

@@ -21,10 +21,9 @@ import {
   validateOriginHeader,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
-  type McpServerFactory,
 } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './contract.js';
-import { createServerFactory, type ServerOptions } from './server.js';
+import { createServerFactory, type ServerFactory, type ServerOptions } from './server.js';
 import { mcpHeaders } from './tools.js';
 
 /** An argument a 2026-07-28 client mirrors into the header Mcp-Param-{header} (the spec's x-mcp-header). */
@@ -148,7 +147,7 @@ class LegacySessions {
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(
-    private readonly factory: McpServerFactory,
+    private readonly factory: ServerFactory,
     options: HttpLimits,
     private readonly maxBody: number,
   ) {
@@ -179,7 +178,7 @@ class LegacySessions {
       onsessionclosed: (sid) => void this.sessions.delete(sid),
     });
     session.transport = transport;
-    const server = await this.factory({ era: 'legacy', requestInfo: request, ...extra });
+    const server = this.factory({ era: 'legacy', requestInfo: request, ...extra });
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
       void server.close();
