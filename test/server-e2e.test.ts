@@ -302,11 +302,12 @@ for (const stateless of [false, true]) {
     // server instance than the one running the call (README: "Streamable HTTP").
     describe('legacy', () => protocolSuite('legacy', () => connect('legacy'), { asks: !stateless, cancels: !stateless }));
 
-    it("passes the authentication hook's result to handlers as authInfo", async () => {
+    it("passes the authentication hook's result to handlers as authInfo, and the request's headers", async () => {
       for (const era of ['modern', 'legacy'] as const) {
-        const client = await connect(era);
+        const client = newClient(era);
+        await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...AUTH, 'x-agent': `probe-${era}` } } }));
         const r = await client.callTool({ name: 'whoami', arguments: {} });
-        expect(r.structuredContent).toMatchObject({ client: 'tester' });
+        expect(r.structuredContent).toMatchObject({ client: 'tester', agent: `probe-${era}` });
         // 2026-07-28 has no sessions; a 2025 client has one unless the server is stateless.
         expect((r.structuredContent as { session: unknown }).session === null).toBe(stateless || era === 'modern');
         await client.close();
@@ -341,6 +342,27 @@ for (const stateless of [false, true]) {
         const answer = (await res.json()) as { error: { code: number } };
         expect(answer.error.code < -32019 || answer.error.code > -32000).toBe(true);
       }
+    });
+
+    it('sends log messages on 2026-07-28 only at the level the request asks for', async () => {
+      const logged = async (level?: string) => {
+        const res = await fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'slow', ...AUTH },
+          body: JSON.stringify({
+            jsonrpc: '2.0', id: 1, method: 'tools/call',
+            params: { name: 'slow', arguments: { steps: 1, ms: 1 }, _meta: { ...modernMeta(), ...(level ? { 'io.modelcontextprotocol/logLevel': level } : {}) } },
+          }),
+        });
+        const body = await res.text();
+        return body.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as { method?: string; params?: { data?: unknown } })
+          .concat(body.startsWith('{') ? [JSON.parse(body) as never] : [])
+          .filter((m) => m.method === 'notifications/message')
+          .map((m) => m.params?.data);
+      };
+      expect(await logged('info')).toEqual([{ done: 1 }]);
+      expect(await logged('error')).toEqual([]);
+      expect(await logged()).toEqual([]);
     });
 
     it('sends tools/list on 2026-07-28 with the cache hints of options.cache, in the spec order', async () => {
