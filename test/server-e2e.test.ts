@@ -376,6 +376,9 @@ for (const stateless of [false, true]) {
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...AUTH };
       const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
       const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta() } };
+      const elsewhere = await fetch(new URL('/other', url), { method: 'POST', headers, body: JSON.stringify(list) });
+      expect(elsewhere.status).toBe(404);
+      expect(((await elsewhere.json()) as { error: { code: number } }).error.code).toBe(-32600);
       for (const body of [init, list]) {
         const evil = await rawPost(url, { ...headers, host: `evil.example:${url.port}` }, JSON.stringify(body));
         expect(evil.status).toBe(403);
