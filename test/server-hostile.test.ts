@@ -218,6 +218,14 @@ describe('handlers that misbehave', () => {
     await stillServing();
   });
 
+  it('keeps serving when a handler leaves a rejection or a throwing timer behind, and logs it to stderr', async () => {
+    expect(text(await call('misbehave', { mode: 'stray-rejection' }))).toBe('left a rejection behind');
+    expect(text(await call('misbehave', { mode: 'stray-throw' }))).toBe('left a throwing timer behind');
+    await expect.poll(() => stderr.join('')).toContain('a throw from a timer');
+    expect(stderr.join('')).toContain('a rejection nobody handles');
+    await stillServing();
+  });
+
   it('answers 1,000 concurrent calls, each with its own result', async () => {
     const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => call('numbered', { i })));
     expect(results.map(text)).toEqual(Array.from({ length: 1000 }, (_, i) => `#${i}`));
@@ -225,6 +233,21 @@ describe('handlers that misbehave', () => {
 });
 
 describe('stdout', () => {
+  it('ends quietly when the client closes its end of stdout mid-call (EPIPE), without a stack', async () => {
+    const child = spawn(process.execPath, [main], { cwd: project.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`);
+    await new Promise((r) => child.stdout.once('data', r));
+    child.stdout.destroy();
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    // The answers to these have nowhere to go.
+    for (let i = 0; i < 50; i++) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'numbered', arguments: { i } } })}\n`);
+    expect(await exited).toBe(0);
+    expect(err).not.toMatch(/\n\s+at /);
+    expect(err).not.toContain('EPIPE');
+  });
+
   it('stays the protocol channel: a handler writing to stdout cannot corrupt it', async () => {
     const session = rawSession();
     const [wrote, after] = await session.send(

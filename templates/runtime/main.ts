@@ -21,6 +21,15 @@ Serves the MCP server ${serverInfo.name} ${serverInfo.version}, protocol 2026-07
 Environment: TOOLSPEC_REQUEST_STATE_KEY (at least 32 bytes) seals the state of calls waiting for input; set the
 same value on every instance that serves one endpoint.`;
 
+// A handler's stray rejection or a throw from its timer must not end a server that serves other calls (and, over
+// HTTP, other clients): it is logged, with its stack, to stderr, and the server keeps serving.
+process.on('unhandledRejection', (reason) =>
+  console.error('[toolspec] a promise rejected and nothing handled it (still serving):', reason),
+);
+process.on('uncaughtException', (error) =>
+  console.error('[toolspec] an error was thrown outside any call (still serving):', error),
+);
+
 function fail(message: string, code = 2): never {
   console.error(`error: ${message}`);
   process.exit(code);

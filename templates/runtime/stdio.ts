@@ -36,6 +36,11 @@ export function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): 
 function protocolChannel(): Writable {
   const stdout = process.stdout;
   const write = stdout.write.bind(stdout);
+  // The client has gone (its end of the pipe is closed): nothing can be answered any more, so the server ends.
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
   stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
