@@ -446,6 +446,33 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
     }
   });
 
+  it('keeps a session to the caller who opened it: another one cannot use it or end it', async () => {
+    const g = await loadGenerated();
+    const endpoint = g.createWebHandler(g.handlers, {
+      authenticate: (headers: Headers) => {
+        const who = /^Bearer (alice|bob)$/.exec(headers.get('authorization') ?? '')?.[1];
+        return who ? { token: who, clientId: who, scopes: [] } : undefined;
+      },
+    });
+    const as = (who: string, init: RequestInit) =>
+      endpoint.fetch(new Request('http://127.0.0.1/mcp', { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${who}` } }));
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    try {
+      const opened = await as('alice', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) });
+      await opened.text();
+      const session = opened.headers.get('mcp-session-id')!;
+      const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+      const pingBody = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+      expect((await as('bob', { method: 'POST', headers: inSession, body: pingBody })).status).toBe(404);
+      expect((await as('bob', { method: 'DELETE', headers: inSession })).status).toBe(404);
+      const alice = await as('alice', { method: 'POST', headers: inSession, body: pingBody });
+      await alice.text();
+      expect(alice.status).toBe(200);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it('closes a session that sees no request for sessionIdleMs', async () => {
     const g = await loadGenerated();
     const endpoint = g.createWebHandler(g.handlers, { sessionIdleMs: 300 });

@@ -134,6 +134,8 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
+  /** Who opened it (the authentication hook's clientId): nobody else may use or end it. */
+  principal: string;
   /** Requests whose response is still open (a stream counts until it ends). */
   busy: number;
   lastSeen: number;
@@ -160,14 +162,22 @@ class LegacySessions {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
-      if (!session) return jsonError(404, -32600, 'Session not found: initialize a new session');
+      // Another caller's session is answered as if it did not exist: its id proves nothing.
+      if (!session || session.principal !== principalOf(authInfo)) {
+        return jsonError(404, -32600, 'Session not found: initialize a new session');
+      }
       return this.track(session, session.transport.handleRequest(request, extra));
     }
     if (this.sessions.size >= this.max && !this.evictIdle()) {
       return jsonError(503, -32603, `Too many open sessions (${this.max}); try again later`, { 'retry-after': '60' });
     }
     // No session yet: a transport that keeps one only if this request is an initialize.
-    const session: Session = { transport: undefined as never, busy: 0, lastSeen: Date.now() };
+    const session: Session = {
+      transport: undefined as never,
+      principal: principalOf(authInfo),
+      busy: 0,
+      lastSeen: Date.now(),
+    };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: this.maxBody,
@@ -333,6 +343,11 @@ function decodeParam(value: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The caller a session belongs to: the client, and the user when the verifier names one (`extra.sub`). */
+function principalOf(authInfo: AuthInfo | undefined): string {
+  return authInfo ? `${authInfo.clientId}\0${String(authInfo.extra?.['sub'] ?? '')}` : '';
 }
 
 async function authenticate(options: HttpSecurityOptions, headers: Headers): Promise<AuthInfo | 'refused' | undefined> {
