@@ -270,7 +270,7 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
 });
 
 interface GeneratedHttp {
-  serveHttp: (handlers: unknown, options: Record<string, unknown>) => Promise<{ url: string; close(): Promise<void> }>;
+  serveHttp: (handlers: unknown, options: Record<string, unknown>) => Promise<{ url: string; server: import('node:http').Server; close(): Promise<void> }>;
   createWebHandler: (handlers: unknown, options: Record<string, unknown>) => { fetch(r: Request): Promise<Response>; close(): Promise<void> };
   handlers: unknown;
 }
@@ -313,6 +313,23 @@ for (const stateless of [false, true]) {
         await client.close();
       }
     });
+
+    if (!stateless) {
+      it("ends a cancelled 2025 call's stream: no connection is left open after the client has gone", async () => {
+        const connections = () => new Promise<number>((resolve) => server.server.getConnections((_e, n) => resolve(n)));
+        const before = await connections();
+        const client = await connect('legacy');
+        for (let i = 0; i < 20; i++) {
+          const controller = new AbortController();
+          const call = client.callTool({ name: 'slow', arguments: { steps: 100, ms: 20 } }, { signal: controller.signal, onprogress: () => controller.abort('enough') });
+          await expect(call).rejects.toThrow();
+        }
+        // Each cancelled call's stream is ended, not kept alive: the client holds a few pooled connections, not 20.
+        await expect.poll(connections, { timeout: 10_000 }).toBeLessThan(before + 10);
+        await client.close();
+        await expect.poll(connections, { timeout: 10_000 }).toBeLessThanOrEqual(before);
+      });
+    }
 
     it('refuses a tampered requestState with -32602 before the handler runs, and keeps the sealed one', async () => {
       const first = await modernPost(server.url, 'tools/call', { name: 'confirm', arguments: { note: 'a' } });

@@ -194,6 +194,16 @@ class LegacySessions {
       void server.close();
     };
     await server.connect(transport);
+    // A cancelled request gets no response, so its stream would stay open (kept alive by pings) until the session
+    // ends: end it when the cancellation arrives.
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, info) => {
+      deliver?.(message, info);
+      if ('method' in message && message.method === 'notifications/cancelled') {
+        const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+        if (typeof id === 'string' || typeof id === 'number') transport.closeSSEStream(id);
+      }
+    };
     const response = await this.track(session, transport.handleRequest(request, extra));
     if (!transport.sessionId) void transport.close();
     return response;
