@@ -264,6 +264,20 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
     }
   });
 
+  it('answers the calls in flight before it stops on SIGTERM, then exits 0', async () => {
+    const child = stdioChild();
+    const answered = child.collect((m) => m['id'] === 2);
+    const running = child.collect((m) => m['method'] === 'notifications/progress');
+    const meta = { ...modernMeta(), progressToken: 'p' };
+    child.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { steps: 3, ms: 100 }, _meta: meta } });
+    await running; // the call is in flight
+    const exited = new Promise<number | null>((r) => child.process.once('exit', r));
+    child.process.kill('SIGTERM');
+    const got = await answered;
+    expect(JSON.stringify(got.at(-1))).toContain('done after 3 steps');
+    expect(await exited).toBe(0);
+  });
+
   it('logs handler failures to stderr, never stdout', () => {
     expect(stderr.join('')).toContain('the disk is on fire');
   });
@@ -406,6 +420,33 @@ for (const stateless of [false, true]) {
   });
 }
 
+describe('the HTTP server process on SIGTERM', () => {
+  it('answers the calls in flight, refuses new ones, then exits 0', async () => {
+    const child = spawn(process.execPath, [main, '--http', '--port', '0'], { cwd: project.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    const url = await new Promise<string>((resolve) =>
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /listening on (\S+)/.exec(err);
+        if (m) resolve(m[1]!);
+      }),
+    );
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    const call = fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'slow' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { steps: 4, ms: 100 }, _meta: modernMeta() } }),
+    }).then((r) => r.text());
+    await new Promise((r) => setTimeout(r, 150));
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 50));
+    const late = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status, () => 'refused');
+    expect([503, 'refused']).toContain(late);
+    expect(await call).toContain('done after 4 steps');
+    expect(await exited).toBe(0);
+  });
+});
+
 describe('2025 sessions over HTTP: capped, and closed when idle', () => {
   const initialize = (endpoint: { fetch(r: Request): Promise<Response> }) =>
     endpoint.fetch(
@@ -547,6 +588,7 @@ function stdioChild() {
     }
   });
   return {
+    process: child,
     send: (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`),
     kill: () => child.kill(),
     /** Every message up to the first that `until` accepts; with `one`, that message and its raw line. */

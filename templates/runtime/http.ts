@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
 import type { ToolHandlers } from './contract.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './server.js';
 import { createWebHandler, DEFAULT_MAX_BODY, LOOPBACK, type WebHandlerOptions } from './web.js';
 
 export interface HttpOptions extends WebHandlerOptions {
@@ -18,7 +19,13 @@ export interface HttpOptions extends WebHandlerOptions {
 export interface HttpServer {
   url: string;
   server: http.Server;
+  /** Ends every session, call and connection at once. */
   close(): Promise<void>;
+  /**
+   * Stops accepting (new requests get 503), waits for the calls in flight to answer (at most `graceMs`, default
+   * 10 s), then closes. Resolves false when calls were still running at the end of the grace period.
+   */
+  shutdown(graceMs?: number): Promise<boolean>;
 }
 
 /** Starts a Node HTTP server speaking MCP Streamable HTTP at `path`, on 127.0.0.1 unless told otherwise. */
@@ -32,8 +39,30 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
     maxRequestBodySize: maxBody,
     onerror: (error) => console.error('[toolspec] HTTP request failed:', error),
   });
-  // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
-  const server = http.createServer((req, res) => void toNode(req as NodeIncomingMessageLike, res));
+  let draining = false;
+  // Requests whose response is still being written (POSTs: a standalone GET stream never ends by itself).
+  let active = 0;
+  let quiet: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    if (req.method === 'POST') {
+      active++;
+      res.once('close', () => {
+        if (--active > 0) return;
+        const waiting = quiet;
+        quiet = [];
+        for (const resolve of waiting) resolve();
+      });
+    }
+    if (draining) {
+      res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '5' });
+      res.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'The server is shutting down' }, id: null }),
+      );
+      return;
+    }
+    // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
+    void toNode(req as NodeIncomingMessageLike, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, host, () => {
@@ -45,10 +74,29 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
   return {
     url: `http://${hostPart}:${port}${options.path ?? '/mcp'}`,
     server,
-    async close() {
-      await endpoint.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+    close,
+    async shutdown(graceMs = DEFAULT_SHUTDOWN_GRACE_MS) {
+      draining = true;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const settled =
+        active === 0 ||
+        (await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), graceMs);
+          quiet.push(() => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        }));
+      await close();
+      await stopped;
+      return settled;
     },
   };
+  async function close() {
+    await endpoint.close();
+    const stopped = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : undefined;
+    server.closeAllConnections();
+    await stopped;
+  }
 }

@@ -6,6 +6,6 @@ export { serveHttp, type HttpOptions, type HttpServer } from './http.js';
 export { InputRequired, type Elicited, type ElicitSchema, type SamplingResult } from './input.js';
 export { handlers } from './registry.js';
 export { createServerFactory, type ServerFactory, type ServerOptions } from './server.js';
-export { serveStdio, type StdioOptions } from './stdio.js';
+export { serveStdio, type StdioOptions, type StdioServer } from './stdio.js';
 export { loadBindings, serverInfo, tools } from './tools.js';
 export { createWebHandler, type McpFetchHandler, type WebHandlerOptions } from './web.js';

@@ -30,6 +30,24 @@ process.on('uncaughtException', (error) =>
   console.error('[toolspec] an error was thrown outside any call (still serving):', error),
 );
 
+/**
+ * SIGTERM or SIGINT: stop taking requests, let the calls in flight answer (up to 10 s), then exit 0. A second signal
+ * exits at once.
+ */
+function onStop(shutdown: () => Promise<boolean>): void {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    void shutdown().then((settled) => {
+      if (!settled) console.error('[toolspec] stopped with calls still running after 10 s');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
 function fail(message: string, code = 2): never {
   console.error(`error: ${message}`);
   process.exit(code);
@@ -83,12 +101,11 @@ try {
       throw error;
     });
     console.error(`MCP server ${serverInfo.name} listening on ${server.url}${values.stateless ? ' (stateless)' : ''}`);
-    const stop = () => void server.close().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    onStop(() => server.shutdown());
   } else {
     const { serveStdio } = await import('./stdio.js');
-    serveStdio(handlers);
+    const server = serveStdio(handlers);
+    onStop(() => server.shutdown());
     if (process.stderr.isTTY) console.error(`MCP server ${serverInfo.name} serving stdio (--help for HTTP)`);
   }
 } catch (error) {

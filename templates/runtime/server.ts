@@ -36,7 +36,14 @@ export interface ServerOptions extends InputOptions {
 export const DEFAULT_LEGACY_MAX_ROUNDS = 8;
 
 /** A factory for the SDK's serving entries (an McpServerFactory) that hands back the Server at once. */
-export type ServerFactory = (context?: McpRequestContext) => Server;
+export interface ServerFactory {
+  (context?: McpRequestContext): Server;
+  /** Resolves true once no tools/call is in flight, or false after `timeoutMs` (for a graceful shutdown). */
+  settled(timeoutMs: number): Promise<boolean>;
+}
+
+/** How long a shutdown waits for calls in flight before it ends them (SIGTERM, SIGINT): 10 s by default. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * The factory the SDK's serving entries call for each stdio connection and each HTTP request: a Server with the
@@ -66,15 +73,37 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
       maxRounds: options.legacyInput?.maxRounds ?? DEFAULT_LEGACY_MAX_ROUNDS,
     },
   };
-  return () => {
+  let inFlight = 0;
+  let idle: (() => void)[] = [];
+  const factory = () => {
     const server = new Server(serverInfo, sdkOptions);
     server.setRequestHandler('tools/list', (request) => dispatcher.listTools(request.params?.cursor));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params;
-      const result = await dispatcher.callTool(name, args, ctx, server);
-      // 2025 clients see a structured value that is not an object wrapped as {result}, as tools/list shows them.
-      return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, outputSchemas.get(name));
+      inFlight++;
+      try {
+        const result = await dispatcher.callTool(name, args, ctx, server);
+        // 2025 clients see a structured value that is not an object wrapped as {result}, as tools/list shows them.
+        return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, outputSchemas.get(name));
+      } finally {
+        if (--inFlight === 0) {
+          const waiting = idle;
+          idle = [];
+          for (const resolve of waiting) resolve();
+        }
+      }
     });
     return server;
   };
+  const settled = (timeoutMs: number) =>
+    inFlight === 0
+      ? Promise.resolve(true)
+      : new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), timeoutMs);
+          idle.push(() => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        });
+  return Object.assign(factory, { settled });
 }

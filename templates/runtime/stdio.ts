@@ -8,7 +8,7 @@ import {
   type StdioServerHandle,
 } from '@modelcontextprotocol/server/stdio';
 import type { ToolHandlers } from './contract.js';
-import { createServerFactory, type ServerOptions } from './server.js';
+import { createServerFactory, DEFAULT_SHUTDOWN_GRACE_MS, type ServerOptions } from './server.js';
 
 export interface StdioOptions extends ServerOptions {
   /**
@@ -23,13 +23,34 @@ export interface StdioOptions extends ServerOptions {
  * stdout carries the protocol, so it is kept for the protocol alone: anything else written to it (a stray
  * console.log in a handler or a library) goes to stderr instead.
  */
-export function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): StdioServerHandle {
+export function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): StdioServer {
   const maxBufferSize = options.maxMessageBytes ?? 64 * 1024 * 1024;
   const transport = new StdioServerTransport(process.stdin, protocolChannel(), { maxBufferSize });
-  return sdkServeStdio(createServerFactory(handlers, options), {
+  const factory = createServerFactory(handlers, options);
+  const handle = sdkServeStdio(factory, {
     transport,
     onerror: (error) => console.error('[toolspec] stdio:', error.message),
   });
+  return {
+    close: () => handle.close(),
+    async shutdown(graceMs = DEFAULT_SHUTDOWN_GRACE_MS) {
+      // No new requests; the calls in flight may finish and send their answers, up to the grace period.
+      process.stdin.pause();
+      const settled = await factory.settled(graceMs);
+      // The last answers are written a turn after their handlers return.
+      await new Promise((resolve) => setImmediate(resolve));
+      await handle.close();
+      return settled;
+    },
+  };
+}
+
+export interface StdioServer extends StdioServerHandle {
+  /**
+   * Stops reading requests, waits for the calls in flight to answer (at most `graceMs`, default 10 s), then closes.
+   * Resolves false when calls were still running at the end of the grace period.
+   */
+  shutdown(graceMs?: number): Promise<boolean>;
 }
 
 /** A stream onto the real stdout for the transport; process.stdout itself is redirected to stderr from now on. */

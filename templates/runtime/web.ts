@@ -73,6 +73,8 @@ export interface McpFetchHandler {
   fetch(request: Request): Promise<Response>;
   /** Ends every session and in-flight exchange. */
   close(): Promise<void>;
+  /** Resolves true once no call is in flight, or false after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<boolean>;
 }
 
 export const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -129,6 +131,7 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
     async close() {
       await Promise.all([modern.close(), legacy?.close()]);
     },
+    settled: (timeoutMs) => factory.settled(timeoutMs),
   };
 }
 
