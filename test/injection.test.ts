@@ -283,6 +283,46 @@ describe('injection corpus: odd argument names', () => {
   });
 });
 
+describe('options that reach generated code', () => {
+  it('folder names with comment closers, quotes and code stay data in every generated file, and run nothing', async () => {
+    fs.mkdirSync(path.join(repoRoot, 'test/.tmp'), { recursive: true });
+    const tmp = fs.mkdtempSync(path.join(repoRoot, 'test/.tmp', 'injection-options-'));
+    const dir = { dir: tmp, cleanup: () => fs.rmSync(tmp, { recursive: true, force: true }) };
+    try {
+      const handlers = "src/h*/ globalThis.__pwned = 1; /*x'\"`${globalThis.__pwned = 2}`";
+      const generated = 'src/g*/ globalThis.__pwned = 3; //';
+      fs.writeFileSync(
+        path.join(dir.dir, 'toolspec.yaml'),
+        [
+          'toolspec: 1',
+          'server: { name: opts, version: 1.0.0 }',
+          `options: { handlersDir: ${JSON.stringify(handlers)}, generatedDir: ${JSON.stringify(generated)} }`,
+          'tools:',
+          '  - name: echo',
+          '    description: Echo the text back to the caller.',
+          '    inputSchema: { type: object, properties: { text: { type: string, description: What to echo } }, additionalProperties: false }',
+          '',
+        ].join('\n'),
+      );
+      const run = await runMain(['generate'], dir.dir);
+      expect(run.stderr).not.toMatch(/ error /);
+      expect(run.code).toBe(0);
+      const genDir = path.join(dir.dir, generated);
+      const offenders = tsFiles(genDir).flatMap((f) => markersOutsideData(f));
+      expect(offenders).toEqual([]);
+      const out = path.join(dir.dir, 'out');
+      expect(compile(tsFiles(path.join(dir.dir, 'src')), { outDir: out, rootDir: path.join(dir.dir, 'src') })).toEqual([]);
+      delete (globalThis as { __pwned?: unknown }).__pwned;
+      const emitted = path.join(out, generated.slice('src/'.length));
+      const { handlers: bound } = (await import(pathToFileURL(path.join(emitted, 'registry.js')).href)) as { handlers: Record<string, unknown> };
+      expect(Object.keys(bound)).toContain('echo');
+      expect(pwned()).toBeUndefined();
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
 describe('tool names toolspec refuses, with a diagnostic', () => {
   it('a name with no letter or digit (.., -), and names that share one TypeScript name (a-b, a_b, a.b, aB)', async () => {
     const r = await runMain(['validate', 'refused/toolspec.yaml'], FIXTURES);

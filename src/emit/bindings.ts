@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
 import { handlerFileName } from '../names.js';
-import { assignment, key, PRINT_WIDTH, tsStr } from './text.js';
+import { assignment, commentLine, key, PRINT_WIDTH, tsStr } from './text.js';
 import { mcpHeaderDeclarations } from '../validate/mcp-header.js';
 import { validatorNames } from './validators.js';
 
@@ -91,7 +91,7 @@ function lazy<Name extends ToolName>(load: () => Promise<{ handler: Handler<Name
     loaded ? loaded(args, ctx) : (loading ??= load().then((m) => (loaded = m.handler))).then((h) => h(args, ctx));
 }
 
-/** Every tool bound to the \`handler\` export of its module in ${model.options.handlersDir}/. */
+/** Every tool bound to the \`handler\` export of its module in ${commentLine(model.options.handlersDir)}/. */
 export const handlers: ToolHandlers = {
 ${rows.join('\n')}
 };
