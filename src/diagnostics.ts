@@ -67,6 +67,8 @@ export const CODES = {
   TS039: 'impossible-expectation',
   /** An `x-mcp-header` that clients would reject, dropping the tool (SEP-2243). */
   TS040: 'invalid-mcp-header',
+  /** A pattern whose matching can backtrack exponentially (a denial of service on the server). */
+  TS041: 'unsafe-pattern',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -110,6 +110,16 @@ describe('arguments', () => {
     expect(text(r)).toBe('Invalid arguments for tool "strict_args":\n- list[1000000]: must be integer\nFix these and call the tool again.');
   }, 60_000);
 
+  it('names at most 20 problems, however many there are, in a message of bounded size', async () => {
+    const list = Array.from({ length: 100_000 }, () => 'x'.repeat(8)) as unknown[];
+    const r = await call('strict_args', { n: 1, list, s: 's'.repeat(2000), flag: 'no' });
+    expect(r.isError).toBe(true);
+    const lines = text(r).split('\n');
+    expect(lines.filter((l) => l.startsWith('- '))).toHaveLength(21);
+    expect(lines.at(-2)).toMatch(/^- … and \d+ more$/);
+    expect(text(r).length).toBeLessThan(8000);
+  }, 60_000);
+
   it('answers arguments nested 10,000 deep without falling over', async () => {
     // Sent as raw JSON: the SDK client itself cannot serialize a value this deep.
     const deep = (leaf: string) => `${'{"child":'.repeat(10_000)}${leaf}${'}'.repeat(10_000)}`;

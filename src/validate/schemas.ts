@@ -3,6 +3,7 @@
  * into the schema's own $defs), ref loops, the dialect's meta-schema, and finally ajv in strict mode.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import safeRegex from 'safe-regex2';
 import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../suggest.js';
@@ -317,6 +318,29 @@ function checkNode(
             ? `it looks like a property: nest it under "properties"`
             : 'custom keywords must start with "x-"'));
     report('TS021', loc([...path, key], true), `unknown JSON Schema keyword ${JSON.stringify(key)}`, hint);
+  }
+  // A pattern whose matching can backtrack exponentially freezes the server on one crafted argument (validation
+  // runs on its event loop, and no timeout can interrupt it): refused, with the usual rewrite.
+  const patterns: [string, SchemaPath][] = [];
+  if (typeof node['pattern'] === 'string') patterns.push([node['pattern'], [...path, 'pattern']]);
+  if (isObject(node['patternProperties'])) {
+    for (const k of Object.keys(node['patternProperties'])) patterns.push([k, [...path, 'patternProperties', k]]);
+  }
+  for (const [pattern, at] of patterns) {
+    let valid = true;
+    try {
+      new RegExp(pattern, 'u');
+    } catch {
+      valid = false; // ajv reports it, with its own message
+    }
+    if (valid && !safeRegex(pattern)) {
+      report(
+        'TS041',
+        loc(at, at[at.length - 2] === 'patternProperties'),
+        `pattern ${JSON.stringify(pattern)} can take exponential time to match (a repetition inside a repetition)`,
+        'a crafted argument would freeze the server while it validates: rewrite it without nested quantifiers, e.g. ^([a-z]+)+$ as ^[a-z]+$, or (\\w+\\s?)* as [\\w\\s]*',
+      );
+    }
   }
   if ('type' in node) {
     const t = node['type'];

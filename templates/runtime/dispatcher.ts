@@ -379,8 +379,24 @@ function describeInvalidOutput(errors: readonly ValidationError[], value: unknow
   return `its result does not match the outputSchema: ${uniqueLines(errors, value).join('; ')}`;
 }
 
+/** At most this many problems are named (a model acts on the first ones; thousands would only cost tokens). */
+const MAX_LINES = 20;
+/** And each line is cut at this length (a value, a path or a list of choices can be long). */
+const MAX_LINE = 300;
+
+/** One line per problem, the same ones once, at most MAX_LINES of them, each at most MAX_LINE characters. */
 function uniqueLines(errors: readonly ValidationError[], data?: unknown): string[] {
-  return [...new Set(errors.map((e) => describeError(e, data)))];
+  const lines = new Set<string>();
+  let more = 0;
+  for (const e of errors) {
+    if (lines.size === MAX_LINES) {
+      more++;
+      continue;
+    }
+    const line = describeError(e, data);
+    lines.add(line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line);
+  }
+  return more ? [...lines, `… and ${more} more`] : [...lines];
 }
 
 function describeError(e: ValidationError, data: unknown): string {
