@@ -3,7 +3,6 @@
  * into the schema's own $defs), ref loops, the dialect's meta-schema, and finally ajv in strict mode.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import safeRegex from 'safe-regex2';
 import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../suggest.js';
@@ -27,6 +26,7 @@ import {
 import { pointerToPath } from './structure.js';
 import { inheritedNames, renameInherited, renameValue } from './inherited.js';
 import { checkMcpHeaders } from './mcp-header.js';
+import { backtracksExponentially } from './regex.js';
 
 export interface CheckedSchema {
   /** The schema as clients receive it: the author's schema with the shared $defs it uses bundled in. */
@@ -333,7 +333,7 @@ function checkNode(
     } catch {
       valid = false; // ajv reports it, with its own message
     }
-    if (valid && !safeRegex(pattern)) {
+    if (valid && backtracksExponentially(pattern)) {
       report(
         'TS041',
         loc(at, at[at.length - 2] === 'patternProperties'),
