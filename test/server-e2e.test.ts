@@ -3,7 +3,7 @@
  * it with node, and talk to it with the SDK's real v2 Client over stdio and over Streamable HTTP on 127.0.0.1, on
  * both protocol eras: pinned to 2026-07-28, and in legacy mode (the 2025 initialize handshake).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -419,6 +419,50 @@ for (const stateless of [false, true]) {
     });
   });
 }
+
+describe('main.js flags', () => {
+  const run = (args: string[]) => spawnSync(process.execPath, [main, ...args], { cwd: project.dir, encoding: 'utf8', timeout: 20_000 });
+
+  it('prints --help, and ends a mistake with one line on stderr and exit 2', () => {
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: node main.js [--http');
+    for (const [args, message] of [
+      [['--htp'], "error: Unknown option '--htp'. See --help."],
+      [['--http', '--port', 'abc'], 'error: --port must be a number from 0 to 65535, not "abc"'],
+      [['--port', '3000'], 'error: --host, --port, --path, --allowed-hosts and --stateless are HTTP options: add --http. See --help.'],
+      [['--http', '--host', '0.0.0.0', '--port', '0'], 'error: listening on every address (0.0.0.0), the server cannot tell which Host names are its own'],
+    ] as const) {
+      const r = run([...args]);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.startsWith(message), r.stderr).toBe(true);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('listens on every address with --allowed-hosts, and takes requests for those names only', async () => {
+    const child = spawn(process.execPath, [main, '--http', '--host', '0.0.0.0', '--port', '0', '--allowed-hosts', 'mcp.test,localhost'], {
+      cwd: project.dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      let err = '';
+      const url = await new Promise<URL>((resolve) =>
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          const m = /listening on http:\/\/0\.0\.0\.0:(\d+)/.exec(err);
+          if (m) resolve(new URL(`http://127.0.0.1:${m[1]}/mcp`));
+        }),
+      );
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      expect((await rawPost(url, { ...headers, host: `mcp.test:${url.port}` }, body)).status).toBe(200);
+      expect((await rawPost(url, { ...headers, host: `other.test:${url.port}` }, body)).status).toBe(403);
+    } finally {
+      child.kill();
+    }
+  });
+});
 
 describe('the HTTP server process on SIGTERM', () => {
   it('answers the calls in flight, refuses new ones, then exits 0', async () => {

@@ -16,6 +16,8 @@ export interface HttpOptions extends WebHandlerOptions {
   port?: number;
 }
 
+const ANY_ADDRESS = ['0.0.0.0', '::', '[::]'];
+
 export interface HttpServer {
   url: string;
   server: http.Server;
@@ -32,6 +34,12 @@ export interface HttpServer {
 export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {}): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1';
   const hostPart = host.includes(':') ? `[${host}]` : host;
+  if (options.allowedHosts === undefined && ANY_ADDRESS.includes(host)) {
+    throw new RangeError(
+      `listening on every address (${host}), the server cannot tell which Host names are its own: name them with ` +
+        'allowedHosts (--allowed-hosts mcp.example.com,10.0.0.5), or [] to turn the DNS-rebinding check off',
+    );
+  }
   const allowedHosts = options.allowedHosts ?? (LOOPBACK.includes(hostPart) ? LOOPBACK : [hostPart]);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const endpoint = createWebHandler(handlers, { ...options, allowedHosts });

@@ -15,6 +15,8 @@ Serves the MCP server ${serverInfo.name} ${serverInfo.version}, protocol 2026-07
   --port <n>       HTTP port (default 3000; 0 picks a free one)
   --host <name>    HTTP address to listen on (default 127.0.0.1: this machine only)
   --path <path>    HTTP path of the endpoint (default /mcp)
+  --allowed-hosts <names>  host names clients reach it by, comma-separated (default: the loopback names, or the
+                   --host); needed with --host 0.0.0.0
   --stateless      serve 2025 clients without sessions (they cannot be asked for input mid-call)
   --help           this text
 
@@ -53,7 +55,15 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
-let values: { http?: boolean; host?: string; port?: string; path?: string; stateless?: boolean; help?: boolean };
+let values: {
+  http?: boolean;
+  host?: string;
+  port?: string;
+  path?: string;
+  'allowed-hosts'?: string;
+  stateless?: boolean;
+  help?: boolean;
+};
 try {
   ({ values } = parseArgs({
     options: {
@@ -61,6 +71,7 @@ try {
       host: { type: 'string' },
       port: { type: 'string' },
       path: { type: 'string' },
+      'allowed-hosts': { type: 'string' },
       stateless: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -73,8 +84,11 @@ if (values.help) {
   console.log(HELP);
   process.exit(0);
 }
-if (!values.http && (values.host ?? values.port ?? values.path ?? values.stateless) !== undefined) {
-  fail('--host, --port, --path and --stateless are HTTP options: add --http. See --help.');
+if (
+  !values.http &&
+  (values.host ?? values.port ?? values.path ?? values['allowed-hosts'] ?? values.stateless) !== undefined
+) {
+  fail('--host, --port, --path, --allowed-hosts and --stateless are HTTP options: add --http. See --help.');
 }
 
 try {
@@ -91,6 +105,14 @@ try {
       ...(values.host === undefined ? {} : { host: values.host }),
       ...(port === undefined ? {} : { port }),
       ...(values.path === undefined ? {} : { path: values.path }),
+      ...(values['allowed-hosts'] === undefined
+        ? {}
+        : {
+            allowedHosts: values['allowed-hosts']
+              .split(',')
+              .map((h) => h.trim())
+              .filter(Boolean),
+          }),
       stateless: values.stateless ?? false,
     }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE')
@@ -109,6 +131,6 @@ try {
     if (process.stderr.isTTY) console.error(`MCP server ${serverInfo.name} serving stdio (--help for HTTP)`);
   }
 } catch (error) {
-  if (error instanceof RangeError && error.message.includes('requestState key')) fail(error.message);
+  if (error instanceof RangeError && /requestState key|every address/.test(error.message)) fail(error.message);
   throw error;
 }
