@@ -24,10 +24,75 @@ export interface WriteReport {
 }
 
 export function writeOutput(rootDir: string, options: Options, files: readonly OutputFile[]): WriteReport {
-  const report: WriteReport = { written: [], unchanged: [], removed: [], created: [], kept: [] };
   const genDir = path.resolve(rootDir, options.generatedDir);
   const handlersDir = path.resolve(rootDir, options.handlersDir);
   for (const dir of [genDir, handlersDir]) assertInsideReal(rootDir, dir);
+  const release = lock(genDir, path.relative(rootDir, genDir).split(path.sep).join('/'));
+  try {
+    return writeLocked(rootDir, genDir, handlersDir, files);
+  } finally {
+    release();
+  }
+}
+
+/** How long a generate waits for another one writing the same project before it gives up. */
+export const LOCK_WAIT_MS = 30_000;
+
+/**
+ * One generate at a time per generated folder: a lock file beside it holds the writer's pid. Another run waits for
+ * it (a lock whose process is gone is taken over), and says who holds it after LOCK_WAIT_MS.
+ */
+function lock(genDir: string, shown: string): () => void {
+  const file = `${genDir}.toolspec-lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  for (;;) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(file, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = Number(readIfExists(file));
+    if (!processAlive(holder)) {
+      fs.rmSync(file, { force: true }); // left by a run that was killed
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new UserError(
+        `another toolspec (pid ${holder}) has been writing ${shown} for ${LOCK_WAIT_MS / 1000} s; let it finish, or remove ${path.basename(file)} if that process is not toolspec`,
+      );
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+  }
+}
+
+/** Stubs a killed run was writing (".<name>.toolspec-<pid>" whose process is gone): never the user's files. */
+function removeDeadTemps(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir, { recursive: true }) as string[];
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /(?:^|[\\/])\.[^\\/]+\.toolspec-(\d+)$/.exec(name);
+    if (m && !processAlive(Number(m[1]))) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function writeLocked(rootDir: string, genDir: string, handlersDir: string, files: readonly OutputFile[]): WriteReport {
+  const report: WriteReport = { written: [], unchanged: [], removed: [], created: [], kept: [] };
   recoverGeneration(genDir);
 
   const changes: { abs: string; rel: string; contents: string }[] = [];
@@ -54,14 +119,28 @@ export function writeOutput(rootDir: string, options: Options, files: readonly O
     report.written = changes.map((c) => c.rel);
     report.removed = stale.map((abs) => path.relative(rootDir, abs).split(path.sep).join('/'));
   }
+  removeDeadTemps(handlersDir);
   for (const s of stubs) {
     fs.mkdirSync(path.dirname(s.abs), { recursive: true });
+    // Written whole beside its place, then linked in: a kill or a full disk never leaves an empty stub, and a link
+    // never replaces a file that appeared meanwhile.
+    const temp = path.join(path.dirname(s.abs), `.${path.basename(s.abs)}.toolspec-${process.pid}`);
     try {
-      fs.writeFileSync(s.abs, s.contents, { flag: 'wx' }); // never overwrites, even if it appeared meanwhile
+      fs.writeFileSync(temp, s.contents);
+      failpoint('stub-written');
+      try {
+        fs.linkSync(temp, s.abs);
+      } catch (e) {
+        // A file system without hard links: copying refuses an existing file too.
+        if (['EEXIST', 'ENOENT'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+        fs.copyFileSync(temp, s.abs, fs.constants.COPYFILE_EXCL);
+      }
       report.created.push(s.rel);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       report.kept.push(s.rel);
+    } finally {
+      fs.rmSync(temp, { force: true });
     }
   }
   return report;

@@ -118,6 +118,40 @@ describe('toolspec generate (built CLI)', () => {
     expect(fs.existsSync(path.join(dir, 'src/generated'))).toBe(false);
   });
 
+  it('runs one generate at a time in a project: eight at once all succeed and leave one whole generation', async () => {
+    const dir = project();
+    const { spawn } = await import('node:child_process');
+    const { bin } = await import('./helpers/cli.js');
+    const runs = await Promise.all(
+      Array.from(
+        { length: 8 },
+        () =>
+          new Promise<{ code: number | null; err: string }>((resolve) => {
+            const child = spawn(process.execPath, [bin, 'generate'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+            let err = '';
+            child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+            child.on('close', (code) => resolve({ code, err }));
+          }),
+      ),
+    );
+    expect(runs.map((r) => r.code)).toEqual(Array(8).fill(0));
+    expect(runs.map((r) => r.err).join('')).not.toMatch(/ error |this is a bug|\n\s+at /);
+    expect(runCli(['generate'], dir).stdout).toMatch(/16 files, 0 written, 16 unchanged/);
+    expect(fs.readdirSync(path.join(dir, 'src')).sort()).toEqual(['generated', 'handlers']);
+    expect(fs.readdirSync(path.join(dir, 'src/handlers')).sort()).toEqual(['alpha.ts', 'beta.ts']);
+  }, 60_000);
+
+  it('never leaves an empty or half-written stub: killed while writing one, the next run creates it whole', () => {
+    const dir = project();
+    const crashed = runCli(['generate'], dir, { TOOLSPEC_FAILPOINT: 'stub-written' });
+    expect(crashed.code).toBe(null);
+    expect(fs.existsSync(path.join(dir, 'src/handlers/alpha.ts'))).toBe(false);
+    const again = runCli(['generate'], dir);
+    expect(again.code).toBe(0);
+    expect(fs.readdirSync(path.join(dir, 'src/handlers')).sort()).toEqual(['alpha.ts', 'beta.ts']);
+    expect(fs.readFileSync(path.join(dir, 'src/handlers/alpha.ts'), 'utf8')).toContain("export const handler: Handler<'alpha'>");
+  });
+
   describe('a generate that crashes part way (the process killed at a failpoint)', () => {
     const changed = SPEC.replace('description: First.', 'description: First, changed.').concat(`  - name: gamma
     description: Third.
