@@ -464,6 +464,41 @@ describe('main.js flags', () => {
   });
 });
 
+describe('HTTP connections: bounded in number, and in how long a request may take to arrive', () => {
+  it('closes a request whose body arrives too slowly, and connections past maxConnections', async () => {
+    const net = await import('node:net');
+    const g = await loadGenerated();
+    const server = await g.serveHttp(g.handlers, { port: 0, requestTimeoutMs: 1000, maxConnections: 3 });
+    const url = new URL(server.url);
+    const open = () =>
+      new Promise<import('node:net').Socket>((resolve) => {
+        const socket = net.connect(Number(url.port), '127.0.0.1', () => resolve(socket));
+        socket.on('error', () => undefined);
+      });
+    const closed = (socket: import('node:net').Socket) => new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
+    try {
+      const slow = await open();
+      slow.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${url.port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"json`);
+      const started = Date.now();
+      const answer = await new Promise<string>((resolve) => {
+        let got = '';
+        slow.on('data', (d: Buffer) => (got += d.toString()));
+        slow.once('close', () => resolve(got));
+      });
+      expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+      expect(Date.now() - started).toBeLessThan(20_000);
+
+      const held = [await open(), await open(), await open()];
+      const extra = await open();
+      await closed(extra); // past maxConnections: closed by the server at once
+      for (const s of held) expect(s.closed).toBe(false);
+      held.forEach((s) => s.destroy());
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
+
 describe('the HTTP server process on SIGTERM', () => {
   it('answers the calls in flight, refuses new ones, then exits 0', async () => {
     const child = spawn(process.execPath, [main, '--http', '--port', '0'], { cwd: project.dir, stdio: ['ignore', 'ignore', 'pipe'] });

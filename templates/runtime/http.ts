@@ -14,7 +14,20 @@ export interface HttpOptions extends WebHandlerOptions {
   host?: string;
   /** Default 3000; 0 picks a free port. */
   port?: number;
+  /** Open TCP connections at most (default 1000); past it new ones are closed at once. */
+  maxConnections?: number;
+  /**
+   * A request must arrive whole, headers and body, within this time (default 30 s), and its headers within
+   * `headersTimeoutMs` (default 10 s): a client that sends slowly holds nothing for long. Responses (streams, long
+   * calls) are not bounded by it.
+   */
+  requestTimeoutMs?: number;
+  headersTimeoutMs?: number;
 }
+
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 
 const ANY_ADDRESS = ['0.0.0.0', '::', '[::]'];
 
@@ -45,32 +58,46 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
   const endpoint = createWebHandler(handlers, { ...options, allowedHosts });
   const toNode = toNodeHandler(endpoint, {
     maxRequestBodySize: maxBody,
-    onerror: (error) => console.error('[toolspec] HTTP request failed:', error),
+    onerror: (error) => {
+      // A client that went away (or was cut off by a timeout) before its request arrived is not a server failure.
+      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') return;
+      console.error('[toolspec] HTTP request failed:', error);
+    },
   });
   let draining = false;
   // Requests whose response is still being written (POSTs: a standalone GET stream never ends by itself).
   let active = 0;
   let quiet: (() => void)[] = [];
-  const server = http.createServer((req, res) => {
-    if (req.method === 'POST') {
-      active++;
-      res.once('close', () => {
-        if (--active > 0) return;
-        const waiting = quiet;
-        quiet = [];
-        for (const resolve of waiting) resolve();
-      });
-    }
-    if (draining) {
-      res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '5' });
-      res.end(
-        JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'The server is shutting down' }, id: null }),
-      );
-      return;
-    }
-    // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
-    void toNode(req as NodeIncomingMessageLike, res);
-  });
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const server = http.createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout),
+      // How often Node looks for requests past those limits (its default, 30 s, would let short ones run over).
+      connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(requestTimeout / 4))),
+    },
+    (req, res) => {
+      if (req.method === 'POST') {
+        active++;
+        res.once('close', () => {
+          if (--active > 0) return;
+          const waiting = quiet;
+          quiet = [];
+          for (const resolve of waiting) resolve();
+        });
+      }
+      if (draining) {
+        res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '5' });
+        res.end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'The server is shutting down' }, id: null }),
+        );
+        return;
+      }
+      // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
+      void toNode(req as NodeIncomingMessageLike, res);
+    },
+  );
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, host, () => {
