@@ -14,6 +14,7 @@ export function pascalCase(name: string): string | undefined {
 
 /** The handler module of a tool, in the handlers folder. */
 export function handlerFileName(tool: { name: string }): string {
-  // `x.d.ts` and `x.d.y.ts` would be declaration files, which the compiler never builds into JavaScript.
-  return `${tool.name.replace(/\.d(?=\.|$)/gi, (m) => `${m}_`)}.ts`;
+  // `x.d.ts` and `x.d.y.ts` would be declaration files, which the compiler never builds into JavaScript; `x.test.ts`
+  // and `x.spec.ts` test files, which test runners (vitest, jest) collect and run.
+  return `${tool.name.replace(/\.d(?=\.|$)/gi, (m) => `${m}_`).replace(/\.(test|spec)$/i, (m) => `${m}_`)}.ts`;
 }
