@@ -359,6 +359,25 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     expect(fs.readdirSync(dir)).toEqual(['server.pid']);
   });
 
+  it('a server that pages without end: stopped past the tool limit, with a message', async () => {
+    const dir = scratch('endless');
+    const started = Date.now();
+    const r = await runCliAsync(['import', '--from-command', serverCommand('endless')], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('listed more than 2000 tools by tools/list (page 21)');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('stops what the server started too', async () => {
+    const dir = scratch('grandchild');
+    const grandchild = path.join(dir, 'grandchild.pid');
+    const r = await runCliAsync(['import', '--from-command', serverCommand('grandchild'), '--out', '-'], dir, { IMPORT_FIXTURE_GRANDCHILD_FILE: grandchild });
+    expect(r.code).toBe(0);
+    const pid = Number(fs.readFileSync(grandchild, 'utf8'));
+    await expect.poll(() => processGone(pid), { timeout: 10_000 }).toBe(true);
+  });
+
   it('a server without tools', async () => {
     const dir = scratch('empty');
     const none = await runCliAsync(['import', '--from-command', serverCommand('no-tools')], dir);

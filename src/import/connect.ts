@@ -16,8 +16,9 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { UserError } from '../diagnostics.js';
+import { MAX_TOOLS } from '../load/limits.js';
 import type { Listing } from './listing.js';
-import { ChildProcessTransport, splitCommand } from './stdio.js';
+import { ChildProcessTransport, MAX_OUTPUT_BYTES, splitCommand } from './stdio.js';
 
 export interface ConnectOptions {
   /** Limit for starting up and answering initialize, and for each tools/list page, in milliseconds. */
@@ -83,7 +84,7 @@ export async function listFromUrl(url: string, headers: Record<string, string>, 
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
     throw new UserError(`--from-url ${JSON.stringify(url)} must be an http: or https: URL of a Streamable HTTP endpoint`);
   }
-  const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers }, fetch: boundedFetch });
   const shown = `${endpoint.origin}${endpoint.pathname}`;
   try {
     return await read(transport, options, `the server at ${shown}`, false, (error, phase) => httpFailure(error, phase, shown, options));
@@ -94,6 +95,23 @@ export async function listFromUrl(url: string, headers: Record<string, string>, 
 }
 
 type Describe = (error: unknown, phase: string) => UserError;
+
+/** fetch whose response bodies end in an error past MAX_OUTPUT_BYTES: an endless body cannot fill memory. */
+const boundedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (!response.body) return response;
+  let bytes = 0;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength;
+        if (bytes > MAX_OUTPUT_BYTES) controller.error(new Error(`the server sent more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB in one response`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
 
 /** A result schema that takes the server's answer as it is (Standard Schema, the SDK's request() takes one). */
 const AS_SENT = {
@@ -136,6 +154,11 @@ async function read(transport: Transport, options: ConnectOptions, who: string, 
       }
       tools.push(...list);
       pageSizes.push(list.length);
+      if (tools.length > MAX_TOOLS) {
+        throw new UserError(
+          `${who} listed more than ${MAX_TOOLS} tools by ${phase}, more than one spec may hold; nothing was written\n  hint: a server that pages without end would fill memory; import a saved, smaller tools/list with --from-file`,
+        );
+      }
       const next = result['nextCursor'];
       if (next === undefined || next === null) break;
       if (typeof next !== 'string') throw new UserError(`${who} sent a nextCursor that is not a string (${JSON.stringify(next)}) in ${phase}`);

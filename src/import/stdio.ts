@@ -10,6 +10,12 @@ import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } fro
 /** How much of the server's stderr is kept for messages. */
 const STDERR_TAIL_BYTES = 4096;
 
+/** All a server may write to stdout during an import: far above any tools/list, far below exhausting memory. */
+export const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+/** Its own process group (POSIX), so that stopping it stops what it started too. */
+const GROUP = process.platform !== 'win32';
+
 export interface ChildExit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -37,9 +43,20 @@ export class ChildProcessTransport implements Transport {
   #child?: ChildProcess;
   #exited?: Promise<void>;
   readonly #buffer = new ReadBuffer();
-  readonly #killOnExit = () => {
-    this.#child?.kill('SIGKILL');
-  };
+  readonly #killOnExit = () => this.#signal('SIGKILL');
+  #bytes = 0;
+
+  /** Sends the signal to the server and, on POSIX, to every process it started (its process group). */
+  #signal(signal: NodeJS.Signals): void {
+    const child = this.#child;
+    if (!child?.pid) return;
+    try {
+      if (GROUP) process.kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      child.kill(signal); // the group is gone already
+    }
+  }
 
   constructor(
     readonly command: string,
@@ -59,6 +76,7 @@ export class ChildProcessTransport implements Transport {
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
         windowsHide: true,
+        detached: GROUP,
       });
       this.#child = child;
       this.#exited = new Promise((done) => {
@@ -104,6 +122,14 @@ export class ChildProcessTransport implements Transport {
   }
 
   #read(chunk: Buffer): void {
+    this.#bytes += chunk.length;
+    if (this.#bytes > MAX_OUTPUT_BYTES) {
+      if (this.#bytes - chunk.length <= MAX_OUTPUT_BYTES) {
+        this.onerror?.(new Error(`the server wrote more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB to stdout`));
+        this.#signal('SIGKILL');
+      }
+      return;
+    }
     try {
       this.#buffer.append(chunk);
     } catch (error) {
@@ -144,10 +170,13 @@ export class ChildProcessTransport implements Transport {
     const wait = (ms: number) =>
       Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     child.stdin?.end();
-    if (graceMs > 0 && (await wait(graceMs))) return;
-    child.kill('SIGTERM');
+    if (graceMs > 0 && (await wait(graceMs))) {
+      this.#signal('SIGTERM'); // what it started may still run
+      return;
+    }
+    this.#signal('SIGTERM');
     if (await wait(2000)) return;
-    child.kill('SIGKILL');
+    this.#signal('SIGKILL');
     await exited;
   }
 }
