@@ -69,6 +69,8 @@ export const CODES = {
   TS040: 'invalid-mcp-header',
   /** A pattern whose matching can backtrack exponentially (a denial of service on the server). */
   TS041: 'unsafe-pattern',
+  /** A schema whose $refs expand past the limit of src/load/limits.ts when followed. */
+  TS042: 'ref-expansion-too-large',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -30,3 +30,10 @@ export const MAX_TOOLS = 2000;
  * high hundreds; real schemas nest fewer than 20 levels (each schema level is two YAML levels: properties, name).
  */
 export const MAX_DEPTH = 100;
+
+/**
+ * Schema nodes of one tool schema with its $refs followed (inlined). Real schemas have a few thousand at most; a
+ * chain of $defs that each point at the next twice doubles per link (24 links: 16 million), which inlining, lint,
+ * diff and the type generator would all try to build.
+ */
+export const MAX_EXPANDED_NODES = 100_000;

@@ -25,6 +25,7 @@ import {
 } from './keywords.js';
 import { pointerToPath } from './structure.js';
 import { inheritedNames, renameInherited, renameValue } from './inherited.js';
+import { MAX_EXPANDED_NODES } from '../load/limits.js';
 import { checkMcpHeaders } from './mcp-header.js';
 import { backtracksExponentially } from './regex.js';
 
@@ -192,6 +193,18 @@ export function checkToolSchema(
     }
   }
   if (errors || findRefLoop(bundled, locate, report)) return undefined;
+  // $refs that fan out (each $def pointing twice at the next) expand exponentially: inlining, lint, diff and the
+  // type generator all follow them. Bounded here, once, for every schema.
+  const expanded = expandedSize(bundled, MAX_EXPANDED_NODES);
+  if (expanded > MAX_EXPANDED_NODES) {
+    report(
+      'TS042',
+      origin.file.locate(origin.path, { key: true }),
+      `${which} expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en')} schema nodes when its $refs are followed`,
+      'some $defs point at others more than once, and those at others again, so each level doubles the whole: point at a shared schema from one place, or flatten the chain',
+    );
+    return undefined;
+  }
 
   // ajv in strict mode is the final word; its warnings keep their positions.
   let compiled: Compiled;
@@ -464,6 +477,42 @@ function cleanAjv(message: string): string {
     .replace(/ \(strict\w+\)$/, '')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * How many schema nodes `root` has with every $ref replaced by its target (a recursive one counts once), counting
+ * up to a little past `limit` only: each target's size is computed once, so the count itself stays cheap.
+ */
+function expandedSize(root: Record<string, unknown>, limit: number): number {
+  const memo = new Map<string, number>();
+  const open = new Set<string>();
+  const size = (node: unknown, top: boolean): number => {
+    if (!isObject(node)) return 0;
+    let total = 1;
+    const ref = node['$ref'];
+    if (typeof ref === 'string' && ref.startsWith('#')) {
+      if (open.has(ref)) total += 1;
+      else {
+        let target = memo.get(ref);
+        if (target === undefined) {
+          open.add(ref);
+          target = size(resolvePointer(root, ref), false);
+          open.delete(ref);
+          memo.set(ref, target);
+        }
+        total += target;
+      }
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (top && (key === '$defs' || key === 'definitions')) continue; // reached through the $refs
+      for (const [child] of children(key, value)) {
+        total += size(child, false);
+        if (total > limit) return total;
+      }
+    }
+    return Math.min(total, limit + 1);
+  };
+  return size(root, true);
 }
 
 /** Whether an in-place subschema at `at` (a branch of allOf, then, …) sits in a schema whose properties define `name`. */
