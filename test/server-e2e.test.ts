@@ -158,7 +158,7 @@ function protocolSuite(era: Era, connect: () => Promise<Client>, leg: Leg) {
 
   it('delivers progress notifications in order', async () => {
     const seen: number[] = [];
-    const r = await client.callTool({ name: 'slow', arguments: { steps: 4, ms: 5 } }, { onprogress: (p) => void seen.push(p.progress) });
+    const r = await client.callTool({ name: 'slow', arguments: { steps: 4, ms: 30 } }, { onprogress: (p) => void seen.push(p.progress) });
     expect(text(r)).toBe('done after 4 steps');
     // A last progress that arrives in the same read as the response may be handled after it on the client's
     // side; what arrives is in order. The exact sequence the server sends is checked on the raw stdio stream.

@@ -4,6 +4,7 @@
  * gets its documented answer, nothing leaks to the client, and the server keeps serving afterwards.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -240,6 +241,29 @@ describe('handlers that misbehave', () => {
     const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => call('numbered', { i })));
     expect(results.map(text)).toEqual(Array.from({ length: 1000 }, (_, i) => `#${i}`));
   }, 60_000);
+});
+
+describe('stdin', () => {
+  it('skips a line longer than maxMessageBytes, says so on stderr, and answers the next one', async () => {
+    const entry = path.join(project.dir, 'dist/small-lines.mjs');
+    fs.writeFileSync(entry, "import { handlers, serveStdio } from './generated/index.js';\nserveStdio(handlers, { maxMessageBytes: 1000 });\n");
+    const child = spawn(process.execPath, [entry], { cwd: project.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+    child.stdin.write(`${JSON.stringify(init)}\n`);
+    // The long line in pieces, as a pipe delivers it.
+    const long = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'numbered', arguments: { i: 1, pad: 'x'.repeat(5000) } } });
+    for (let i = 0; i < long.length; i += 700) child.stdin.write(long.slice(i, i + 700));
+    child.stdin.write('\n');
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'numbered', arguments: { i: 3 } } })}\n`);
+    await expect.poll(() => out, { timeout: 20_000 }).toContain('"id":3');
+    child.kill();
+    expect(out).not.toContain('"id":2');
+    expect(err).toContain('a message longer than 1000 bytes (maxMessageBytes) arrived: skipped unanswered');
+  });
 });
 
 describe('stdout', () => {

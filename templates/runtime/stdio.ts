@@ -1,19 +1,22 @@
 /**
  * stdio: both eras on one connection (the client's first message picks one), until stdin closes.
  */
+import type { Readable } from 'node:stream';
 import { Writable } from 'node:stream';
 import {
-  serveStdio as sdkServeStdio,
-  StdioServerTransport,
-  type StdioServerHandle,
-} from '@modelcontextprotocol/server/stdio';
+  deserializeMessage,
+  serializeMessage,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { serveStdio as sdkServeStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import type { ToolHandlers } from './contract.js';
 import { createServerFactory, DEFAULT_SHUTDOWN_GRACE_MS, type ServerOptions } from './server.js';
 
 export interface StdioOptions extends ServerOptions {
   /**
-   * The largest message accepted, in bytes (default 64 MiB). A longer one cannot be answered: the SDK drops it
-   * and reports it to stderr.
+   * The largest message accepted, in bytes (default 64 MiB). A longer line cannot be answered (its id is never
+   * read): it is skipped, reported on stderr, and the server goes on with the next line.
    */
   maxMessageBytes?: number;
 }
@@ -25,7 +28,7 @@ export interface StdioOptions extends ServerOptions {
  */
 export function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): StdioServer {
   const maxBufferSize = options.maxMessageBytes ?? 64 * 1024 * 1024;
-  const transport = new StdioServerTransport(process.stdin, protocolChannel(), { maxBufferSize });
+  const transport = new LineTransport(process.stdin, protocolChannel(), maxBufferSize);
   const factory = createServerFactory(handlers, options);
   const handle = sdkServeStdio(factory, {
     transport,
@@ -70,4 +73,92 @@ function protocolChannel(): Writable {
       else stdout.once('drain', () => done());
     },
   });
+}
+
+/**
+ * Newline-delimited JSON-RPC over a pair of streams, read in linear time: a line is kept as the chunks it arrived in
+ * and joined once, when its newline comes (appending to one buffer would copy it again with every chunk). A line
+ * longer than `max` is skipped without being kept, and reported.
+ */
+class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private parts: Buffer[] = [];
+  private size = 0;
+  private skipping = false;
+  private closed = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly max: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.on('data', this.read);
+    this.input.once('end', this.end);
+    this.input.on('error', this.fail);
+  }
+
+  private readonly read = (chunk: Buffer) => {
+    let from = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
+      this.keep(chunk.subarray(from, nl));
+      this.line();
+      from = nl + 1;
+    }
+    if (from < chunk.length) this.keep(chunk.subarray(from));
+  };
+
+  private keep(part: Buffer): void {
+    if (this.skipping || !part.length) return;
+    this.size += part.length;
+    if (this.size <= this.max) {
+      this.parts.push(part);
+      return;
+    }
+    this.skipping = true;
+    this.parts = [];
+    this.onerror?.(new Error(`a message longer than ${this.max} bytes (maxMessageBytes) arrived: skipped unanswered`));
+  }
+
+  private line(): void {
+    const parts = this.parts;
+    const skipped = this.skipping;
+    this.parts = [];
+    this.size = 0;
+    this.skipping = false;
+    if (skipped || !parts.length) return;
+    const text = (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
+    if (!text.trim()) return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(text);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private readonly fail = (error: Error) => this.onerror?.(error);
+  private readonly end = () => void this.close();
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.write(serializeMessage(message))) resolve();
+      else this.output.once('drain', () => resolve());
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.off('data', this.read);
+    this.input.off('end', this.end);
+    this.input.off('error', this.fail);
+    this.input.pause();
+    this.onclose?.();
+  }
 }
