@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Finding } from './check/findings.js';
 import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from './check/report.js';
-import { UserError } from './diagnostics.js';
+import { fileSystemError, UserError } from './diagnostics.js';
 import { initFiles, packageName } from './init.js';
 import { displayPath } from './paths.js';
 import { countSummary, formatDiagnostics, styleFor } from './report.js';
@@ -254,8 +254,9 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     if (e instanceof CommanderError) {
       return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     }
-    if (e instanceof UserError) {
-      err(`toolspec: ${e.message}`);
+    const user = e instanceof UserError ? e : fileSystemError(e);
+    if (user) {
+      err(`toolspec: ${user.message}`);
       return EXIT.invalid;
     }
     err(`toolspec: internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

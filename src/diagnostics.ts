@@ -140,3 +140,30 @@ export class UserError extends Error {
     this.name = 'UserError';
   }
 }
+
+/** What the file system says, in words, for the errors a user can fix (a folder's rights, a full disk …). */
+const FILE_SYSTEM_ERRORS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EBUSY: 'it is busy (another program holds it)',
+  ENOTDIR: 'a part of the path is not a folder',
+  EISDIR: 'it is a folder',
+  EMFILE: 'too many files are open',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+/**
+ * A file system error the user can act on, as a UserError naming the path and the reason (exit 2, no stack);
+ * undefined for anything else, which stays an internal error.
+ */
+export function fileSystemError(e: unknown, cwd = process.cwd()): UserError | undefined {
+  const error = e as NodeJS.ErrnoException | undefined;
+  const reason = error?.code ? FILE_SYSTEM_ERRORS[error.code] : undefined;
+  if (!reason || typeof error?.path !== 'string') return undefined;
+  const shown = error.path.startsWith(`${cwd}/`) ? error.path.slice(cwd.length + 1) : error.path;
+  const what = error.syscall === 'open' || error.syscall === 'read' || error.syscall === 'scandir' ? 'use' : 'write';
+  return new UserError(`cannot ${what} ${shown}: ${reason} (${error.code})`);
+}

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateCommand, formatSummary, type GenerateResult } from './commands/generate.js';
-import { UserError } from './diagnostics.js';
+import { fileSystemError, UserError } from './diagnostics.js';
 import { displayPath, isInside } from './paths.js';
 import { PLAIN, type Style } from './report.js';
 import { sha256 } from './state.js';
@@ -152,10 +152,10 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
       result = await generateCommand({ spec: input.spec, cwd: input.cwd, format: input.format, style: input.style ?? PLAIN });
     } catch (e) {
       // What would end `toolspec generate` (a refused write, a bug) ends this run only.
-      problem =
-        e instanceof UserError
-          ? e.message
-          : `internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
+      const user = e instanceof UserError ? e : fileSystemError(e);
+      problem = user
+        ? user.message
+        : `internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
     }
     if (result) {
       inputs = new Set([specPath, ...result.inputs.files.keys()]);

@@ -253,6 +253,7 @@ function readIfExists(abs: string): string | undefined {
     return fs.readFileSync(abs, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    (e as NodeJS.ErrnoException).path ??= abs; // a read on an open file names none
     throw e;
   }
 }

@@ -141,6 +141,22 @@ describe('toolspec generate (built CLI)', () => {
     expect(fs.readdirSync(path.join(dir, 'src/handlers')).sort()).toEqual(['alpha.ts', 'beta.ts']);
   }, 60_000);
 
+  it('ends a file system refusal with the path and the reason, exit 2, no stack', async () => {
+    const dir = project();
+    fs.mkdirSync(path.join(dir, 'src/generated/tools.ts'), { recursive: true });
+    const r = runCli(['generate'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('toolspec: cannot use src/generated/tools.ts: it is a folder (EISDIR)');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    // Running as root, permissions cannot be refused here: the other reasons, as the file system reports them.
+    const { fileSystemError } = await import('../src/diagnostics.js');
+    for (const [code, words] of [['EACCES', 'permission denied'], ['EROFS', 'the file system is read-only'], ['ENOSPC', 'no space left on the device']]) {
+      const e = Object.assign(new Error(code), { code, syscall: 'rename', path: `${dir}/src/generated` });
+      expect(fileSystemError(e, dir)?.message).toBe(`cannot write src/generated: ${words} (${code})`);
+    }
+    expect(fileSystemError(new Error('a bug'), dir)).toBeUndefined();
+  });
+
   it('never leaves an empty or half-written stub: killed while writing one, the next run creates it whole', () => {
     const dir = project();
     const crashed = runCli(['generate'], dir, { TOOLSPEC_FAILPOINT: 'stub-written' });
