@@ -84,6 +84,36 @@ export class SourceFile {
           );
         }
       },
+      Scalar: (key, node) => {
+        // YAML allows printable characters only; the parser lets a raw NUL or escape through, into descriptions
+        // that reach clients and models. Written escaped ("\0", "\e") they are the author's choice.
+        // (A key is reported as an unknown field with its characters shown, which says more.)
+        const raw = node.range && key !== 'key' ? this.text.slice(node.range[0], node.range[1]) : '';
+        const control = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f]/.exec(raw);
+        if (control && node.range) {
+          const at = node.range[0] + control.index;
+          this.diagnostics.push(
+            diagnostic(
+              'TS001',
+              this.spanOf(at, at + 1),
+              `a raw control character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}) in a value; YAML allows printable characters only`,
+              'remove it, or write it as an escape inside double quotes (e.g. "\\0" or "\\u0007") if it is meant',
+            ),
+          );
+        }
+        // JSON has no Infinity or NaN: 1e400 would reach the manifest and the validators as null.
+        if (typeof node.value === 'number' && !Number.isFinite(node.value)) {
+          unresolved = true;
+          this.diagnostics.push(
+            diagnostic(
+              'TS009',
+              this.spanOfNode(node),
+              `${node.source ?? String(node.value)} is not a number JSON can hold (it is ${String(node.value)})`,
+              'JSON numbers are finite: use a number within ±1.8e308, or quote it to make it a string',
+            ),
+          );
+        }
+      },
       Alias: (_, node) => {
         firstAlias ??= node;
         const target = node.resolve(this.document);
