@@ -13,7 +13,7 @@ import { main } from '../src/cli.js';
 import { Diagnostics, type Diagnostic } from '../src/diagnostics.js';
 import { firstInvalidUtf8 } from '../src/load/decode.js';
 import { loadSpec } from '../src/load/load.js';
-import { MAX_DEPTH, MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from '../src/load/limits.js';
+import { MAX_DEPTH, MAX_FILE_BYTES, MAX_TEXT_CHARS, MAX_TOOLS, MAX_TOTAL_BYTES } from '../src/load/limits.js';
 import { depthOf } from '../src/load/source.js';
 import { formatDiagnostic, PLAIN, visible } from '../src/report.js';
 import { loadModel } from '../src/spec.js';
@@ -266,6 +266,21 @@ describe('inputs too large or too deep get a diagnostic, not a hang or a crash',
       'toolspec.yaml:3:1 TS006 unknown field "x-wide" in the spec',
       `toolspec.yaml:${5 + 100_000}:5 TS002 duplicate key "k5"`,
     ]);
+  });
+});
+
+describe('one text value is at most MAX_TEXT_CHARS long', () => {
+  const spec = (n: number) =>
+    `toolspec: 1\nserver: { name: s, version: 1.0.0 }\ntools:\n  - name: t\n    description: "${'a'.repeat(n)}"\n    inputSchema: { type: object, additionalProperties: false }\n`;
+
+  it('refuses a description past the limit at its position, and takes one at it', () => {
+    const over = loadModel('toolspec.yaml', { cwd: project({ 'toolspec.yaml': spec(MAX_TEXT_CHARS + 1) }) });
+    expect(over.model).toBeUndefined();
+    expect(over.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`)).toEqual([
+      `5:18 TS037 a text of 100,001 characters; one value may hold at most 100,000`,
+    ]);
+    const at = loadModel('toolspec.yaml', { cwd: project({ 'toolspec.yaml': spec(MAX_TEXT_CHARS) }) });
+    expect(at.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 });
 

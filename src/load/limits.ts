@@ -37,3 +37,10 @@ export const MAX_DEPTH = 100;
  * diff and the type generator would all try to build.
  */
 export const MAX_EXPANDED_NODES = 100_000;
+
+/**
+ * One text value (a description, a title, a default …). Models read descriptions on every tools/list: real ones are
+ * a few hundred characters, the longest seen a few thousand. 100,000 is far above that and keeps a text pasted by
+ * mistake (a log, a file) from costing seconds of lint, typing and formatting per MiB.
+ */
+export const MAX_TEXT_CHARS = 100_000;

@@ -5,7 +5,7 @@
 import { Composer, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parseDocument, visit, YAMLParseError } from 'yaml';
 import type { CST, Document, Node, Pair, YAMLMap } from 'yaml';
 import { diagnostic, type Diagnostic, type Span } from '../diagnostics.js';
-import { MAX_DEPTH } from './limits.js';
+import { MAX_DEPTH, MAX_TEXT_CHARS } from './limits.js';
 
 export type JsonPath = readonly (string | number)[];
 
@@ -98,6 +98,16 @@ export class SourceFile {
               this.spanOf(at, at + 1),
               `a raw control character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}) in a value; YAML allows printable characters only`,
               'remove it, or write it as an escape inside double quotes (e.g. "\\0" or "\\u0007") if it is meant',
+            ),
+          );
+        }
+        if (typeof node.value === 'string' && node.value.length > MAX_TEXT_CHARS) {
+          this.diagnostics.push(
+            diagnostic(
+              'TS037',
+              this.spanOf(node.range?.[0] ?? 0, (node.range?.[0] ?? 0) + 1),
+              `a text of ${node.value.length.toLocaleString('en')} characters; one value may hold at most ${MAX_TEXT_CHARS.toLocaleString('en')}`,
+              'a description is read by models on every tools/list: keep it to what a model needs to choose the tool and call it',
             ),
           );
         }
