@@ -610,6 +610,34 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
     }
   });
 
+  it("ends a session's calls when the session goes: a client that left holds nothing after the idle time", async () => {
+    const g = await loadGenerated();
+    const endpoint = g.createWebHandler(g.handlers, { sessionIdleMs: 300 });
+    try {
+      const session = (await open(endpoint)).headers.get('mcp-session-id')!;
+      const call = await endpoint.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow', arguments: { steps: 1000, ms: 20 } } }),
+        }),
+      );
+      await call.body!.cancel(); // the client goes away without a word
+      await new Promise((r) => setTimeout(r, 2500));
+      expect((await ping(endpoint, session)).status).toBe(404);
+      const asked = await endpoint.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'last_cancel' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'last_cancel', arguments: {}, _meta: modernMeta() } }),
+        }),
+      );
+      expect(await asked.text()).toContain('"text":"true"');
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it('closes a session that sees no request for sessionIdleMs', async () => {
     const g = await loadGenerated();
     const endpoint = g.createWebHandler(g.handlers, { sessionIdleMs: 300 });
