@@ -378,6 +378,22 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     await expect.poll(() => processGone(pid), { timeout: 10_000 }).toBe(true);
   });
 
+  it('a tool nested deeper than a spec may be: refused with a message, or left out with --skip-invalid', async () => {
+    const dir = scratch('deep');
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 500; i++) deep = { type: 'object', properties: { a: deep } };
+    const ok = { name: 'ok', description: 'A tool that is fine as it is.', inputSchema: { type: 'object', additionalProperties: false } };
+    fs.writeFileSync(path.join(dir, 'tools.json'), JSON.stringify({ tools: [{ name: 'deep', description: 'A deep one.', inputSchema: deep }, ok] }));
+    const refused = await runCliAsync(['import', '--from-file', 'tools.json'], dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('tool "deep" nests more than 97 levels deep');
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    const skipped = await runCliAsync(['import', '--from-file', 'tools.json', '--skip-invalid'], dir);
+    expect(skipped.code).toBe(0);
+    expect(skipped.stderr).toContain('tool "deep": left out (--skip-invalid): nests more than 97 levels deep');
+    expect(readSpec(path.join(dir, 'toolspec.yaml')).tools.map((t) => t['name'])).toEqual(['ok']);
+  });
+
   it('a server without tools', async () => {
     const dir = scratch('empty');
     const none = await runCliAsync(['import', '--from-command', serverCommand('no-tools')], dir);
