@@ -583,6 +583,20 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
     }
   });
 
+  it('holds at most maxSessions (default 1000) however many initializes arrive', async () => {
+    const g = await loadGenerated();
+    const endpoint = g.createWebHandler(g.handlers, {});
+    try {
+      const first = (await open(endpoint)).headers.get('mcp-session-id')!;
+      let last = '';
+      for (let i = 0; i < 1200; i++) last = (await open(endpoint)).headers.get('mcp-session-id')!;
+      expect((await ping(endpoint, first)).status).toBe(404); // closed to make room
+      expect((await ping(endpoint, last)).status).toBe(200);
+    } finally {
+      await endpoint.close();
+    }
+  }, 60_000);
+
   it('keeps a session to the caller who opened it: another one cannot use it or end it', async () => {
     const g = await loadGenerated();
     const endpoint = g.createWebHandler(g.handlers, {
