@@ -25,10 +25,26 @@ export function benchCheck({ sizes = [100, 500], runs = 5 } = {}) {
     const tscRuns = [];
     const cache = path.join(root, 'node_modules/.cache/toolspec');
     for (let i = 0; i < runs; i++) {
-      warm.push(timeCommand(process.execPath, [bin, 'check'], { cwd: dir, expectStatus: 0 }));
-      tscRuns.push(timeCommand(process.execPath, [tsc, '--noEmit', '-p', '.'], { cwd: dir, expectStatus: 0 }));
-      fs.rmSync(cache, { recursive: true, force: true });
-      cold.push(timeCommand(process.execPath, [bin, 'check'], { cwd: dir, expectStatus: 0 }));
+      // The runtime templates are read when toolspec runs: one edited meanwhile (in a working tree others are
+      // editing) makes the project stale, and check rightly fails. Then the project is generated again and the
+      // iteration done again, at most twice.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const w = timeCommand(process.execPath, [bin, 'check'], { cwd: dir, expectStatus: 0 });
+          const t = timeCommand(process.execPath, [tsc, '--noEmit', '-p', '.'], { cwd: dir, expectStatus: 0 });
+          fs.rmSync(cache, { recursive: true, force: true });
+          const c = timeCommand(process.execPath, [bin, 'check'], { cwd: dir, expectStatus: 0 });
+          warm.push(w);
+          tscRuns.push(t);
+          cold.push(c);
+          break;
+        } catch (error) {
+          if (attempt >= 2 || !/stale/.test(error.message)) throw error;
+          console.error(`check ${n}: the project went stale during iteration ${i + 1} (a template changed); generating again`);
+          timeCommand(process.execPath, [bin, 'generate'], { cwd: dir, expectStatus: 0 });
+          timeCommand(process.execPath, [bin, 'check'], { cwd: dir, expectStatus: 0 });
+        }
+      }
     }
     rows.push({ n, kind: 'warm', check: stats(warm), tsc: stats(tscRuns), ratio: pairRatio(warm, tscRuns) });
     rows.push({ n, kind: 'cold', check: stats(cold), tsc: stats(tscRuns), ratio: pairRatio(cold, tscRuns) });

@@ -11,7 +11,7 @@ import { targetsTable } from './targets.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(process.env.RUNS ?? 5);
 const started = Date.now();
-const versions = ['typescript', 'ts-morph', '@modelcontextprotocol/sdk']
+const versions = ['typescript', 'ts-morph', '@modelcontextprotocol/server', '@modelcontextprotocol/node', '@modelcontextprotocol/client', 'zod', 'ajv']
   .map((p) => `${p} ${JSON.parse(fs.readFileSync(path.join(root, 'node_modules', p, 'package.json'), 'utf8')).version}`)
   .join(', ');
 
@@ -50,7 +50,7 @@ regenerates in memory, compares, and type-checks every handler.
 
 ${check}
 
-## The generated server beside the SDK's McpServer with zod schemas
+## The generated server beside the SDK's McpServer (zod, and fromJsonSchema), on both protocol eras
 
 ${server}
 

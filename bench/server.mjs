@@ -1,34 +1,39 @@
-// The generated server at run time, beside the same tools on the SDK's high-level McpServer (zod schemas from
-// z.fromJSONSchema of the same JSON Schemas, bench/mcp-server.mjs), for seeded synthetic specs (bench/synth.mjs)
-// of 100 and 500 tools. Every figure is measured for both in the same run, alternating, pair by pair:
-// 1. start-up: process start to the first tools/list answer, over stdio with the SDK's Client (fresh process each
-//    run); 2. RSS of that process right after the answer (VmRSS from /proc); 3. warm tools/list latency in process
-//    over InMemoryTransport; 4. tools/call throughput over InMemoryTransport (valid and invalid arguments, one call
-//    at a time and 64 in flight), with a third server that calls the handler without validating: the limit of the
-//    SDK's request path; 5. the generated dispatcher alone beside a minimal hand-written loop around ajv.
-// `node bench/server.mjs` prints the tables (RUNS=5 by default).
+// The generated server at run time, on SDK v2, beside the same tools on the SDK's high-level McpServer in two
+// flavours (bench/mcp-server.mjs: zod schemas from z.fromJSONSchema of the same JSON Schemas, and the SDK's own
+// fromJsonSchema wrapper, ajv at run time), for seeded synthetic specs (bench/synth.mjs) of 100 and 500 tools, on
+// both protocol eras: 2025 ("legacy": initialize, then requests) and 2026-07-28 ("modern": every request carries
+// its own envelope, and the SDK's serving entries build a server instance per HTTP request). Every figure is
+// measured for all contestants in the same run, alternating, pair by pair:
+// 1. start-up: process start to the first tools/list answer, over stdio with the SDK's v2 Client (a 2025 client,
+//    and one pinned to 2026-07-28), a fresh process each run; every entry serves both eras through the SDK's
+//    serveStdio (the generated main.js; serveStdio(factory) for McpServer);
+// 2. RSS of that process right after the answer (VmRSS from /proc);
+// 3. warm tools/list latency in process: 2025 over InMemoryTransport, 2026-07-28 through createMcpHandler's fetch;
+// 4. tools/call throughput in process (valid and invalid arguments, one call at a time and 64 in flight): 2025 over
+//    InMemoryTransport (a server from factory({ era: 'legacy' })), 2026-07-28 as raw JSON-RPC requests through each
+//    contestant's createMcpHandler(factory).fetch, responses parsed; with a third server that calls the handler
+//    without validating: the limit of the SDK's request path;
+// 5. the generated dispatcher alone beside a minimal hand-written loop around ajv;
+// 6. HTTP serving throughput over real sockets on 127.0.0.1: the generated main.js --http (its own serveHttp) beside
+//    McpServer behind createMcpHandler + toNodeHandler on node:http, each server its own process, 2026-07-28
+//    tools/call requests, each a separate POST, one at a time and HTTP_INFLIGHT in flight.
+// `node bench/server.mjs` prints the tables (RUNS=5 by default; SIZES=100,500).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import AjvModule from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  LATEST_PROTOCOL_VERSION,
-  ListToolsRequestSchema,
-  ListToolsResultSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { pairRatio, stats } from './lib.mjs';
-import { buildMcpServer, makeHandler } from './mcp-server.mjs';
+import { FLAVOURS, mcpServerFactory, plainServerFactory } from './mcp-server.mjs';
 import { handlerSource, synthSpec, writeProject } from './synth.mjs';
 
 const Ajv2020 = AjvModule.default ?? AjvModule;
@@ -38,15 +43,28 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin/toolspec.js');
 const work = path.join(root, 'bench/.work');
 
-/** Calls per throughput figure (in BLOCKS interleaved blocks), per list-latency figure, per dispatcher figure. */
-const CALLS = 4000;
+/**
+ * Calls per throughput figure (in BLOCKS interleaved blocks) by era, per list-latency figure, per dispatcher figure.
+ * Fewer on 2026-07-28, where McpServer registers every tool again for each request (~100 calls/s at 500 tools).
+ */
+const CALLS = { legacy: 4000, modern: 1000 };
 const BLOCKS = 5;
 const LIST_CALLS = { toolspec: 200, mcp: 10 };
 const DISPATCH_CALLS = 20000;
 const INFLIGHT = 64;
+/** HTTP: requests per figure (in BLOCKS blocks) and the concurrency of the second figure. */
+const HTTP_CALLS = 1000;
+const HTTP_INFLIGHT = 16;
+
+export const MODERN = '2026-07-28';
+export const LEGACY = '2025-11-25';
+const ERAS = ['legacy', 'modern'];
+const ERA_NAME = { legacy: `2025 (${LEGACY})`, modern: MODERN };
+/** The contestants with validation, in table order: the generated server and the two McpServer flavours. */
+const PEERS = ['toolspec', ...FLAVOURS];
 
 // ---------------------------------------------------------------------------------------------------------------
-// Projects: the generated toolspec server, compiled; the McpServer entry.
+// Projects: the generated toolspec server, compiled; the McpServer entries.
 
 function run(cmd, args, cwd) {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -102,7 +120,14 @@ function compileProject(src, outDir) {
   fs.writeFileSync(stampFile, JSON.stringify(next));
 }
 
-/** Generates and compiles the n-tool toolspec project; writes the McpServer entry. Returns paths and the spec. */
+function writeIfChanged(file, text) {
+  if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) fs.writeFileSync(file, text);
+}
+
+/**
+ * Generates and compiles the n-tool toolspec project; writes the McpServer entries (stdio for each flavour, and one
+ * HTTP entry taking the flavour as its argument). Returns paths and the spec.
+ */
 function prepare(n) {
   const base = path.join(work, `server-${n}`);
   const project = path.join(base, 'project');
@@ -124,19 +149,53 @@ function prepare(n) {
   const tools = JSON.parse(fs.readFileSync(path.join(project, 'src/generated/manifest.json'), 'utf8')).tools;
   const mcpDir = path.join(base, 'mcpserver');
   fs.mkdirSync(mcpDir, { recursive: true });
+  fs.writeFileSync(path.join(mcpDir, 'tools.json'), JSON.stringify(tools));
   const helper = path.relative(mcpDir, path.join(root, 'bench/mcp-server.mjs')).split(path.sep).join('/');
-  const entry = path.join(mcpDir, 'main.mjs');
-  const entrySource = `// McpServer entry for bench/server.mjs: ${n} tools, zod schemas from z.fromJSONSchema, stdio.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { buildMcpServer } from '${helper}';
+  const stdio = {};
+  for (const flavour of FLAVOURS) {
+    stdio[flavour] = path.join(mcpDir, `stdio-${flavour}.mjs`);
+    writeIfChanged(
+      stdio[flavour],
+      `// McpServer entry for bench/server.mjs: ${n} tools, ${flavour} schemas, both eras over stdio (serveStdio).
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { mcpServerFactory } from '${helper}';
 
 const tools = JSON.parse(${JSON.stringify(JSON.stringify(tools))});
-const { server, convertMs } = buildMcpServer(tools, { name: 'bench-${n}', version: '1.0.0' });
+const { factory, convertMs } = mcpServerFactory(tools, '${flavour}', { name: 'bench-${n}', version: '1.0.0' });
 process.stderr.write(\`convert-ms=\${convertMs}\\n\`);
-await server.connect(new StdioServerTransport());
-`;
-  if (!fs.existsSync(entry) || fs.readFileSync(entry, 'utf8') !== entrySource) fs.writeFileSync(entry, entrySource);
-  return { n, spec, tools, main: path.join(dist, 'generated/main.js'), index: path.join(dist, 'generated/index.js'), entry, cwd: base };
+serveStdio(factory);
+`,
+    );
+  }
+  const httpEntry = path.join(mcpDir, 'http.mjs');
+  writeIfChanged(
+    httpEntry,
+    `// McpServer HTTP entry for bench/server.mjs: ${n} tools, the flavour in argv[2], createMcpHandler behind the SDK's
+// toNodeHandler on node:http, 127.0.0.1, a free port, Host and Origin held to the loopback names as the generated
+// server holds it; prints the URL on stderr.
+import fs from 'node:fs';
+import http from 'node:http';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { mcpServerFactory } from '${helper}';
+
+const tools = JSON.parse(fs.readFileSync(new URL('./tools.json', import.meta.url), 'utf8'));
+const { factory } = mcpServerFactory(tools, process.argv[2], { name: 'bench-${n}', version: '1.0.0' });
+const handler = toNodeHandler(createMcpHandler(factory));
+const hostOk = localhostHostValidation();
+const originOk = localhostOriginValidation();
+const server = http.createServer((req, res) => {
+  if (hostOk(req, res) && originOk(req, res)) void handler(req, res);
+});
+server.listen(0, '127.0.0.1', () => process.stderr.write(\`listening on http://127.0.0.1:\${server.address().port}/mcp\\n\`));
+`,
+  );
+  return {
+    n, spec, tools, cwd: base, stdio, httpEntry,
+    main: path.join(dist, 'generated/main.js'),
+    index: path.join(dist, 'generated/index.js'),
+    context: path.join(dist, 'generated/context.js'),
+  };
 }
 
 async function importGenerated(file) {
@@ -208,21 +267,47 @@ function makeAjv() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Servers and a raw JSON-RPC driver over InMemoryTransport (no SDK Client: its own zod parsing of results, and the
-// ajv validators it compiles for every output schema on tools/list, would be measured with the server).
+// Raw JSON-RPC drivers, one per era (no SDK Client: its own parsing of results, and the validators it compiles for
+// every output schema on tools/list, would be measured with the server).
 
-/** The SDK's low-level Server calling the handler on the raw arguments: no validation at all. */
-function buildPlainServer(tools) {
-  const server = new Server({ name: 'bench-plain', version: '1.0.0' }, { capabilities: { tools: {} } });
-  const handlers = new Map(tools.map((t) => [t.name, makeHandler(t)]));
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
-    handlers.get(request.params.name)(request.params.arguments ?? {}),
-  );
-  return server;
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** The headers every 2026-07-28 POST carries (Mcp-Name for tools/call). */
+function modernHeaders(method, name) {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+    ...(name === undefined ? {} : { 'mcp-name': name }),
+  };
 }
 
-async function connectRaw(server) {
+/** The JSON-RPC message of a response body: JSON, or the SSE event carrying the response. */
+function parseResponseBody(contentType, text) {
+  if (/json/.test(contentType ?? '')) return JSON.parse(text);
+  if (/event-stream/.test(contentType ?? '')) {
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('data:')) continue;
+      const m = JSON.parse(line.slice(5));
+      if (m.id !== undefined && (m.result !== undefined || m.error !== undefined)) return m;
+    }
+  }
+  throw new Error(`no JSON-RPC response in a ${contentType} body: ${text.slice(0, 200)}`);
+}
+
+function settle(m) {
+  if (m.error) throw Object.assign(new Error(m.error.message), { code: m.error.code });
+  return m.result;
+}
+
+/** 2025: a server instance from factory({ era: 'legacy' }) over InMemoryTransport, after the initialize handshake. */
+async function connectLegacy(factory) {
+  const server = await factory({ era: 'legacy' });
   const [client, serverSide] = InMemoryTransport.createLinkedPair();
   const pending = new Map();
   let id = 0;
@@ -241,13 +326,31 @@ async function connectRaw(server) {
       pending.set(rid, { resolve, reject });
       client.send(params === undefined ? { jsonrpc: '2.0', id: rid, method } : { jsonrpc: '2.0', id: rid, method, params }).catch(reject);
     });
-  await request('initialize', {
-    protocolVersion: LATEST_PROTOCOL_VERSION,
+  const init = await request('initialize', {
+    protocolVersion: LEGACY,
     capabilities: {},
     clientInfo: { name: 'bench', version: '1.0.0' },
   });
+  if (init.protocolVersion !== LEGACY) throw new Error(`initialize negotiated ${init.protocolVersion}, not ${LEGACY}`);
   await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return { request, close: () => client.close() };
+}
+
+/** 2026-07-28: raw requests through createMcpHandler(factory).fetch in process, each a web Request, parsed back. */
+function connectModern(factory) {
+  const handler = createMcpHandler(factory, { onerror: (error) => console.error('[bench] createMcpHandler:', error.message) });
+  let id = 0;
+  const request = async (method, params = {}) => {
+    const res = await handler.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: modernHeaders(method, typeof params.name === 'string' ? params.name : undefined),
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: MODERN_META } }),
+      }),
+    );
+    return settle(parseResponseBody(res.headers.get('content-type'), await res.text()));
+  };
+  return { request, close: () => handler.close() };
 }
 
 /** Seconds for `count` tools/call requests (params parsed fresh from JSON each time, cycling through `calls` from
@@ -305,20 +408,33 @@ async function interleave(blocks, fns, flip = 0) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Start-up and memory: a fresh process, spawned by the SDK's StdioClientTransport.
+// Start-up and memory: a fresh process, spawned by the SDK's StdioClientTransport, a 2025 client or one pinned to
+// 2026-07-28.
 
 function vmRssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-async function startup(entry, cwd, n) {
+async function startup(entry, cwd, n, era) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [entry], cwd, stderr: 'pipe' });
   let stderr = '';
   transport.stderr.on('data', (d) => (stderr += d));
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  const t0 = performance.now();
+  const client = new Client(
+    { name: 'bench', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
+  // From the spawn of the process that answers: a client pinned to 2026-07-28 first sends server/discover to a
+  // disposable sibling process of its own, then starts this one, whose first request is tools/list.
+  let t0;
+  const start = transport.start.bind(transport);
+  transport.start = () => {
+    t0 = performance.now();
+    return start();
+  };
   await client.connect(transport);
+  const version = client.getNegotiatedProtocolVersion?.();
+  if (version !== (era === 'modern' ? MODERN : LEGACY)) throw new Error(`${entry}: the ${era} client negotiated ${version}`);
   let answered;
   let rss;
   const onmessage = transport.onmessage;
@@ -329,7 +445,7 @@ async function startup(entry, cwd, n) {
     }
     onmessage.call(transport, m);
   };
-  const r = await client.request({ method: 'tools/list' }, ListToolsResultSchema);
+  const r = await client.listTools();
   if (r.tools.length !== n) throw new Error(`${entry}: tools/list gave ${r.tools.length} tools, not ${n}`);
   await client.close();
   const convert = /convert-ms=([\d.]+)/.exec(stderr);
@@ -339,28 +455,10 @@ async function startup(entry, cwd, n) {
 // ---------------------------------------------------------------------------------------------------------------
 // The dispatcher alone, and a minimal hand-written loop: request string in, response string out.
 
-function minimalContext() {
-  const signal = new AbortController().signal;
-  const none = async () => {
-    throw new Error('not available in the benchmark');
-  };
-  return {
-    toolName: '',
-    signal,
-    requestId: 1,
-    sessionId: undefined,
-    authInfo: undefined,
-    headers: undefined,
-    progress: async () => {},
-    log: async () => {},
-    sample: none,
-    elicit: none,
-    extra: {},
-  };
-}
-
-async function makeLoops(gen, tools, ajv) {
-  const ctx = minimalContext();
+async function makeLoops(gen, context, tools, ajv) {
+  // The SDK's request context of an in-process call (2026-07-28), as the generated contract tests make it.
+  const { sdk, connection } = context.localRequest();
+  const handlerCtx = { signal: sdk.mcpReq.signal };
   const dispatcher = gen.createDispatcher({ tools: gen.tools, bindings: await gen.loadBindings(), handlers: gen.handlers, onError: () => {} });
   const entries = new Map(
     tools.map((t) => [
@@ -379,7 +477,7 @@ async function makeLoops(gen, tools, ajv) {
     const t0 = performance.now();
     for (let i = start; i < start + count; i++) {
       const req = JSON.parse(reqs[i % reqs.length]);
-      const result = await dispatcher.callTool(req.params.name, req.params.arguments, ctx);
+      const result = await dispatcher.callTool(req.params.name, req.params.arguments, sdk, connection);
       if (Boolean(result.isError) !== expectError) wrong++;
       sink += JSON.stringify({ jsonrpc: '2.0', id: req.id, result }).length;
     }
@@ -396,7 +494,7 @@ async function makeLoops(gen, tools, ajv) {
       if (!e.validate(args)) {
         result = { content: [{ type: 'text', text: ajv.errorsText(e.validate.errors) }], isError: true };
       } else {
-        const value = await e.handler(args, ctx);
+        const value = await e.handler(args, handlerCtx);
         if (e.output) {
           result = e.output(value)
             ? { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value }
@@ -418,6 +516,90 @@ async function makeLoops(gen, tools, ajv) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// HTTP serving: each server in its own process on 127.0.0.1, driven over real sockets (keep-alive) from here.
+
+/** Spawns a server process and resolves with { url, close } once it printed the URL it listens on (stderr). */
+function startHttpServer(args, cwd) {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not listen in 60 s:\n${stderr}`)), 60_000);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${stderr}`)));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (!m) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.on('exit', (code, signal) => (stderr += `\n(exited: ${code ?? signal})`));
+      resolve({
+        url: new URL(m[1]),
+        pid: child.pid,
+        stderr: () => stderr,
+        close: () =>
+          new Promise((done) => {
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+/** One POST over `agent`; resolves with the JSON-RPC result. */
+function post(agent, url, body, headers) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve(settle(parseResponseBody(res.headers['content-type'], Buffer.concat(chunks).toString('utf8'))));
+          } catch (error) {
+            reject(new Error(`HTTP ${res.statusCode}: ${error.message}`));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Seconds for `count` tools/call POSTs (cycling through `posts` from `start`), `inflight` at a time, over
+ * keep-alive connections of the block's own (a server closes idle ones between blocks), opened before the clock
+ * starts by one untimed request on each.
+ */
+async function httpBlock(url, posts, start, count, inflight) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: inflight });
+  let next = 0;
+  let wrong = 0;
+  const call = async (i) => {
+    const p = posts[i % posts.length];
+    const r = await post(agent, url, p.body, p.headers);
+    if (r.isError) wrong++;
+  };
+  const worker = async () => {
+    while (next < count) await call(start + next++);
+  };
+  try {
+    await Promise.all(Array.from({ length: inflight }, (_, i) => call(start + i)));
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: inflight }, worker));
+    const s = (performance.now() - t0) / 1000;
+    if (wrong) throw new Error(`${wrong} HTTP calls had isError`);
+    return s;
+  } finally {
+    agent.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 const MODES = [
   { args: 'valid', inflight: 1 },
@@ -425,6 +607,7 @@ const MODES = [
   { args: 'invalid', inflight: 1 },
   { args: 'invalid', inflight: INFLIGHT },
 ];
+const HTTP_MODES = [1, HTTP_INFLIGHT];
 
 /** Runs `fns` (an object of name → async fn) in an order that alternates with the run, returns name → result. */
 async function alternate(i, fns) {
@@ -435,17 +618,22 @@ async function alternate(i, fns) {
   return out;
 }
 
+const byName = (names, f) => Object.fromEntries(names.map((name) => [name, f(name)]));
+
 async function benchSize(n, runs, log) {
   const t0 = performance.now();
+  const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
   const p = prepare(n);
-  log(`server ${n}: project ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  log(`server ${n}: project ready in ${elapsed()}`);
   const gen = await importGenerated(p.index);
+  const context = await importGenerated(p.context);
   if (gen.tools.length !== n) throw new Error(`generated server has ${gen.tools.length} tools, not ${n}`);
 
   // Arguments, checked against ajv before use.
   const ajv = makeAjv();
   const calls = { valid: [], invalid: [] };
   const reqs = { valid: [], invalid: [] };
+  const posts = [];
   for (const tool of p.tools) {
     const { valid, invalid } = argumentsFor(tool);
     const check = ajv.compile(tool.inputSchema);
@@ -455,72 +643,93 @@ async function benchSize(n, runs, log) {
       calls[kind].push(JSON.stringify({ name: tool.name, arguments: args }));
       reqs[kind].push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } }));
     }
+    posts.push({
+      headers: modernHeaders('tools/call', tool.name),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: valid, _meta: MODERN_META } }),
+    });
   }
-  const loops = await makeLoops(gen, p.tools, ajv);
+  const loops = await makeLoops(gen, context, p.tools, ajv);
 
-  const servers = {
-    toolspec: await connectRaw(gen.createServer(gen.handlers, { onError: () => {} })),
-    mcp: await connectRaw(buildMcpServer(p.tools).server),
-    plain: await connectRaw(buildPlainServer(p.tools)),
+  // One factory per contestant, shared by both eras (as serveStdio shares it).
+  const factories = {
+    toolspec: gen.createServerFactory(gen.handlers, { onError: () => {} }),
+    ...byName(FLAVOURS, (flavour) => mcpServerFactory(p.tools, flavour).factory),
+    plain: plainServerFactory(p.tools),
   };
+  const names = Object.keys(factories);
+  const conns = {
+    legacy: {},
+    modern: byName(names, (name) => connectModern(factories[name])),
+  };
+  for (const name of names) conns.legacy[name] = await connectLegacy(factories[name]);
   const expectError = (server, kind) => kind === 'invalid' && server !== 'plain';
-  // Every tool, every server: valid arguments succeed, invalid ones give isError (zod agrees with ajv); then warm up.
-  for (const [name, conn] of Object.entries(servers)) {
-    for (const kind of ['valid', 'invalid']) {
-      await callBlock(conn, calls[kind], 0, calls[kind].length, 1, expectError(name, kind));
-      await callBlock(conn, calls[kind], 0, 2000, INFLIGHT, expectError(name, kind));
+  // Every tool, every server, both eras: valid arguments succeed, invalid ones give isError (zod and the SDK's ajv
+  // agree with toolspec's validators); then warm up.
+  for (const era of ERAS) {
+    for (const [name, conn] of Object.entries(conns[era])) {
+      for (const kind of ['valid', 'invalid']) {
+        await callBlock(conn, calls[kind], 0, calls[kind].length, 1, expectError(name, kind));
+        await callBlock(conn, calls[kind], 0, CALLS[era] / 4, INFLIGHT, expectError(name, kind));
+      }
+      for (let j = 0; j < 3; j++) await listOnce(conn, n);
     }
-    for (let j = 0; j < 3; j++) await listOnce(conn, n);
   }
   for (const kind of ['valid', 'invalid']) {
     await loops.dispatch(reqs[kind], 0, 5000, kind === 'invalid');
     await loops.loop(reqs[kind], 0, 5000, kind === 'invalid');
   }
-  log(`server ${n}: servers ready and warm at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  log(`server ${n}: in-process servers ready and warm at ${elapsed()}`);
 
-  const m = {
-    startToolspec: [], startMcp: [], startMcpNoConvert: [], rssToolspec: [], rssMcp: [],
-    listToolspec: [], listMcp: [],
-    dispatch: { valid: [], invalid: [] }, loop: { valid: [], invalid: [] },
-    calls: MODES.map(() => ({ toolspec: [], mcp: [], plain: [] })),
+  // HTTP servers: the generated entry (serveHttp), McpServer behind createMcpHandler + toNodeHandler.
+  const httpServers = {
+    toolspec: await startHttpServer([p.main, '--http', '--port', '0'], p.cwd),
+    ...Object.fromEntries(await Promise.all(FLAVOURS.map(async (f) => [f, await startHttpServer([p.httpEntry, f], p.cwd)]))),
   };
+  for (const s of Object.values(httpServers)) {
+    await httpBlock(s.url, posts, 0, posts.length, 1);
+    await httpBlock(s.url, posts, 0, HTTP_CALLS / 4, HTTP_INFLIGHT);
+  }
+  log(`server ${n}: HTTP servers ready and warm at ${elapsed()}`);
+
+  const series = () => byName(PEERS, () => []);
+  const m = {
+    start: byName(ERAS, series), startNoConvert: byName(ERAS, () => byName(FLAVOURS, () => [])),
+    rss: byName(ERAS, series), list: byName(ERAS, series),
+    dispatch: { valid: [], invalid: [] }, loop: { valid: [], invalid: [] },
+    calls: byName(ERAS, () => MODES.map(() => byName(names, () => []))),
+    http: HTTP_MODES.map(series),
+  };
+  const entries = { toolspec: p.main, ...p.stdio };
   for (let i = 0; i < runs; i++) {
-    // Fresh processes, the pair in alternating order.
-    const s = await alternate(i, {
-      toolspec: () => startup(p.main, p.cwd, n),
-      mcp: () => startup(p.entry, p.cwd, n),
-    });
-    m.startToolspec.push(s.toolspec.ms);
-    m.startMcp.push(s.mcp.ms);
-    m.startMcpNoConvert.push(s.mcp.ms - (s.mcp.convertMs ?? NaN));
-    m.rssToolspec.push(s.toolspec.rss);
-    m.rssMcp.push(s.mcp.rss);
+    // Fresh processes, in alternating order.
+    for (const era of ERAS) {
+      const s = await alternate(i, byName(PEERS, (name) => () => startup(entries[name], p.cwd, n, era)));
+      for (const name of PEERS) {
+        m.start[era][name].push(s[name].ms);
+        m.rss[era][name].push(s[name].rss);
+      }
+      for (const f of FLAVOURS) m.startNoConvert[era][f].push(s[f].ms - (s[f].convertMs ?? NaN));
+    }
 
-    // tools/list: one McpServer call, then as many toolspec calls, interleaved; the median of each.
-    const lists = { toolspec: [], mcp: [] };
-    const perBlock = LIST_CALLS.toolspec / LIST_CALLS.mcp;
-    await interleave(LIST_CALLS.mcp, {
-      toolspec: async () => {
-        for (let j = 0; j < perBlock; j++) lists.toolspec.push(await listOnce(servers.toolspec, n));
+    // tools/list: one McpServer call of each flavour, then as many toolspec calls, interleaved; the median of each.
+    for (const era of ERAS) {
+      const lists = series();
+      const perBlock = LIST_CALLS.toolspec / LIST_CALLS.mcp;
+      await interleave(LIST_CALLS.mcp, byName(PEERS, (name) => async () => {
+        for (let j = 0; j < (name === 'toolspec' ? perBlock : 1); j++) lists[name].push(await listOnce(conns[era][name], n));
         return 0;
-      },
-      mcp: async () => {
-        lists.mcp.push(await listOnce(servers.mcp, n));
-        return 0;
-      },
-    }, i);
-    m.listToolspec.push(stats(lists.toolspec).median);
-    m.listMcp.push(stats(lists.mcp).median);
+      }), i);
+      for (const name of PEERS) m.list[era][name].push(stats(lists[name]).median);
+    }
 
-    for (const [k, mode] of MODES.entries()) {
-      const per = CALLS / BLOCKS;
-      const secs = await interleave(BLOCKS, Object.fromEntries(
-        Object.entries(servers).map(([name, conn]) => [
-          name,
-          (b) => callBlock(conn, calls[mode.args], b * per, per, mode.inflight, expectError(name, mode.args)),
-        ]),
-      ), i + k);
-      for (const name of Object.keys(servers)) m.calls[k][name].push(CALLS / secs[name]);
+    for (const era of ERAS) {
+      for (const [k, mode] of MODES.entries()) {
+        const per = CALLS[era] / BLOCKS;
+        const secs = await interleave(BLOCKS, byName(names, (name) =>
+          (b) => callBlock(conns[era][name], calls[mode.args], b * per, per, mode.inflight, expectError(name, mode.args)),
+        ), i + k);
+        for (const name of names) m.calls[era][k][name].push(CALLS[era] / secs[name]);
+      }
     }
 
     for (const kind of ['valid', 'invalid']) {
@@ -532,38 +741,57 @@ async function benchSize(n, runs, log) {
       m.dispatch[kind].push(DISPATCH_CALLS / secs.dispatch);
       m.loop[kind].push(DISPATCH_CALLS / secs.loop);
     }
-    log(`server ${n}: run ${i + 1}/${runs} done at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    for (const [k, inflight] of HTTP_MODES.entries()) {
+      const per = HTTP_CALLS / BLOCKS;
+      const secs = await interleave(BLOCKS, byName(PEERS, (name) =>
+        (b) => httpBlock(httpServers[name].url, posts, b * per, per, inflight).catch((error) => {
+          throw new Error(`HTTP ${name}: ${error.message}; the server's stderr:\n${httpServers[name].stderr().slice(-2000)}`);
+        }),
+      ), i + k);
+      for (const name of PEERS) m.http[k][name].push(HTTP_CALLS / secs[name]);
+    }
+    log(`server ${n}: run ${i + 1}/${runs} done at ${elapsed()}`);
   }
-  for (const conn of Object.values(servers)) await conn.close();
+  for (const era of ERAS) for (const conn of Object.values(conns[era])) await conn.close();
+  for (const s of Object.values(httpServers)) await s.close();
   loops.check();
 
-  const rows = [
-    { n, table: 'startup', metric: 'first tools/list (ms)', toolspec: stats(m.startToolspec), mcp: stats(m.startMcp), ratioMcp: pairRatio(m.startToolspec, m.startMcp) },
-    { n, table: 'startup', metric: 'first tools/list, McpServer without its z.fromJSONSchema time (ms)', toolspec: stats(m.startToolspec), mcp: stats(m.startMcpNoConvert), ratioMcp: pairRatio(m.startToolspec, m.startMcpNoConvert) },
-    { n, table: 'startup', metric: 'RSS after first tools/list (MiB)', toolspec: stats(m.rssToolspec), mcp: stats(m.rssMcp), ratioMcp: pairRatio(m.rssToolspec, m.rssMcp) },
-    { n, table: 'list', metric: 'warm tools/list latency (ms)', toolspec: stats(m.listToolspec), mcp: stats(m.listMcp), ratioMcp: pairRatio(m.listToolspec, m.listMcp) },
-  ];
-  for (const [k, mode] of MODES.entries()) {
-    const c = m.calls[k];
-    rows.push({
-      n, table: 'calls', metric: 'tools/call (calls/s)', args: mode.args, inflight: mode.inflight,
-      toolspec: stats(c.toolspec), mcp: stats(c.mcp), plain: stats(c.plain),
-      ratioMcp: pairRatio(c.toolspec, c.mcp), ratioPlain: pairRatio(c.toolspec, c.plain),
-    });
+  // Rows: values (stats) and ratios of toolspec to each other contestant (pairRatio).
+  const row = (fields, series, others = FLAVOURS) => ({
+    n, ...fields,
+    values: byName(Object.keys(series), (name) => stats(series[name])),
+    ratios: byName(others, (name) => pairRatio(series.toolspec, series[name])),
+  });
+  const rows = [];
+  for (const era of ERAS) {
+    rows.push(
+      row({ era, table: 'startup', metric: 'first tools/list (ms)' }, m.start[era]),
+      row({ era, table: 'startup', metric: 'first tools/list, McpServer without its schema conversion time (ms)' }, { toolspec: m.start[era].toolspec, ...m.startNoConvert[era] }),
+      row({ era, table: 'startup', metric: 'RSS after first tools/list (MiB)' }, m.rss[era]),
+      row({ era, table: 'list', metric: 'warm tools/list latency (ms)' }, m.list[era]),
+    );
+  }
+  for (const era of ERAS) {
+    for (const [k, mode] of MODES.entries()) {
+      rows.push(row({ era, table: 'calls', metric: 'tools/call (calls/s)', args: mode.args, inflight: mode.inflight }, m.calls[era][k], [...FLAVOURS, 'plain']));
+    }
   }
   for (const kind of ['valid', 'invalid']) {
-    rows.push({
-      n, table: 'dispatch', metric: 'dispatcher alone (calls/s)', args: kind,
-      toolspec: stats(m.dispatch[kind]), loop: stats(m.loop[kind]), ratioLoop: pairRatio(m.dispatch[kind], m.loop[kind]),
-    });
+    rows.push(row({ table: 'dispatch', metric: 'dispatcher alone (calls/s)', args: kind }, { toolspec: m.dispatch[kind], loop: m.loop[kind] }, ['loop']));
+  }
+  for (const [k, inflight] of HTTP_MODES.entries()) {
+    rows.push(row({ era: 'modern', table: 'http', metric: 'HTTP tools/call (requests/s)', args: 'valid', inflight }, m.http[k]));
   }
   return rows;
 }
 
 /**
- * Measures the generated server beside McpServer (and the SDK's path without validation, and a hand-written loop),
- * for each size. Returns rows: { n, table: 'startup'|'list'|'calls'|'dispatch', metric, args?, inflight?,
- * toolspec, mcp?, plain?, loop? (stats: median, min, max, runs), ratioMcp?, ratioPlain?, ratioLoop? (pairRatio) }.
+ * Measures the generated server beside McpServer in both flavours (and the SDK's path without validation, and a
+ * hand-written loop), for each size, on both eras. Returns rows: { n, era?: 'legacy'|'modern', table:
+ * 'startup'|'list'|'calls'|'dispatch'|'http', metric, args?, inflight?, values: { toolspec, zod?, fromJsonSchema?,
+ * plain?, loop? } (stats: median, min, max, runs), ratios: { zod?, fromJsonSchema?, plain?, loop? } (pairRatio of
+ * toolspec to each) }.
  */
 export async function benchServer({ sizes = [100, 500], runs = 5, log = (s) => console.error(s) } = {}) {
   const rows = [];
@@ -575,58 +803,83 @@ export async function benchServer({ sizes = [100, 500], runs = 5, log = (s) => c
 // Tables.
 
 const fmtMsFine = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : ms < 10 ? `${ms.toFixed(2)} ms` : ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
-const fmtRate = (r) => (r >= 1e5 ? `${(r / 1000).toFixed(0)} k/s` : `${(r / 1000).toFixed(1)} k/s`);
+const fmtRate = (r) => (r >= 1e5 ? `${(r / 1000).toFixed(0)} k/s` : r >= 1000 ? `${(r / 1000).toFixed(1)} k/s` : `${r.toFixed(0)}/s`);
 const fmtMiB = (m) => `${m.toFixed(0)} MiB`;
-const withRange = (f) => (s) => `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
+const withRange = (f) => (s) => (s ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : '');
 const ratio = (r) => (r ? `${r.median.toFixed(2)} (${r.min.toFixed(2)}–${r.max.toFixed(2)})` : '');
 const unitOf = (metric) => (metric.includes('MiB') ? withRange(fmtMiB) : withRange(fmtMsFine));
-const plainMetric = (metric) => metric.replace(/ \((ms|MiB|calls\/s)\)$/, '');
+const plainMetric = (metric) => metric.replace(/ \((ms|MiB|calls\/s|requests\/s)\)$/, '');
 
-/** Markdown tables of benchServer's rows: start-up and memory, tools/list latency, tools/call throughput, dispatcher. */
+/** Markdown tables of benchServer's rows: start-up and memory, tools/list latency, tools/call throughput,
+ * dispatcher, HTTP serving. */
 export function serverTables(rows) {
   const out = [];
-  const startup = rows.filter((r) => r.table === 'startup' || r.table === 'list');
   out.push(
-    'Start-up (process start to the first tools/list answer, over stdio with the SDK Client, a fresh process each run), ' +
-      'resident memory of that process just after it answered, and warm tools/list latency in process ' +
-      '(InMemoryTransport, which hands the result over without serialising it; stdio adds a JSON.stringify of the ' +
-      'payload to both). "without its z.fromJSONSchema time": the McpServer figure less the time its entry spent ' +
-      'converting JSON Schemas to zod, which a server written in zod would spend otherwise. Lower is better; ratio ' +
-      '< 1 means toolspec is lower.',
+    'Start-up (process start to the first tools/list answer, over stdio with the SDK\'s v2 Client, a fresh process ' +
+      `each run; "2025": a default Client, which initializes with ${LEGACY}; "${MODERN}": a Client pinned to that ` +
+      'revision, which probes with server/discover on a disposable sibling process of its own and then starts the ' +
+      'measured one with tools/list as its first request), resident memory of that process just after it answered, and warm tools/list latency ' +
+      'in process (2025: InMemoryTransport, which hands the result over without serialising it; 2026-07-28: ' +
+      'createMcpHandler\'s fetch, a server instance built for the request and the response serialised). Every ' +
+      'entry serves both eras through the SDK\'s serveStdio. "without its schema conversion time": the McpServer ' +
+      'figure less the time its entry spent making the schemas (z.fromJSONSchema; fromJsonSchema\'s ajv compiles), ' +
+      'which a server written in zod would spend otherwise. Lower is better; ratio < 1 means toolspec is lower.',
     '',
-    '| tools | figure | toolspec | McpServer (zod) | toolspec / McpServer |',
-    '|---|---|---|---|---|',
+    '| tools | era | figure | toolspec | McpServer (zod) | McpServer (fromJsonSchema) | toolspec / zod | toolspec / fromJsonSchema |',
+    '|---|---|---|---|---|---|---|---|',
   );
-  for (const r of startup) {
+  for (const r of rows.filter((x) => x.table === 'startup' || x.table === 'list')) {
     const f = unitOf(r.metric);
-    out.push(`| ${r.n} | ${plainMetric(r.metric)} | ${f(r.toolspec)} | ${f(r.mcp)} | ${ratio(r.ratioMcp)} |`);
+    out.push(`| ${r.n} | ${ERA_NAME[r.era]} | ${plainMetric(r.metric)} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} |`);
   }
   const f = withRange(fmtRate);
   out.push(
     '',
-    `tools/call throughput over InMemoryTransport, ${CALLS} calls per figure cycling through every tool, one at a time ` +
-      `or ${INFLIGHT} in flight. Invalid arguments: field_0 of the wrong type. "no validation": the SDK's low-level ` +
-      'Server calling the handler on the raw arguments (for invalid ones too), the limit of the SDK path. Higher is ' +
-      'better; ratio > 1 means toolspec is faster.',
+    `tools/call throughput in process, ${CALLS.legacy} calls per figure on 2025 and ${CALLS.modern} on ${MODERN}, ` +
+      `cycling through every tool, one at a time or ` +
+      `${INFLIGHT} in flight. 2025: over InMemoryTransport to a server instance from the contestant's factory ` +
+      `({ era: 'legacy' }), after initialize. ${MODERN}: raw JSON-RPC requests (the revision's headers and _meta ` +
+      'envelope) through the contestant\'s createMcpHandler(factory).fetch, each a web Request, its response parsed; ' +
+      'the SDK builds a server instance per request (for McpServer: every tool registered again). Invalid arguments: ' +
+      'field_0 of the wrong type. "no validation": the SDK\'s low-level Server calling the handler on the raw ' +
+      'arguments (for invalid ones too), the limit of the SDK path. Higher is better; ratio > 1 means toolspec is ' +
+      'faster.',
     '',
-    '| tools | arguments | in flight | toolspec | McpServer (zod) | no validation | toolspec / McpServer | toolspec / no validation |',
-    '|---|---|---|---|---|---|---|---|',
+    '| tools | era | arguments | in flight | toolspec | McpServer (zod) | McpServer (fromJsonSchema) | no validation | toolspec / zod | toolspec / fromJsonSchema | toolspec / no validation |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const r of rows.filter((x) => x.table === 'calls')) {
-    out.push(`| ${r.n} | ${r.args} | ${r.inflight} | ${f(r.toolspec)} | ${f(r.mcp)} | ${f(r.plain)} | ${ratio(r.ratioMcp)} | ${ratio(r.ratioPlain)} |`);
+    out.push(`| ${r.n} | ${ERA_NAME[r.era]} | ${r.args} | ${r.inflight} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${f(r.values.plain)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} | ${ratio(r.ratios.plain)} |`);
+  }
+  out.push(
+    '',
+    `HTTP serving throughput over real sockets: each server its own process on 127.0.0.1, the load from the ` +
+      `benchmark's process over keep-alive connections (node:http), ${HTTP_CALLS} ${MODERN} tools/call requests per ` +
+      `figure with valid arguments, each a separate POST with the revision's headers, one at a time or ` +
+      `${HTTP_INFLIGHT} in flight. toolspec: the generated main.js --http (serveHttp: Host and Origin checks, the ` +
+      '2025 leg routed off with isLegacyRequest, createMcpHandler). McpServer: createMcpHandler(factory) behind ' +
+      '@modelcontextprotocol/node\'s toNodeHandler on node:http, with its localhostHostValidation and ' +
+      'localhostOriginValidation guards. Higher is better.',
+    '',
+    '| tools | in flight | toolspec (serveHttp) | McpServer (zod) | McpServer (fromJsonSchema) | toolspec / zod | toolspec / fromJsonSchema |',
+    '|---|---|---|---|---|---|---|',
+  );
+  for (const r of rows.filter((x) => x.table === 'http')) {
+    out.push(`| ${r.n} | ${r.inflight} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} |`);
   }
   out.push(
     '',
     `The dispatcher alone, no transport: ${DISPATCH_CALLS} calls per figure, each a request string parsed, dispatched ` +
-      'and its response serialised; the generated createDispatcher beside a hand-written loop (Map lookup, ajv ' +
-      'Ajv2020 validator compiled at start-up with allErrors and useDefaults, the handler, output validated by ajv, ' +
-      'ajv.errorsText for invalid arguments). Higher is better.',
+      '(with the request context of localRequest(), an in-process 2026-07-28 call) and its response serialised; the ' +
+      'generated createDispatcher beside a hand-written loop (Map lookup, ajv Ajv2020 validator compiled at start-up ' +
+      'with allErrors and useDefaults, the handler, output validated by ajv, ajv.errorsText for invalid arguments). ' +
+      'Higher is better.',
     '',
     '| tools | arguments | toolspec dispatcher | hand-written loop | dispatcher / loop |',
     '|---|---|---|---|---|',
   );
   for (const r of rows.filter((x) => x.table === 'dispatch')) {
-    out.push(`| ${r.n} | ${r.args} | ${f(r.toolspec)} | ${f(r.loop)} | ${ratio(r.ratioLoop)} |`);
+    out.push(`| ${r.n} | ${r.args} | ${f(r.values.toolspec)} | ${f(r.values.loop)} | ${ratio(r.ratios.loop)} |`);
   }
   return out.join('\n');
 }
