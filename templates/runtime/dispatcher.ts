@@ -271,9 +271,16 @@ function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
-/** The promise's outcome, or a rejection as soon as `signal` aborts (a TimeoutError, or the call's cancellation). */
+/**
+ * The promise's outcome, or a rejection as soon as `signal` aborts (a TimeoutError, or the call's cancellation).
+ * Most handlers settle within a microtask, before any cancellation could arrive (that comes from the transport, on
+ * a later task): the abort listener is attached only to a promise still pending after one microtask, which spares
+ * the common call adding and removing it.
+ */
 function untilAborted(promise: PromiseLike<unknown>, signal: AbortSignal): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    let settled = false;
+    let listening = false;
     const onAbort = () =>
       reject(
         signal.reason instanceof TimeoutError
@@ -281,17 +288,26 @@ function untilAborted(promise: PromiseLike<unknown>, signal: AbortSignal): Promi
           : new ProtocolError(ProtocolErrorCode.InternalError, 'The call was cancelled'),
       );
     if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    const finish = () => {
+      settled = true;
+      if (listening) signal.removeEventListener('abort', onAbort);
+    };
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        finish();
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        finish();
         reject(e);
       },
     );
+    queueMicrotask(() => {
+      if (settled) return;
+      if (signal.aborted) return onAbort();
+      listening = true;
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   });
 }
 
