@@ -1,4 +1,5 @@
 /** Check findings for people (grouped, with diffs), for machines (JSON) and for GitHub Actions (workflow commands). */
+import { annotation } from '../github.js';
 import { visible, type Style } from '../report.js';
 import { FIX_TEXT, type Finding } from './findings.js';
 
@@ -37,20 +38,21 @@ export function formatFindingsJson(findings: readonly Finding[], spec: string): 
   return `${JSON.stringify({ ok: findings.length === 0, spec, findings: list }, null, 2)}\n`;
 }
 
-/** https://docs.github.com/actions/reference/workflow-commands-for-github-actions#setting-an-error-message */
 export function formatFindingsGithub(findings: readonly Finding[]): string {
-  const lines = findings.map(
-    (f) =>
-      `::error file=${prop(f.file)},line=${f.line},col=${f.column},title=${prop(`toolspec check: ${f.kind}`)}::${data(
-        `${f.message}${f.expected ? `\nexpected: ${f.expected}` : ''}${f.actual ? `\nactual: ${f.actual}` : ''} (fix: ${FIX_TEXT[f.fix]})`,
-      )}`,
+  const lines = findings.map((f) =>
+    annotation({
+      level: 'error',
+      file: f.file,
+      line: f.line,
+      column: f.column,
+      title: `toolspec check: ${f.kind}`,
+      message: `${f.message}${f.expected ? `\nexpected: ${f.expected}` : ''}${f.actual ? `\nactual: ${f.actual}` : ''} (fix: ${FIX_TEXT[f.fix]})`,
+    }),
   );
   if (findings.length) lines.push(summary(findings));
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const prop = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 function colourDiff(diff: string, style: Style): string {
   return diff

@@ -1,4 +1,5 @@
 /** A diff for people (grouped by class), for machines (JSON) and for GitHub Actions (workflow commands). */
+import { annotation, type Annotation } from '../github.js';
 import { PLAIN, type Style } from '../report.js';
 import { CLASS_ORDER, formatPath, jsonPointer, type Change, type ChangeClass } from './rules.js';
 import { textDiff } from './text.js';
@@ -84,20 +85,19 @@ export function formatDiffJson(report: DiffReport): string {
 
 /** One annotation per change: breaking → error, prompt → warning, compatible → notice; at the tool in the new spec. */
 export function formatDiffGithub(report: DiffReport): string {
-  const level: Record<ChangeClass, string> = { breaking: 'error', prompt: 'warning', compatible: 'notice' };
+  const level: Record<ChangeClass, Annotation['level']> = { breaking: 'error', prompt: 'warning', compatible: 'notice' };
   const lines = report.changes.map((c) => {
-    const where = [
-      c.file !== undefined && `file=${prop(c.file)}`,
-      c.line !== undefined && `line=${c.line}`,
-      c.column !== undefined && `col=${c.column}`,
-    ].filter(Boolean);
-    const props = [...where, `title=${prop(`toolspec diff: ${c.rule}`)}`].join(',');
     const body = c.class === 'prompt' ? [headline(c), ...textDiff(c.before, c.after, PLAIN)] : [`${headline(c)}: ${c.message}`];
-    return `::${level[c.class]} ${props}::${data(body.join('\n'))}`;
+    return annotation({
+      level: level[c.class],
+      ...(c.file !== undefined ? { file: c.file } : {}),
+      ...(c.line !== undefined ? { line: c.line } : {}),
+      ...(c.column !== undefined ? { column: c.column } : {}),
+      title: `toolspec diff: ${c.rule}`,
+      message: body.join('\n'),
+    });
   });
   lines.push(summary(report));
   return `${lines.join('\n')}\n`;
 }
 
-const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const prop = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');

@@ -1,5 +1,6 @@
 /** Lint results for people (findings with code frames, the token table), for machines (JSON) and for GitHub. */
 import type { Diagnostic } from '../diagnostics.js';
+import { annotation } from '../github.js';
 import { formatDiagnostic, PLAIN, visible, type Style } from '../report.js';
 import type { LintResult } from './lint.js';
 import { RULES } from './rules/index.js';
@@ -117,12 +118,10 @@ export function formatRules(style: Style = PLAIN): string {
 /** GitHub workflow commands: findings show on the pull request's lines. */
 export function formatLintGithub(findings: readonly LintFinding[]): string {
   return findings
-    .map((f) => `::${f.severity} file=${prop(f.file)},line=${f.line},col=${f.column},title=${prop(`toolspec lint: ${f.rule}`)}::${data(`${f.message} (${f.hint})`)}`)
+    .map((f) => annotation({ level: f.severity, file: f.file, line: f.line, column: f.column, title: `toolspec lint: ${f.rule}`, message: `${f.message} (${f.hint})` }))
     .join('\n');
 }
 
-const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const prop = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 function severity(f: LintFinding, style: Style): string {
   return f.severity === 'error' ? style.red(style.bold('error')) : style.yellow(style.bold('warning'));
