@@ -141,7 +141,9 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       if (!result.model) {
         if (opts.format === 'json') out(JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics }, null, 2));
         if (opts.format === 'github') {
-          out(result.diagnostics.filter((d) => d.severity === 'error').map((d) => `::error file=${d.file},line=${d.line},col=${d.column},title=toolspec ${d.code}::${d.message}`).join('\n'));
+          const { annotation } = await import('./github.js');
+          const errors = result.diagnostics.filter((d) => d.severity === 'error');
+          out(errors.map((d) => annotation({ level: 'error', file: d.file, line: d.line, column: d.column, title: `toolspec ${d.code}`, message: d.hint ? `${d.message} (${d.hint})` : d.message })).join('\n'));
         }
         return;
       }
@@ -151,7 +153,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       if (opts.format === 'github' && lint.findings.length) out(formatLintGithub(lint.findings));
       // A spec that fails lint is never cached as proven: the next check must lint it again.
       const proven = lint.failed ? undefined : result.inputs;
-      report(await checkProject(result.model, cwd, proven, specPath), result.model.tools.length, lint.failed, (json) => withLint(json, lint));
+      report(await checkProject(result.model, result.validators!, cwd, proven, specPath), result.model.tools.length, lint.failed, (json) => withLint(json, lint));
 
       function report(findings: Finding[], tools: number, lintFailed = false, addLint = (json: string) => json): void {
         code = findings.length || lintFailed ? EXIT.drift : EXIT.ok;
@@ -241,7 +243,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       const spec = path.join(abs, 'toolspec.yaml');
       const result = await load(path.relative(cwd, spec) || spec, 'text');
       if (!result.model) return;
-      writeOutput(result.model.rootDir, result.model.options, await (await generator()).generate(result.model));
+      writeOutput(result.model.rootDir, result.model.options, await (await generator()).generate(result.model, result.validators!));
       for (const f of kept) out(`kept ${f}: it exists already`);
       const shown = displayPath(abs, cwd);
       out(`created an MCP server project in ${shown || '.'}\n\nnext:\n${shown ? `  cd ${shown}\n` : ''}  npm install && npm start   # serve over stdio\n  npm test`);

@@ -51,6 +51,22 @@ export interface SchemaModel {
   sharedDefs: string[];
 }
 
+export type SchemaKind = 'input' | 'output';
+
+/**
+ * A schema's validator as ajv's standalone code (CommonJS text), compiled by the loader from that schema alone and
+ * handed to generate beside the model: the same schema gives the same code, whatever else the spec holds.
+ */
+export interface ValidatorCode {
+  source: string;
+  /** Property names the schema shares with Object.prototype: compiled renamed, and guarded at run time. */
+  inherited: string[];
+  kind: SchemaKind;
+}
+
+/** The loader's compiled validators, by tool name: what generate turns into validators.ts. */
+export type CompiledValidators = ReadonlyMap<string, { input: ValidatorCode; output?: ValidatorCode }>;
+
 export interface ExampleModel {
   name?: string;
   arguments: Record<string, unknown>;

@@ -5,13 +5,15 @@ import path from 'node:path';
 import { diagnostic, Diagnostics, type Diagnostic } from './diagnostics.js';
 import { isRecord, loadSpec, type LoadOptions } from './load/load.js';
 import type { SourceFile } from './load/source.js';
-import type { ServerInfo, ServerModel } from './model.js';
+import type { CompiledValidators, ServerInfo, ServerModel } from './model.js';
 import { resolveOptions } from './options.js';
 import { checkTools } from './validate/tools.js';
 
 export interface LoadResult {
   /** Present only when there is no error (warnings allowed). */
   model?: ServerModel;
+  /** The tools' compiled validators, with the model: generate(model, validators) emits them. */
+  validators?: CompiledValidators;
   /** Errors and warnings, sorted by file (in load order), line and column. */
   diagnostics: Diagnostic[];
   /** The files read, as shown in diagnostics, main first. */
@@ -33,7 +35,7 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
   const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
   const rootDir = path.dirname(raw.specPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags);
-  const tools = checkTools(raw.tools, raw.defs, diags);
+  const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs);
   if (!raw.tools.length && raw.main.value !== undefined) {
     diags.add(
       diagnostic('TS035', raw.main.locate(['tools'], { key: true }), 'the spec has no tools', 'add tools under "tools:", or check the paths in "include:"', 'warning'),
@@ -49,7 +51,7 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
     options,
     tools,
   };
-  return { model, diagnostics, files, sources, inputs, parsed: new Map(raw.files.map((f) => [f.displayPath, f])) };
+  return { model, validators, diagnostics, files, sources, inputs, parsed: new Map(raw.files.map((f) => [f.displayPath, f])) };
 }
 
 function serverInfo(v: unknown): ServerInfo {

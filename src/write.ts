@@ -233,7 +233,8 @@ export function listOwned(genDir: string): string[] {
     .filter((abs) => {
       if (!fs.statSync(abs).isFile()) return false;
       if (path.basename(abs) === 'manifest.json') return true;
-      return readHead(abs, HEADER_MARK.length) === HEADER_MARK;
+      const head = readHead(abs, HEADER_MARK.length + 2);
+      return head === `//${HEADER_MARK}` || head.startsWith(`#${HEADER_MARK}`);
     });
 }
 

@@ -12,8 +12,9 @@ import { generate } from '../src/emit/generate.js';
 import { PLAIN } from '../src/report.js';
 import { loadModel } from '../src/spec.js';
 import { writeOutput } from '../src/write.js';
-import { repoRoot, runCli } from './helpers/cli.js';
+import { repoRoot, runCli, runMain } from './helpers/cli.js';
 import { scratchCopy } from './helpers/project.js';
+import { tempProject } from './helpers/tmp.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/check');
 const cleanups: (() => void)[] = [];
@@ -23,8 +24,8 @@ afterAll(() => cleanups.forEach((c) => c()));
 async function baseProject(): Promise<string> {
   const p = scratchCopy(path.join(fixtures, 'base'), 'check');
   cleanups.push(p.cleanup);
-  const { model } = loadModel('toolspec.yaml', { cwd: p.dir });
-  writeOutput(model!.rootDir, model!.options, await generate(model!));
+  const { model, validators } = loadModel('toolspec.yaml', { cwd: p.dir });
+  writeOutput(model!.rootDir, model!.options, await generate(model!, validators!));
   return p.dir;
 }
 
@@ -59,9 +60,9 @@ describe('toolspec check: one project per kind of drift', () => {
     it(name, async () => {
       const dir = await baseProject();
       mutate(dir);
-      const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+      const { model, validators, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
       expect(diagnostics).toEqual([]);
-      const findings = await checkProject(model!, dir);
+      const findings = await checkProject(model!, validators!, dir);
       expect(findings.length === 0).toBe(name === 'clean');
       const expected = path.join(fixtures, name);
       await expect(formatFindingsText(findings, PLAIN, { diff: true })).toMatchFileSnapshot(path.join(expected, 'report.txt'));
@@ -98,10 +99,25 @@ describe('toolspec check (built CLI, end to end)', () => {
   });
 });
 
+describe('toolspec check --format github', () => {
+  it('escapes what an invalid spec says: a key with a newline cannot start a workflow command of its own', async () => {
+    const dir = tempProject({
+      'toolspec.yaml': 'toolspec: 1\nserver: { name: s, version: 1.0.0 }\ntools:\n  - name: x\n    description: X.\n    inputSchema: { type: object }\n    "a\\n::warning file=x::injected, 100%": 1\n',
+    });
+    cleanups.push(dir.cleanup);
+    const run = await runMain(['check', '--format', 'github'], dir.dir);
+    expect(run.code).toBe(2);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^::error file=toolspec\.yaml,line=7,col=\d+,title=toolspec TS\d+::/);
+    expect(run.stdout).toContain('%0A::warning file=x::injected, 100%25');
+  });
+});
+
 describe('toolspec check and generate with the local cache of the last generate', () => {
   it('skips regenerating when nothing changed, and notices any change to a spec, generated or handler file', async () => {
     const dir = await baseProject();
-    expect(runCli(['generate'], dir).stdout).toMatch(/16 files, 0 written, 16 unchanged — 3 tools in \d+ ms\n/);
+    expect(runCli(['generate'], dir).stdout).toMatch(/17 files, 0 written, 17 unchanged — 3 tools in \d+ ms\n/);
     // The state of that generate is cached: the next one has nothing to do.
     expect(runCli(['generate'], dir).stdout).toContain('(nothing changed since the last generate)');
     expect(runCli(['check'], dir).code).toBe(0);
@@ -111,7 +127,7 @@ describe('toolspec check and generate with the local cache of the last generate'
     const edited = runCli(['check'], dir);
     expect(edited.code).toBe(1);
     expect(edited.stdout).toContain('src/generated/tools.ts:');
-    expect(runCli(['generate'], dir).stdout).toMatch(/1 written, 15 unchanged/);
+    expect(runCli(['generate'], dir).stdout).toMatch(/1 written, 16 unchanged/);
 
     // A spec edit too.
     edit(dir, 'toolspec.yaml', 'description: Add a note.', 'description: Add a note to the list.');

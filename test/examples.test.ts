@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkProject } from '../src/check/check.js';
 import { generate } from '../src/emit/generate.js';
 import { loadModel } from '../src/spec.js';
+import { generateSpec, loadOk } from './helpers/generate.js';
 import { writeOutput } from '../src/write.js';
 import { repoRoot } from './helpers/cli.js';
 import { scratchCopy } from './helpers/project.js';
@@ -122,9 +123,9 @@ async function runExamples(from: string, name: string, edit: (dir: string) => vo
   cleanups.push(p.cleanup);
   fs.copyFileSync(path.join(repoRoot, 'templates/init/vitest.config.ts'), path.join(p.dir, 'vitest.config.ts'));
   edit(p.dir);
-  const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: p.dir });
+  const { model, validators, diagnostics } = loadModel('toolspec.yaml', { cwd: p.dir });
   expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  writeOutput(model!.rootDir, model!.options, await generate(model!));
+  writeOutput(model!.rootDir, model!.options, await generate(model!, validators!));
   const out = path.join(p.dir, 'results.json');
   // The child is a vitest of its own, not a worker of this one.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS'));
@@ -266,29 +267,30 @@ describe('generate and check', () => {
   it('the drift check holds examples.test.ts to the spec like any generated file', async () => {
     const p = scratchCopy(path.join(repoRoot, 'specs/todo'), 'examples-check');
     cleanups.push(p.cleanup);
-    const load = () => loadModel('toolspec.yaml', { cwd: p.dir }).model!;
-    writeOutput(p.dir, load().options, await generate(load()));
-    expect(await checkProject(load(), p.dir)).toEqual([]);
+    const load = () => loadOk('toolspec.yaml', p.dir);
+    const check = () => checkProject(load().model, load().validators, p.dir);
+    writeOutput(p.dir, load().model.options, await generateSpec('toolspec.yaml', p.dir));
+    expect(await check()).toEqual([]);
 
     edit(p.dir, 'toolspec.yaml', 'expect: { text: "Done: #1 Buy milk" }', 'expect: { text: "Done: #1 Buy bread" }');
-    const stale = await checkProject(load(), p.dir);
+    const stale = await check();
     expect(stale.map((f) => `${f.kind} ${f.file}`)).toEqual(['stale-file src/generated/examples.test.ts']);
     expect(stale[0]!.diff).toContain('+  [\'complete_item\', \'completes an item\', \'{"arguments":{"id":1},"expect":{"text":"Done: #1 Buy bread"}}\'],');
 
     // Without examples the file is not generated any more: check wants it gone, generate removes it.
     const spec = path.join(p.dir, 'toolspec.yaml');
     fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace(/\n {4}(?:# .*\n {4})?examples:\n(?: {6}.*\n)+/g, '\n'));
-    expect(load().tools.every((t) => t.examples.length === 0)).toBe(true);
-    expect((await checkProject(load(), p.dir)).map((f) => `${f.kind} ${f.file}`)).toEqual(['extra-file src/generated/examples.test.ts']);
-    writeOutput(p.dir, load().options, await generate(load()));
+    expect(load().model.tools.every((t) => t.examples.length === 0)).toBe(true);
+    expect((await check()).map((f) => `${f.kind} ${f.file}`)).toEqual(['extra-file src/generated/examples.test.ts']);
+    writeOutput(p.dir, load().model.options, await generateSpec('toolspec.yaml', p.dir));
     expect(fs.existsSync(path.join(p.dir, 'src/generated/examples.test.ts'))).toBe(false);
   });
 
   it('writes examples.test.ts only for a spec with examples', async () => {
     const p = tempProject({ 'toolspec.yaml': `${HEAD}  - name: x\n    description: Do x.\n    inputSchema: { type: object }\n` });
     cleanups.push(p.cleanup);
-    const { model } = loadModel('toolspec.yaml', { cwd: p.dir });
-    const files = await generate(model!);
+    const { model, validators } = loadModel('toolspec.yaml', { cwd: p.dir });
+    const files = await generate(model!, validators!);
     expect(files.some((f) => f.path.endsWith('examples.test.ts'))).toBe(false);
     expect(files.some((f) => f.path.endsWith('registry.ts'))).toBe(true);
   });
@@ -297,9 +299,9 @@ describe('generate and check', () => {
     const spec = `${HEAD}  - name: x\n    description: Do x.\n    inputSchema: { type: object }\n    examples:\n      - arguments: {}\n`;
     const p = tempProject({ 'toolspec.yaml': spec, 'off.yaml': spec.replace('tools:', 'options: { contractTests: false }\ntools:') });
     cleanups.push(p.cleanup);
-    const on = await generate(loadModel('toolspec.yaml', { cwd: p.dir }).model!);
+    const on = await generateSpec('toolspec.yaml', p.dir);
     expect(on.some((f) => f.path.endsWith('examples.test.ts'))).toBe(true);
-    const off = await generate(loadModel('off.yaml', { cwd: p.dir }).model!);
+    const off = await generateSpec('off.yaml', p.dir);
     expect(off.some((f) => f.path.endsWith('examples.test.ts'))).toBe(false);
   });
 });

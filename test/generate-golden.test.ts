@@ -4,6 +4,7 @@
  * diff. Every golden output is then type-checked in one program with the real compiler under strict settings.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatTypeScript } from '../src/emit/format.js';
@@ -32,9 +33,9 @@ function listFiles(dir: string): string[] {
 describe('generate: golden outputs', () => {
   for (const [name, spec] of Object.entries(CASES)) {
     it(name, async () => {
-      const { model, diagnostics } = loadModel(spec, { cwd: repoRoot });
+      const { model, validators, diagnostics } = loadModel(spec, { cwd: repoRoot });
       expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-      const files = await generate(model!);
+      const files = await generate(model!, validators!);
       const expectedDir = path.join(goldens, name, 'expected');
       for (const f of files) await expect(f.contents).toMatchFileSnapshot(path.join(expectedDir, f.path));
       // Emitters write prettier's shape without running it: every TypeScript file but the machine-made ones must be
@@ -48,13 +49,83 @@ describe('generate: golden outputs', () => {
     });
   }
 
-  it('gives the same bytes twice and does not mutate the model', async () => {
-    const { model } = loadModel(CASES.docs!, { cwd: repoRoot });
+  it('gives the same bytes twice, and for a clone of the model, and does not mutate the model', async () => {
+    const { model, validators } = loadModel(CASES.docs!, { cwd: repoRoot });
     const before = structuredClone(model);
-    const first = await generate(model!);
-    const second = await generate(model!);
+    const first = await generate(model!, validators!);
+    const second = await generate(model!, validators!);
     expect(second).toEqual(first);
+    expect(await generate(structuredClone(model!), structuredClone(validators!))).toEqual(first);
+    // Loaded again (a fresh set of ajv instances, the same spec): the same bytes.
+    const again = loadModel(CASES.docs!, { cwd: repoRoot });
+    expect(await generate(again.model!, again.validators!)).toEqual(first);
     expect(model).toEqual(before);
+  });
+
+  describe('a change to one tool stays in that tool\'s output', () => {
+    const spec = (defaultOfA: boolean, maxOfB: number, descriptionOfC: string) => `toolspec: 1
+server: { name: s, version: 1.0.0 }
+tools:
+  - name: tool_a
+    description: A.
+    inputSchema:
+      type: object
+      properties:
+        mode: { type: string, enum: [fast, slow]${defaultOfA ? ', default: fast' : ''} }
+        when: { type: string, format: date }
+  - name: tool_b
+    description: B.
+    inputSchema:
+      type: object
+      properties:
+        text: { type: string, maxLength: ${maxOfB}, pattern: "^[a-z]+$" }
+        tags: { type: array, items: { type: string, format: email }, uniqueItems: true }
+  - name: tool_c
+    description: C.
+    inputSchema:
+      type: object
+      properties:
+        q: { type: string, description: ${JSON.stringify(descriptionOfC)}, format: date }
+      required: [q]
+    outputSchema:
+      type: object
+      properties:
+        n: { type: integer, description: ${JSON.stringify(descriptionOfC)} }
+`;
+    const validatorsOf = async (text: string) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-locality-'));
+      try {
+        fs.writeFileSync(path.join(dir, 'toolspec.yaml'), text);
+        const { model, validators, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+        expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+        const file = (await generate(model!, validators!)).find((f) => f.path.endsWith('/validators.ts'))!;
+        // Each export with its doc comment, by the tool it belongs to.
+        const byTool: Record<string, string> = {};
+        for (const part of file.contents.split(/\n\n(?=\/\*\* )/)) {
+          const tool = /^\/\*\* (\S+?):/.exec(part)?.[1] ?? '(head)';
+          byTool[tool] = (byTool[tool] ?? '') + part;
+        }
+        return byTool;
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    };
+
+    it('removing one default changes only that tool\'s validator', async () => {
+      const base = await validatorsOf(spec(true, 10, 'The query'));
+      const changed = await validatorsOf(spec(false, 10, 'The query'));
+      expect(Object.keys(changed)).toEqual(['(head)', 'tool_a', 'tool_b', 'tool_c']);
+      expect(changed['tool_a']).not.toBe(base['tool_a']);
+      for (const k of ['(head)', 'tool_b', 'tool_c']) expect(changed[k], k).toBe(base[k]);
+    });
+
+    it('a bound changes only its tool\'s validator; a description changes none', async () => {
+      const base = await validatorsOf(spec(true, 10, 'The query'));
+      const bound = await validatorsOf(spec(true, 11, 'The query'));
+      expect(bound['tool_b']).not.toBe(base['tool_b']);
+      for (const k of ['(head)', 'tool_a', 'tool_c']) expect(bound[k], k).toBe(base[k]);
+      expect(await validatorsOf(spec(true, 10, 'What to look for'))).toEqual(base);
+    });
   });
 
   it('all golden outputs compile under strict TypeScript, in one program', () => {

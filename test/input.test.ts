@@ -147,7 +147,7 @@ describe('accepted forms', () => {
 
 describe('the dispatcher with handlers that ask', () => {
   const tools = [{ name: 'ask', inputSchema: { type: 'object' as const } }];
-  const bindings = new Map([['ask', { input: Object.assign(() => true, { errors: null }) }]]);
+  const bindings = new Map([['ask', { input: Object.assign((_data: unknown): _data is unknown => true, { errors: null }) }]]);
   const make = (handler: AnyHandler, waiting?: { max: number }) =>
     createDispatcher({ tools, bindings, handlers: { ask: handler }, requestStateKey: KEY, onError: () => undefined, ...(waiting ? { waiting } : {}) });
 

@@ -6,7 +6,7 @@
  * regeneration is skipped: the inputs and the generator are unchanged, so the output would be too.
  */
 import { generate } from '../emit/generate.js';
-import type { ServerModel } from '../model.js';
+import type { CompiledValidators, ServerModel } from '../model.js';
 import type { LoadResult } from '../spec.js';
 import { saveState, stateFor } from '../state.js';
 import type { Finding } from './findings.js';
@@ -16,8 +16,11 @@ import { subjectOf } from './subject.js';
 
 
 /** The full check, from a loaded spec. Saves the state when the generated files turn out current. */
-export async function checkProject(model: ServerModel, cwd: string, inputs?: LoadResult['inputs'], specPath?: string): Promise<Finding[]> {
-  const files = await generate(model);
+export async function checkProject(
+  model: ServerModel,
+  validators: CompiledValidators,
+  cwd: string, inputs?: LoadResult['inputs'], specPath?: string): Promise<Finding[]> {
+  const files = await generate(model, validators);
   const generated = checkGenerated(model, files, cwd);
   const subject = subjectOf(model);
   if (!generated.length && inputs && specPath) {

@@ -127,7 +127,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     return { code: 1, stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`, stderr: notes, notes, failure, json, inputs, outputDirs };
   }
 
-  const files = await (await generator()).generate(model);
+  const files = await (await generator()).generate(model, result.validators!);
   const report = writeOutput(model.rootDir, model.options, files);
   const subject = (await import('../check/subject.js')).subjectOf(model);
   saveState(specPath, stateFor({ ...subject, inputs: result.inputs, files, tools: subject.tools }));

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
 import { handlerFileName } from '../names.js';
-import { assignment, commentLine, key, PRINT_WIDTH, tsStr } from './text.js';
+import { assignment, PRINT_WIDTH } from './layout.js';
+import { commentLine, key, tsStr } from './text.js';
 import { mcpHeaderDeclarations } from '../validate/mcp-header.js';
 import { validatorNames } from './validators.js';
 
@@ -14,7 +15,7 @@ export function emitTools(model: ServerModel): string {
   const { instructions, ...info } = model.server;
   const rows = model.tools.map((t) => {
     const n = v.get(t.name)!;
-    const binding = `{ input: v.${n.input} as Validator${n.output ? `, output: v.${n.output} as Validator` : ''} }`;
+    const binding = `{ input: v.${n.input}${n.output ? `, output: v.${n.output}` : ''} }`;
     const pad = '        ';
     const one = `${pad}[${tsStr(t.name)}, ${binding}],`;
     return one.length <= PRINT_WIDTH ? one : `${pad}[\n${pad}  ${tsStr(t.name)},\n${pad}  ${binding},\n${pad}],`;
@@ -26,7 +27,7 @@ export function emitTools(model: ServerModel): string {
       : `export const serverInfo: Implementation = JSON.parse(\n  ${infoJson},\n) as Implementation;`;
   const { ttlMs, scope } = model.options.cache;
   return `import type { CacheHint, Implementation } from '@modelcontextprotocol/server';
-import type { ToolBinding, Validator } from './dispatcher.js';
+import type { ToolBinding } from './dispatcher.js';
 import type { McpParamHeader } from './web.js';
 
 export { toolNames, tools } from './manifest.js';

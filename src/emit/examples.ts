@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import type { ServerModel } from '../model.js';
-import { fitOrBreak, tsStr } from './text.js';
+import { fitOrBreak } from './layout.js';
+import { tsStr } from './text.js';
 
 /** Whether the spec has any example, and so an examples.test.ts. */
 export function hasExamples(model: ServerModel): boolean {

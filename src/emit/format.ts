@@ -2,7 +2,7 @@
  * Formatting, in memory, with the pinned prettier and pinned options, before anything is compared or written.
  */
 import * as prettier from 'prettier';
-import { PRINT_WIDTH } from './text.js';
+import { PRINT_WIDTH } from './layout.js';
 
 export const PRETTIER_OPTIONS: prettier.Options = {
   parser: 'typescript',

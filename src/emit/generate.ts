@@ -1,9 +1,9 @@
 /**
- * generate(model) → the files toolspec owns and the handler stubs it would create. Pure: no disk writes, no
- * console; the same model gives the same bytes.
+ * generate(model, validators) → the files toolspec owns and the handler stubs it would create. Pure: no disk
+ * writes, no console; the same model and validators (the loader's, see loadModel) give the same bytes.
  */
 import path from 'node:path';
-import type { ServerModel } from '../model.js';
+import type { CompiledValidators, ServerModel } from '../model.js';
 import { emitRegistry, emitTools, handlerFileName } from './bindings.js';
 import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';
@@ -25,7 +25,7 @@ export interface OutputFile {
   tool?: string;
 }
 
-export async function generate(model: ServerModel): Promise<OutputFile[]> {
+export async function generate(model: ServerModel, validators: CompiledValidators): Promise<OutputFile[]> {
   const dir = model.options.generatedDir;
   const specName = path.posix.basename(model.specFile);
   const head = header(specName);
@@ -54,8 +54,10 @@ export async function generate(model: ServerModel): Promise<OutputFile[]> {
     ...STATIC_FILES.map((name) => plain(name, readTemplate(name))),
   ]);
   // Machine-made code, deterministic already: formatting it would only cost time.
-  files.push({ path: `${dir}/validators.ts`, contents: normalizeText(head + emitValidators(model)), kind: 'generated' });
+  files.push({ path: `${dir}/validators.ts`, contents: normalizeText(head + emitValidators(model, validators)), kind: 'generated' });
   files.push({ path: `${dir}/manifest.json`, contents: emitManifestJson(model), kind: 'generated' });
+  // Code review tools (GitHub's linguist) fold this folder's files in pull requests: nobody reviews them by hand.
+  files.push({ path: `${dir}/.gitattributes`, contents: `${header(specName, '#')}* linguist-generated=true\n`, kind: 'generated' });
   for (const tool of model.tools) {
     const file = `${model.options.handlersDir}/${handlerFileName(tool)}`;
     // Written in prettier's shape already (a golden test holds them to it): formatting 500 stubs would take seconds.

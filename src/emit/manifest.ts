@@ -4,8 +4,9 @@
  */
 import type { SchemaModel, ServerModel, ToolDefinition } from '../model.js';
 import type { Options } from '../options.js';
-import { inlineRefs } from './schema-forms.js';
-import { fitOrBreak, tsStr } from './text.js';
+import { inlineRefs } from '../schema/forms.js';
+import { fitOrBreak } from './layout.js';
+import { tsStr } from './text.js';
 
 export function clientSchema(schema: SchemaModel, options: Options): Record<string, unknown> {
   return options.refs === 'inline' ? inlineRefs(schema.schema) : schema.schema;

@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
-import { commentBody, PRINT_WIDTH, tsStr } from './text.js';
+import { PRINT_WIDTH } from './layout.js';
+import { commentBody, tsStr } from './text.js';
 
 export function emitStub(model: ServerModel, tool: ToolModel, file: string): string {
   const gen = path.posix.relative(path.posix.dirname(file), model.options.generatedDir);

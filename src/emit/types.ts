@@ -6,7 +6,8 @@ import { compile } from 'json-schema-to-typescript';
 import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../names.js';
 import { isObject, walkSchema } from '../validate/keywords.js';
-import { mapChildren, pointerToken } from './schema-forms.js';
+import { mapChildren, pointerToken } from '../schema/forms.js';
+import { indentByNesting } from './layout.js';
 import { visibleControls } from './text.js';
 
 type Schema = Record<string, unknown>;
@@ -130,7 +131,7 @@ export async function emitTypes(model: ServerModel): Promise<string> {
     .replace(/^ \* This (?:interface|type) was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "[^\n]*"\.\n/gm, '')
     .replace(/^\/\*\*\n \*\/\n/gm, '')
     .replace(INHERITED_BACK, (_m, name: string) => (name === '__proto__' ? '"__proto__"' : name));
-  const body = indent(cleaned)
+  const body = indentByNesting(cleaned)
     .replace(/\{\n\s*\n\s*\}/g, '{}')
     .replace(/^(\}.*)\n(?=\S)/gm, '$1\n\n');
   return `${body.trimEnd()}\n\n${aliases.join('\n')}`;
@@ -196,24 +197,6 @@ async function typesWithout(
     const all = Object.fromEntries(Object.entries(defs).filter(([k]) => !shared.has(k)));
     return typesOf(loosen(keysOf.keys(), all));
   }
-}
-
-/**
- * json-schema-to-typescript without its prettier pass writes one member per line, unindented: indent by nesting.
- * A line that ends in "{" or "[" opens a level; one that starts with "}" or "]" closes it.
- */
-function indent(code: string): string {
-  let depth = 0;
-  return code
-    .split('\n')
-    .map((raw) => {
-      const line = raw.trim();
-      if (/^[}\]]/.test(line)) depth = Math.max(0, depth - 1);
-      const out = line ? '  '.repeat(depth) + (line.startsWith('*') ? ` ${line}` : line) : '';
-      if (/[{[(]$/.test(line)) depth++;
-      return out;
-    })
-    .join('\n');
 }
 
 /** A schema as json-schema-to-typescript should read it: refs renamed, titles and ids dropped, 2020-12 tuples as draft-07. */

@@ -1,17 +1,25 @@
 /**
- * The ajv instances that judge tool schemas, strict, with formats: one per dialect and kind (inputs are compiled
- * with useDefaults, outputs without). Schemas are compiled once, here, with their source kept: generate turns the
- * same compiled validators into standalone code instead of compiling again. Strict-mode warnings that ajv would
- * print are captured, so they become diagnostics with positions.
+ * ajv, in one place: one options factory for every instance toolspec makes. Two kinds of instance exist:
+ *
+ * - **export** instances, one per tool schema, fresh: the schema (annotations left out) is compiled there and its
+ *   standalone code taken at once, so the code of one schema depends on that schema alone — never on which schemas
+ *   were compiled before it, nor on later scratch compiles. The code is the loader's artefact that generate emits.
+ * - **judge** instances, one per dialect and kind per load: the meta-schema check and scratch compiles (defaults,
+ *   example expectations), none of which reach the generated code.
+ *
+ * Strict-mode warnings that ajv would print are captured, so they become diagnostics with positions.
  */
 import Ajv, { _, type Options, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
+import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormats from 'ajv-formats';
+import type { SchemaKind, ValidatorCode } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
-import type { Dialect } from './keywords.js';
+import { mapChildren } from '../schema/forms.js';
+import { isObject, type Dialect } from './keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
-export type SchemaKind = 'input' | 'output';
+export type { SchemaKind } from '../model.js';
 
 let captured: string[] | undefined;
 
@@ -22,19 +30,15 @@ const logger = {
 };
 
 /**
- * What the generated validators do, wherever they are compiled. Arguments named like inherited members
- * (`constructor`, `toString`, …) are handled by renaming (inherited.ts), which is all JSON data needs; ajv's
- * `ownProperties` would cost every call on every schema (measured ~1.5 µs on the benchmark's calls) for nothing more.
+ * Every ajv instance's options. What the generated validators do is decided here, for the loader's checks and the
+ * emitted code alike. Arguments named like inherited members (`constructor`, `toString`, …) are handled by renaming
+ * (inherited.ts), which is all JSON data needs; ajv's `ownProperties` would cost every call on every schema
+ * (measured ~1.5 µs on the benchmark's calls) for nothing more.
  */
-export const VALIDATION_OPTIONS = {
-  allowUnionTypes: true,
-  allErrors: true,
-  code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
-} as const satisfies Options;
-
-function options(kind: SchemaKind): Options {
+export function ajvOptions(kind: SchemaKind, purpose: 'judge' | 'export'): Options {
   return {
-    ...VALIDATION_OPTIONS,
+    allowUnionTypes: true,
+    allErrors: true,
     strict: true,
     // Unknown keywords and formats are found before ajv sees a schema; what is left here (e.g. a default where
     // it cannot be applied) is worth a warning, not a refusal.
@@ -46,48 +50,72 @@ function options(kind: SchemaKind): Options {
     // The meta-schema is checked explicitly first, with positions; compile need not check it again.
     validateSchema: false,
     logger,
+    ...(purpose === 'export'
+      ? // No meta-schemas (a judge instance checks against them); code kept for standalone output, a statement a line.
+        { meta: false, code: { source: true, lines: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } }
+      : {}),
   };
 }
 
-/** A compiled schema: its instance (for standalone code) and the key it was added under. */
-export interface Compiled {
+function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export'): AnyAjv {
+  const options = ajvOptions(kind, purpose);
+  const ajv = dialect === '2020-12' ? new Ajv2020.default(options) : new Ajv.default(options);
+  addFormats.default(ajv);
+  // ajv resolves "#name" refs to $anchor itself, but its strict mode calls the keyword unknown.
+  if (dialect === '2020-12') ajv.addKeyword({ keyword: '$anchor', schemaType: 'string' });
+  return ajv;
+}
+
+/** The judge instances of one load: created per load, so that nothing compiled outlives the model it belongs to. */
+export class AjvSet {
+  readonly #instances = new Map<string, AnyAjv>();
+
+  get(dialect: Dialect, kind: SchemaKind): AnyAjv {
+    const id = `${dialect}:${kind}`;
+    let ajv = this.#instances.get(id);
+    if (!ajv) this.#instances.set(id, (ajv = newAjv(dialect, kind, 'judge')));
+    return ajv;
+  }
+}
+
+/** A schema compiled for export: its validator (for the loader's checks) and its standalone code (for generate). */
+export interface CompiledSchema {
+  /** Its own instance, for scratch compiles of fragments after the code was taken. */
   ajv: AnyAjv;
   key: string;
   /** Guarded when the schema uses inherited property names (see inherited.ts). */
   validate: ValidateFunction;
   /** Property names the schema shares with Object.prototype: the generated validator needs guardInherited. */
   inherited: string[];
+  code: ValidatorCode;
+  /** What ajv logged while compiling (strict-mode warnings). */
+  warnings: string[];
 }
 
-/** The instances of one load: created per load, so that nothing compiled outlives the model it belongs to. */
-export class AjvSet {
-  readonly #instances = new Map<string, AnyAjv>();
-  #next = 0;
+const KEY = 'toolspec';
 
-  get(dialect: Dialect, kind: SchemaKind): AnyAjv {
-    const id = `${dialect}:${kind}`;
-    let ajv = this.#instances.get(id);
-    if (!ajv) {
-      ajv = dialect === '2020-12' ? new Ajv2020.default(options(kind)) : new Ajv.default(options(kind));
-      addFormats.default(ajv);
-      // ajv resolves "#name" refs to $anchor itself, but its strict mode calls the keyword unknown.
-      if (dialect === '2020-12') ajv.addKeyword({ keyword: '$anchor', schemaType: 'string' });
-      this.#instances.set(id, ajv);
-    }
-    return ajv;
-  }
+/** Compiles `schema` ($schema and $id already left out) in an instance of its own and takes its standalone code. */
+export function compileSchema(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind): CompiledSchema {
+  const ajv = newAjv(dialect, kind, 'export');
+  const bare = withoutAnnotations(schema) as Record<string, unknown>;
+  const inherited = inheritedNames(bare);
+  const { result, warnings } = captureWarnings(() => {
+    ajv.addSchema(inherited.length ? (renameInherited(bare, new Set(inherited)) as object) : bare, KEY);
+    return ajv.getSchema(KEY)!;
+  });
+  const source = standaloneCode.default(ajv, result);
+  const validate = inherited.length ? guardInherited(result, inherited) : result;
+  return { ajv, key: KEY, validate, inherited, code: { source, inherited, kind }, warnings };
+}
 
-  /** Adds and compiles a schema under a key of its own; returns the warnings ajv logged meanwhile. */
-  compile(ajv: AnyAjv, schema: object): { compiled: Compiled; warnings: string[] } {
-    const key = `toolspec:${this.#next++}`;
-    const inherited = inheritedNames(schema);
-    const { result, warnings } = captureWarnings(() => {
-      ajv.addSchema(inherited.length ? (renameInherited(schema, new Set(inherited)) as object) : schema, key);
-      return ajv.getSchema(key)!;
-    });
-    const validate = inherited.length ? guardInherited(result, inherited) : result;
-    return { compiled: { ajv, key, validate, inherited }, warnings };
-  }
+/** Keywords that validate nothing; the generated code leaves them out, so editing one changes no validator. */
+const ANNOTATIONS = new Set(['title', 'description', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
+
+/** The schema without annotations and extension keywords (x-…), in every subschema; values (const, enum, default) kept whole. */
+export function withoutAnnotations(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const kept = Object.fromEntries(Object.entries(schema).filter(([k]) => !ANNOTATIONS.has(k) && !k.startsWith('x-')));
+  return mapChildren(kept, withoutAnnotations);
 }
 
 /** Runs `fn` and returns what ajv logged meanwhile. */
@@ -101,6 +129,3 @@ export function captureWarnings<T>(fn: () => T): { result: T; warnings: string[]
     captured = prev;
   }
 }
-
-/** Compiled validators by the schema model they belong to (generate reads them; the model stays plain data). */
-export const compiledSchemas = new WeakMap<object, Compiled>();

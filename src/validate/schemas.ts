@@ -6,7 +6,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../suggest.js';
-import type { AjvSet, AnyAjv, Compiled } from './ajv.js';
+import { compileSchema, type AjvSet, type AnyAjv, type CompiledSchema } from './ajv.js';
 import {
   DIALECT_URIS,
   FORMATS,
@@ -36,7 +36,8 @@ export interface CheckedSchema {
   /** Names under $defs that were bundled from the spec's shared $defs (the rest are the schema's own). */
   sharedDefs: string[];
   validate: ValidateFunction;
-  compiled: Compiled;
+  /** Compiled in an instance of its own: the validator and its standalone code. */
+  compiled: CompiledSchema;
 }
 
 const TYPE_ALIASES: Record<string, string> = {
@@ -207,11 +208,10 @@ export function checkToolSchema(
   }
 
   // ajv in strict mode is the final word; its warnings keep their positions.
-  let compiled: Compiled;
+  let compiled: CompiledSchema;
   try {
-    const { compiled: c, warnings } = ajvs.compile(ajv, forAjv);
-    compiled = c;
-    for (const w of warnings) {
+    compiled = compileSchema(forAjv, dialect, which === 'inputSchema' ? 'input' : 'output');
+    for (const w of compiled.warnings) {
       const d = strictWarning(w, bundled, locate);
       if (d) diags.add(d);
     }

@@ -5,16 +5,39 @@
  */
 import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import type { RawDef, RawTool } from '../load/load.js';
-import type { SchemaModel, ToolDefinition, ToolModel } from '../model.js';
+import type { CompiledValidators, SchemaModel, ToolDefinition, ToolModel, ValidatorCode } from '../model.js';
+import { inlineRefs } from '../schema/forms.js';
 import { checkTimeout } from '../duration.js';
 import { handlerFileName, pascalCase } from '../names.js';
-import { AjvSet, compiledSchemas } from './ajv.js';
+import { AjvSet, compileSchema } from './ajv.js';
 import { checkExamples } from './examples.js';
 import { checkToolSchema, type CheckedSchema } from './schemas.js';
 
 const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
-export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, RawDef>, diags: Diagnostics, ajvs = new AjvSet()): ToolModel[] {
+export interface CheckedTools {
+  tools: ToolModel[];
+  /** Each tool's compiled validators, for generate. */
+  validators: CompiledValidators;
+}
+
+/**
+ * The spec's tools, checked. `refs` is the spec's `options.refs`: with `inline`, the validators are compiled from
+ * the schema as clients receive it (refs inlined), as the manifest sends it.
+ */
+export function checkTools(
+  tools: readonly RawTool[],
+  defs: ReadonlyMap<string, RawDef>,
+  diags: Diagnostics,
+  refs: 'bundle' | 'inline' = 'bundle',
+  ajvs = new AjvSet(),
+): CheckedTools {
+  const validators = new Map<string, { input: ValidatorCode; output?: ValidatorCode }>();
+  const code = (c: CheckedSchema): ValidatorCode => {
+    if (refs === 'bundle') return c.compiled.code;
+    const { $schema: _dialect, $id: _id, ...rest } = inlineRefs(c.schema);
+    return compileSchema(rest, c.dialect, c.compiled.code.kind).code;
+  };
   const byName = new Map<string, RawTool>();
   const byTypeName = new Map<string, RawTool>();
   const byFileName = new Map<string, RawTool>(); // lower-cased: handler files must differ on any file system
@@ -83,6 +106,7 @@ export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, 
 
     if (name === undefined || typeName === undefined || !input || (v['outputSchema'] !== undefined && !output)) continue;
     const pos = at([]);
+    validators.set(name, { input: code(input), ...(output ? { output: code(output) } : {}) });
     models.push({
       name,
       typeName,
@@ -94,13 +118,11 @@ export function checkTools(tools: readonly RawTool[], defs: ReadonlyMap<string, 
       source: { file: pos.file, line: pos.line, column: pos.column },
     });
   }
-  return models;
+  return { tools: models, validators };
 }
 
 function schemaModel(c: CheckedSchema): SchemaModel {
-  const model = { schema: c.schema, dialect: c.dialect, sharedDefs: c.sharedDefs };
-  compiledSchemas.set(model, c.compiled);
-  return model;
+  return { schema: c.schema, dialect: c.dialect, sharedDefs: c.sharedDefs };
 }
 
 /** The tools/list entry: MCP's field order, only the fields the author gave. */

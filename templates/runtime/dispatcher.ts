@@ -18,9 +18,9 @@ import {
 import { createContext, isModern, type Connection, type ToolContext } from './context.js';
 import { InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
 
-/** A precompiled validator, as ajv's standalone code exports it. */
-export interface Validator {
-  (data: unknown): boolean;
+/** A precompiled validator, as ajv's standalone code exports it: true when `data` is a `T` (defaults filled in). */
+export interface Validator<T = unknown> {
+  (data: unknown): data is T;
   errors?: ValidationError[] | null;
 }
 
@@ -44,10 +44,10 @@ export interface ToolBinding {
  * names (toolspec's generator renamed them). Those keys are renamed in the arguments for the check and back after
  * it, so `args.toString` is the argument (or its default); outputs are checked on a copy.
  */
-export function guardInherited(validate: Validator, names: readonly string[], copy: boolean): Validator {
+export function guardInherited<T>(validate: Validator<T>, names: readonly string[], copy: boolean): Validator<T> {
   const to = new Map(names.map((n) => [n, `__toolspec_${n}__`]));
   const back = new Map(names.map((n) => [`__toolspec_${n}__`, n]));
-  const guarded: Validator = (data) => {
+  const guarded: Validator<T> = (data): data is T => {
     const subject = copy ? structuredClone(data) : data;
     renameKeys(subject, to);
     try {

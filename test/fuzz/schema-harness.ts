@@ -53,7 +53,7 @@ export interface Prepared {
 export async function prepare(dir: string): Promise<Prepared> {
   const text = fs.readFileSync(path.join(dir, SPEC_FILE), 'utf8');
   const spec = parseYaml(text) as Record<string, unknown>;
-  const { model, diagnostics } = loadModel(SPEC_FILE, { cwd: dir });
+  const { model, validators, diagnostics } = loadModel(SPEC_FILE, { cwd: dir });
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length || !model) {
     return {
@@ -65,7 +65,7 @@ export async function prepare(dir: string): Promise<Prepared> {
     };
   }
   try {
-    writeOutput(dir, model.options, await generate(model));
+    writeOutput(dir, model.options, await generate(model, validators!));
   } catch (e) {
     return {
       dir,
