@@ -152,7 +152,7 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
       result = await generateCommand({ spec: input.spec, cwd: input.cwd, format: input.format, style: input.style ?? PLAIN });
     } catch (e) {
       // What would end `toolspec generate` (a refused write, a bug) ends this run only.
-      const user = e instanceof UserError ? e : fileSystemError(e);
+      const user = e instanceof UserError ? e : fileSystemError(e, input.cwd);
       problem = user
         ? user.message
         : `internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;

@@ -8,13 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { diffCommand } from '../src/diff/command.js';
+import { diffCommand } from '../src/commands/diff.js';
 import { formatDiffGithub, formatDiffJson, formatDiffText } from '../src/diff/report.js';
 import { formatPath, RULE_IDS, type Change } from '../src/diff/rules.js';
 import { diffServers } from '../src/diff/tools.js';
 import { PLAIN } from '../src/report.js';
 import { loadModel } from '../src/spec.js';
-import { repoRoot, runCli } from './helpers/cli.js';
+import { repoRoot, runMain } from './helpers/cli.js';
 import { scratchCopy } from './helpers/project.js';
 import { tempProject } from './helpers/tmp.js';
 
@@ -58,7 +58,7 @@ describe('toolspec diff: every rule, both directions', () => {
   const p = tempProject({});
   cleanups.push(p.cleanup);
   CASES.forEach((c, i) => {
-    it(c.name, () => {
+    it(c.name, async () => {
       fs.writeFileSync(path.join(p.dir, `old-${i}.yaml`), specText(c.old));
       fs.writeFileSync(path.join(p.dir, `new-${i}.yaml`), specText(c.new));
       const before = load(p.dir, `old-${i}.yaml`);
@@ -70,17 +70,17 @@ describe('toolspec diff: every rule, both directions', () => {
     });
   });
 
-  it('covers every rule', () => {
+  it('covers every rule', async () => {
     const seen = new Set(CASES.flatMap((c) => [...c.forward, ...c.reverse]).map((s) => s.split(' ')[0]));
     expect(RULE_IDS.filter((r) => !seen.has(r))).toEqual([]);
   });
 
-  it('the README documents every rule', () => {
+  it('the README documents every rule', async () => {
     const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
     expect(RULE_IDS.filter((r) => !readme.includes(`\`${r}\``))).toEqual([]);
   });
 
-  it('explains a change with the argument it touches and says what it means', () => {
+  it('explains a change with the argument it touches and says what it means', async () => {
     const c = CASES.find((x) => x.name === 'maximum tightened')!;
     fs.writeFileSync(path.join(p.dir, 'a.yaml'), specText(c.old));
     fs.writeFileSync(path.join(p.dir, 'b.yaml'), specText(c.new));
@@ -94,7 +94,7 @@ describe('toolspec diff: every rule, both directions', () => {
     });
   });
 
-  it('does not mutate the models it compares, and gives the same changes twice', () => {
+  it('does not mutate the models it compares, and gives the same changes twice', async () => {
     const c = CASES.find((x) => x.name === 'a recursive $def changed')!;
     fs.writeFileSync(path.join(p.dir, 'r-old.yaml'), specText(c.old));
     fs.writeFileSync(path.join(p.dir, 'r-new.yaml'), specText(c.new));
@@ -148,7 +148,7 @@ describe('toolspec diff: reports on specs/docs', () => {
     expect(json.changes.every((c) => c.file !== undefined && c.line !== undefined)).toBe(true);
   });
 
-  it('formats an empty diff', () => {
+  it('formats an empty diff', async () => {
     const report = { old: 'a.yaml', new: 'b.yaml', changes: [], failed: false };
     expect(formatDiffText(report, PLAIN)).toBe('toolspec diff a.yaml → b.yaml\n\nno changes: a.yaml and b.yaml describe the same tools\n');
     expect(JSON.parse(formatDiffJson(report))).toEqual({
@@ -195,50 +195,50 @@ describe('toolspec diff (built CLI, end to end)', () => {
     return p.dir;
   };
 
-  it('exits 0 without breaking changes, 1 with one, and 1 on prompt changes only under --fail-on prompt', () => {
+  it('exits 0 without breaking changes, 1 with one, and 1 on prompt changes only under --fail-on prompt', async () => {
     const dir = project();
     fs.copyFileSync(path.join(dir, 'toolspec.yaml'), path.join(dir, 'old.yaml'));
-    const same = runCli(['diff', 'old.yaml', 'toolspec.yaml'], dir);
+    const same = await runMain(['diff', 'old.yaml', 'toolspec.yaml'], dir);
     expect(same).toMatchObject({ code: 0, stderr: '' });
     expect(same.stdout).toBe('toolspec diff old.yaml → toolspec.yaml\n\nno changes: old.yaml and toolspec.yaml describe the same tools\n');
 
     fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC.replace('Search the notes.', 'Search the notes by words.'));
-    const prompt = runCli(['diff', 'old.yaml'], dir);
+    const prompt = await runMain(['diff', 'old.yaml'], dir);
     expect(prompt.code).toBe(0);
     expect(prompt.stdout).toContain('Prompt changes (1)\n  DESCRIPTION_CHANGED search description changed\n      Search the notes{+ by words+}.\n');
-    expect(runCli(['diff', 'old.yaml', '--fail-on', 'prompt'], dir).code).toBe(1);
-    expect(runCli(['diff', 'old.yaml', '--fail-on', 'any'], dir).code).toBe(1);
+    expect((await runMain(['diff', 'old.yaml', '--fail-on', 'prompt'], dir)).code).toBe(1);
+    expect((await runMain(['diff', 'old.yaml', '--fail-on', 'any'], dir)).code).toBe(1);
 
     fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC.replace('maximum: 50', 'maximum: 20'));
-    const breaking = runCli(['diff', 'old.yaml'], dir);
+    const breaking = await runMain(['diff', 'old.yaml'], dir);
     expect(breaking.code).toBe(1);
     expect(breaking.stdout).toContain('Breaking changes (1)\n  BOUNDS_TIGHTENED search inputSchema.properties.limit.maximum 50 → 20\n');
-    const github = runCli(['diff', 'old.yaml', '--format', 'github'], dir);
+    const github = await runMain(['diff', 'old.yaml', '--format', 'github'], dir);
     expect(github.stdout.split('\n')[0]).toBe(
       '::error file=toolspec.yaml,line=13,col=54,title=toolspec diff%3A BOUNDS_TIGHTENED::BOUNDS_TIGHTENED search inputSchema.properties.limit.maximum 50 → 20: argument "limit" accepts fewer values: calls that passed before may be rejected',
     );
     // The reverse is compatible.
-    expect(runCli(['diff', 'toolspec.yaml', 'old.yaml'], dir).code).toBe(0);
+    expect((await runMain(['diff', 'toolspec.yaml', 'old.yaml'], dir)).code).toBe(0);
   });
 
-  it('exits 2 on bad input, with a message that says what to do', () => {
+  it('exits 2 on bad input, with a message that says what to do', async () => {
     const dir = project();
-    const none = runCli(['diff'], dir);
+    const none = await runMain(['diff'], dir);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('name the old spec');
-    const missing = runCli(['diff', 'nothing.yaml'], dir);
+    const missing = await runMain(['diff', 'nothing.yaml'], dir);
     expect(missing).toMatchObject({ code: 2, stdout: '' });
     expect(missing.stderr).toContain('cannot find nothing.yaml');
     fs.writeFileSync(path.join(dir, 'bad.yaml'), SPEC.replace('type: integer', 'type: integr'));
-    const bad = runCli(['diff', 'bad.yaml'], dir);
+    const bad = await runMain(['diff', 'bad.yaml'], dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('bad.yaml:13:24 error TS022 unknown type "integr"');
     expect(bad.stderr).toContain('bad.yaml is not a valid spec (1 error)');
-    const json = runCli(['diff', 'bad.yaml', '--format', 'json'], dir);
+    const json = await runMain(['diff', 'bad.yaml', '--format', 'json'], dir);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, diagnostics: [{ code: 'TS022', file: 'bad.yaml' }] });
-    expect(runCli(['diff', 'toolspec.yaml', '--format', 'xml'], dir).code).toBe(2);
-    const notGit = runCli(['diff', '--against', 'HEAD'], dir);
+    expect((await runMain(['diff', 'toolspec.yaml', '--format', 'xml'], dir)).code).toBe(2);
+    const notGit = await runMain(['diff', '--against', 'HEAD'], dir);
     expect(notGit.code).toBe(2);
     expect(notGit.stderr).toContain('is not inside a git repository');
   });
@@ -263,9 +263,9 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
     return p.dir;
   };
 
-  it('--against HEAD reads the spec and its includes at that revision', () => {
+  it('--against HEAD reads the spec and its includes at that revision', async () => {
     const dir = repository();
-    expect(runCli(['diff', '--against', 'HEAD', 'api/toolspec.yaml'], dir)).toMatchObject({ code: 0, stderr: '' });
+    expect(await runMain(['diff', '--against', 'HEAD', 'api/toolspec.yaml'], dir)).toMatchObject({ code: 0, stderr: '' });
     // Change the included file only: the revision's include must be read from the revision, not the working tree.
     fs.writeFileSync(
       path.join(dir, 'api/tools/notes.yaml'),
@@ -274,7 +274,7 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
         '{ text: { type: string }, tag: { type: string } }',
       ),
     );
-    const r = runCli(['diff', '--against', 'HEAD', 'api/toolspec.yaml'], dir);
+    const r = await runMain(['diff', '--against', 'HEAD', 'api/toolspec.yaml'], dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(
@@ -290,12 +290,12 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
       ].join('\n'),
     );
     // From inside the spec's folder, the path is resolved against the repository's top all the same.
-    const inside = runCli(['diff', '--against', 'HEAD', '--format', 'github'], path.join(dir, 'api'));
+    const inside = await runMain(['diff', '--against', 'HEAD', '--format', 'github'], path.join(dir, 'api'));
     expect(inside.code).toBe(1);
     expect(inside.stdout).toMatch(/^::error file=tools\/notes\.yaml,line=\d+,col=\d+,title=toolspec diff%3A ARGUMENT_REQUIRED_ADDED::/);
   });
 
-  it('compares two revisions, a branch, and <rev>:<path>', () => {
+  it('compares two revisions, a branch, and <rev>:<path>', async () => {
     const dir = repository();
     git(dir, 'checkout', '-q', '-b', 'feature');
     fs.writeFileSync(path.join(dir, 'api/toolspec.yaml'), SPEC.replace('readOnlyHint: true', 'readOnlyHint: false'));
@@ -303,40 +303,40 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
     git(dir, 'commit', '-q', '-am', 'change');
     const rules = (stdout: string) => [...stdout.matchAll(/^ {2}([A-Z_]+) /gm)].map((m) => m[1]);
 
-    const branch = runCli(['diff', '--against', 'main', 'api/toolspec.yaml'], dir);
+    const branch = await runMain(['diff', '--against', 'main', 'api/toolspec.yaml'], dir);
     expect(branch.code).toBe(1);
     expect(rules(branch.stdout)).toEqual(['READ_ONLY_HINT_OFF', 'TOOL_REMOVED']);
-    const revs = runCli(['diff', 'HEAD~1', 'HEAD', '--spec', 'api/toolspec.yaml'], dir);
+    const revs = await runMain(['diff', 'HEAD~1', 'HEAD', '--spec', 'api/toolspec.yaml'], dir);
     expect(revs.stdout).toBe(
       branch.stdout.replace(/main:api\/toolspec\.yaml/g, 'HEAD~1:api/toolspec.yaml').replace('→ api/toolspec.yaml', '→ HEAD:api/toolspec.yaml'),
     );
-    expect(runCli(['diff', 'main:api/toolspec.yaml', 'feature:api/toolspec.yaml'], dir).stdout).toContain(
+    expect((await runMain(['diff', 'main:api/toolspec.yaml', 'feature:api/toolspec.yaml'], dir)).stdout).toContain(
       'READ_ONLY_HINT_OFF search annotations.readOnlyHint true → false',
     );
     // Backwards, the removed tool is an added one and turning read-only on is compatible.
-    const back = runCli(['diff', 'feature', 'main', '--spec', 'api/toolspec.yaml', '--format', 'json'], dir);
+    const back = await runMain(['diff', 'feature', 'main', '--spec', 'api/toolspec.yaml', '--format', 'json'], dir);
     expect(back.code).toBe(0);
     expect(JSON.parse(back.stdout).summary).toEqual({ breaking: 0, compatible: 2, prompt: 0 });
   });
 
-  it('a spec that did not exist at the revision counts as one without tools; a bad revision exits 2', () => {
+  it('a spec that did not exist at the revision counts as one without tools; a bad revision exits 2', async () => {
     const dir = repository();
     fs.mkdirSync(path.join(dir, 'new'));
     fs.writeFileSync(path.join(dir, 'new/toolspec.yaml'), NOTE_TOOL.replace('tools:', 'toolspec: 1\nserver: { name: n, version: 1.0.0 }\ntools:'));
-    const added = runCli(['diff', '--against', 'HEAD', 'new/toolspec.yaml'], dir);
+    const added = await runMain(['diff', '--against', 'HEAD', 'new/toolspec.yaml'], dir);
     expect(added.code).toBe(0);
     expect(added.stderr).toBe('note: HEAD:new/toolspec.yaml does not exist; it counts as a spec without tools\n');
     expect(added.stdout).toContain('TOOL_ADDED add_note added');
-    const bad = runCli(['diff', '--against', 'no-such-branch', 'api/toolspec.yaml'], dir);
+    const bad = await runMain(['diff', '--against', 'no-such-branch', 'api/toolspec.yaml'], dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown git revision "no-such-branch"');
     expect(bad.stderr).toContain('fetch-depth: 0');
-    const dash = runCli(['diff', '--against=--output=x', 'api/toolspec.yaml'], dir);
+    const dash = await runMain(['diff', '--against=--output=x', 'api/toolspec.yaml'], dir);
     expect(dash.code).toBe(2);
     expect(dash.stderr).toContain('"--output=x" is not a git revision');
   });
 
-  it('between two revisions of specs/docs, prints each change under its class and exits 1', () => {
+  it('between two revisions of specs/docs, prints each change under its class and exits 1', async () => {
     const p = tempProject({});
     cleanups.push(p.cleanup);
     const dir = p.dir;
@@ -349,7 +349,7 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
       fs.writeFileSync(abs, fs.readFileSync(abs, 'utf8').replace(from, to));
     }
     git(dir, 'commit', '-q', '-am', 'edits');
-    const r = runCli(['diff', 'HEAD~1', 'HEAD', '--spec', 'specs/docs/toolspec.yaml'], dir);
+    const r = await runMain(['diff', 'HEAD~1', 'HEAD', '--spec', 'specs/docs/toolspec.yaml'], dir);
     expect(r).toMatchObject({ code: 1, stderr: '' });
     // The same changes, in the same classes, as between the two files (test/fixtures/diff/docs/report.txt).
     const body = (s: string) => s.split('\n').slice(1, -2).join('\n');
@@ -358,12 +358,12 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
     expect(r.stdout.split('\n')[0]).toBe('toolspec diff HEAD~1:specs/docs/toolspec.yaml → HEAD:specs/docs/toolspec.yaml');
   });
 
-  it('a revision whose spec is invalid exits 2 and names the file at that revision', () => {
+  it('a revision whose spec is invalid exits 2 and names the file at that revision', async () => {
     const dir = repository();
     fs.writeFileSync(path.join(dir, 'api/tools/notes.yaml'), NOTE_TOOL.replace('type: string', 'type: strng'));
     git(dir, 'commit', '-q', '-am', 'broken');
     fs.writeFileSync(path.join(dir, 'api/tools/notes.yaml'), NOTE_TOOL);
-    const r = runCli(['diff', '--against', 'HEAD', 'api/toolspec.yaml'], dir);
+    const r = await runMain(['diff', '--against', 'HEAD', 'api/toolspec.yaml'], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('HEAD:api/tools/notes.yaml:6:35 error TS022 unknown type "strng"');
     expect(r.stderr).toContain('HEAD:api/toolspec.yaml is not a valid spec (1 error)');

@@ -9,6 +9,7 @@ import { displayPath } from '../paths.js';
 import { countSummary, formatDiagnostics, PLAIN, type Style } from '../report.js';
 import { saveState, sha256, stateFor, verifiedState } from '../state.js';
 import { writeOutput } from '../write.js';
+import { plural } from './result.js';
 
 export interface GenerateInput {
   /** The spec file as the user named it. */
@@ -155,8 +156,4 @@ export function formatSummary(s: GenerateSummary): string {
     ` — ${plural(s.tools, 'tool')} in ${s.ms} ms` +
     (s.cached ? ' (nothing changed since the last generate)' : '')
   );
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -4,7 +4,7 @@
  * literal ones (`|`). Written with the `yaml` package's Document API, and read back before it is returned: the text
  * must parse to exactly the data it was made from.
  */
-import { Document, isMap, isPair, isScalar, isSeq, parse, visit, type Scalar } from 'yaml';
+import { Document, isMap, isScalar, isSeq, parse, visit, type Scalar } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 
 export interface YamlOptions {

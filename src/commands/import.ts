@@ -11,12 +11,12 @@ import { parseDuration } from '../duration.js';
 import { MAX_DEPTH } from '../load/limits.js';
 import { depthOf } from '../load/source.js';
 import { displayPath } from '../paths.js';
-import { buildSpec, type ImportNote, type SpecData } from './build.js';
-import { hoist, type Hoisted } from './hoist.js';
-import { listFromFile, type Listing } from './listing.js';
-import { firstDifference, verifySpec, type Verified } from './verify.js';
-import { checkTarget, writeAtomically } from './write.js';
-import { specYaml } from './yaml.js';
+import { buildSpec, type ImportNote, type SpecData } from '../import/build.js';
+import { hoist, type Hoisted } from '../import/hoist.js';
+import { listFromFile, type Listing } from '../import/listing.js';
+import { firstDifference, verifySpec, type Verified } from '../import/verify.js';
+import { checkTarget, writeAtomically } from '../import/write.js';
+import { specYaml } from '../import/yaml.js';
 
 export interface ImportInput {
   fromCommand?: string;
@@ -169,9 +169,9 @@ async function run(input: ImportInput): Promise<ImportResult> {
 
 async function readListing(input: ImportInput, timeoutMs: number): Promise<Listing> {
   if (input.fromFile !== undefined) return listFromFile(path.resolve(input.cwd, input.fromFile), input.fromFile);
-  let connect: typeof import('./connect.js');
+  let connect: typeof import('../import/connect.js');
   try {
-    connect = await import('./connect.js');
+    connect = await import('../import/connect.js');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String((e as Error).message).includes('@modelcontextprotocol/client')) throw e;
     throw new UserError(

@@ -3,13 +3,14 @@
  * format the report. Returns what to print and the exit code; the CLI prints.
  */
 import { PLAIN, formatDiagnostics, type Style } from '../report.js';
+import type { CommandResult } from './result.js';
 import { isRecord } from '../load/load.js';
 import { SourceFile } from '../load/source.js';
 import type { ServerModel } from '../model.js';
-import { fails, formatDiffGithub, formatDiffJson, formatDiffText, type DiffReport, type FailOn } from './report.js';
-import type { Change } from './rules.js';
-import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from './sides.js';
-import { diffServers, EMPTY_SUBJECT } from './tools.js';
+import { fails, formatDiffGithub, formatDiffJson, formatDiffText, type DiffReport, type FailOn } from '../diff/report.js';
+import type { Change } from '../diff/rules.js';
+import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from '../diff/sides.js';
+import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 
 export interface DiffCommandInput extends OperandInput {
   format: 'text' | 'json' | 'github';
@@ -18,11 +19,6 @@ export interface DiffCommandInput extends OperandInput {
   style?: { out: Style; err: Style };
 }
 
-export interface CommandResult {
-  code: 0 | 1 | 2;
-  stdout: string;
-  stderr: string;
-}
 
 export function diffCommand(input: DiffCommandInput): CommandResult {
   const style = input.style ?? { out: PLAIN, err: PLAIN };

@@ -1,0 +1,64 @@
+/**
+ * `toolspec check`, the drift check: regenerate in memory and compare with the disk, then hold every handler to
+ * its contract; changes nothing in the project. When the local cache proves the generated files current, only the
+ * handlers are read.
+ */
+import path from 'node:path';
+import type { Finding } from '../check/findings.js';
+import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
+import { annotation } from '../github.js';
+import { verifiedState } from '../state.js';
+import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+
+export interface CheckInput {
+  spec: string;
+  cwd: string;
+  format: 'text' | 'json' | 'github';
+  /** Show a diff for each stale file. */
+  diff: boolean;
+  style?: Styles;
+}
+
+export async function checkCommand(input: CheckInput): Promise<CommandResult> {
+  const { spec, cwd, format } = input;
+  const style = input.style ?? PLAIN_STYLES;
+  const specPath = path.resolve(cwd, spec);
+  const report = (findings: Finding[], tools: number, stderr = '', lintFailed = false, addLint = (json: string) => json): CommandResult => {
+    const code = findings.length || lintFailed ? EXIT.drift : EXIT.ok;
+    let stdout: string;
+    if (format === 'json') stdout = addLint(formatFindingsJson(findings, spec));
+    else if (format === 'github') stdout = findings.length ? formatFindingsGithub(findings) : '';
+    else if (!findings.length) stdout = `${spec}: no drift — generated files, handlers and spec agree (${plural(tools, 'tool')})\n`;
+    else stdout = formatFindingsText(findings, style.out, { diff: input.diff });
+    return { code, stdout, stderr };
+  };
+
+  const state = verifiedState(specPath);
+  if (state) {
+    const { checkHandlers } = await import('../check/handlers.js');
+    return report(await checkHandlers(state, cwd, undefined, specPath), state.tools.length);
+  }
+  const loaded = await loadForCommand(spec, cwd, format === 'text' ? 'text' : 'json', style.err);
+  const { result } = loaded;
+  if (!result.model) {
+    let stdout = '';
+    if (format === 'json') stdout = `${JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics }, null, 2)}\n`;
+    if (format === 'github') {
+      const errors = result.diagnostics.filter((d) => d.severity === 'error');
+      const lines = errors.map((d) =>
+        annotation({ level: 'error', file: d.file, line: d.line, column: d.column, title: `toolspec ${d.code}`, message: d.hint ? `${d.message} (${d.hint})` : d.message }),
+      );
+      stdout = lines.length ? `${lines.join('\n')}\n` : '';
+    }
+    return { code: loaded.code, stdout, stderr: loaded.stderr };
+  }
+  const { checkProject } = await import('../check/check.js');
+  const { lint, stderr } = await lintBeside(result, format, false, style.err);
+  const { formatLintGithub, withLint } = await import('../lint/index.js');
+  const lintLines = format === 'github' && lint.findings.length ? `${formatLintGithub(lint.findings)}\n` : '';
+  // A spec that fails lint is never cached as proven: the next check must lint it again.
+  const proven = lint.failed ? undefined : result.inputs;
+  const findings = await checkProject(result.model, result.validators!, cwd, proven, specPath);
+  const r = report(findings, result.model.tools.length, loaded.stderr + stderr, lint.failed, (json) => withLint(json, lint));
+  return { ...r, stdout: lintLines + r.stdout };
+}

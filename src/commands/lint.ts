@@ -1,0 +1,24 @@
+/** `toolspec lint`: the lint rules over the spec and the token table (rules and budget: options.lint). */
+import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+
+export interface LintInput {
+  spec: string;
+  cwd: string;
+  format: 'text' | 'json';
+  /** List the rules instead. */
+  rules?: boolean;
+  style?: Styles;
+}
+
+export async function lintCommand(input: LintInput): Promise<CommandResult> {
+  const style = input.style ?? PLAIN_STYLES;
+  const api = await import('../lint/index.js');
+  if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(style.out), stderr: '' };
+  const { result, stderr, code } = await loadForCommand(input.spec, input.cwd, input.format, style.err);
+  if (!result.model) {
+    return { code, stdout: input.format === 'json' ? `${api.lintJson(input.spec, undefined, result.diagnostics)}` : '', stderr };
+  }
+  const lint = await api.lintLoaded({ ...result, model: result.model }, { tokens: true });
+  const stdout = input.format === 'json' ? api.lintJson(input.spec, lint, result.diagnostics) : api.formatLintReport(input.spec, lint, result.sources, style.out);
+  return { code: lint.failed ? EXIT.lint : EXIT.ok, stdout, stderr };
+}

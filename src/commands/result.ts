@@ -1,0 +1,62 @@
+/**
+ * What every command returns: what to print on stdout and stderr and the exit code. Commands never print; the
+ * CLI (src/cli.ts) writes these out. Shared steps of several commands live here too: loading a spec with its
+ * diagnostics, and the lint that validate, generate and check run beside their own work.
+ */
+import type { LintResult } from '../lint/lint.js';
+import { countSummary, formatDiagnostics, PLAIN, type Style } from '../report.js';
+import type { LoadResult } from '../spec.js';
+
+/** 0 fine · 1 drift found, lint fails (options.lint.failOn) or diff finds a breaking change · 2 invalid spec, config or usage · 3 internal error. */
+export const EXIT = { ok: 0, drift: 1, lint: 1, invalid: 2, internal: 3 } as const;
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The style of each stream (colour on terminals). */
+export interface Styles {
+  out: Style;
+  err: Style;
+}
+
+export const PLAIN_STYLES: Styles = { out: PLAIN, err: PLAIN };
+
+const loader = () => import('../spec.js');
+const linter = () => import('../lint/index.js');
+
+/** A loaded spec, with its diagnostics as text (code frames) for stderr when the format is text. */
+export async function loadForCommand(
+  spec: string,
+  cwd: string,
+  format: string,
+  style: Style,
+): Promise<{ result: LoadResult; stderr: string; code: number }> {
+  const result = (await loader()).loadModel(spec, { cwd });
+  let stderr = format === 'text' && result.diagnostics.length ? `${formatDiagnostics(result.diagnostics, style, result.sources)}\n\n` : '';
+  if (result.model) return { result, stderr, code: EXIT.ok };
+  if (format === 'text') {
+    stderr += `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written\n`;
+  }
+  return { result, stderr, code: EXIT.invalid };
+}
+
+/**
+ * Lints a loaded spec beside validate and check: findings for stderr (validate with code frames, check one line
+ * each), and whether they reach options.lint.failOn.
+ */
+export async function lintBeside(result: LoadResult, format: string, frames: boolean, style: Style): Promise<{ lint: LintResult; stderr: string }> {
+  const api = await linter();
+  const lint = await api.lintLoaded({ ...result, model: result.model! });
+  if (format !== 'text' || !lint.findings.length) return { lint, stderr: '' };
+  const stderr = frames
+    ? `${api.formatLintFindings(lint.findings, style, result.sources)}\n\n`
+    : `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}; \`toolspec lint\` shows hints and the token table\n`;
+  return { lint, stderr };
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,37 @@
+/** `toolspec validate`: load and check the spec, lint it, and say so; prints every problem at once. */
+import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+
+export interface ValidateInput {
+  spec: string;
+  cwd: string;
+  format: 'text' | 'json';
+  style?: Styles;
+}
+
+export async function validateCommand(input: ValidateInput): Promise<CommandResult> {
+  const { spec, format } = input;
+  const style = input.style ?? PLAIN_STYLES;
+  const loaded = await loadForCommand(spec, input.cwd, format, style.err);
+  const { result } = loaded;
+  let stderr = loaded.stderr;
+  let code: number = loaded.code;
+  const valid = result.model !== undefined;
+  let lint;
+  if (valid) {
+    const beside = await lintBeside(result, format, true, style.err);
+    lint = beside.lint;
+    stderr += beside.stderr;
+    if (lint.failed) code = EXIT.lint;
+  }
+  let stdout = '';
+  if (format === 'json') {
+    stdout = `${JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics, lint: lint ?? null }, null, 2)}\n`;
+  } else if (lint?.failed) {
+    stdout = `${spec} is valid, but ${(await import('../lint/index.js')).lintSummary(lint)}\n`;
+  } else if (valid) {
+    const counts = [plural(lint?.errors ?? 0, 'lint error'), plural(result.diagnostics.length + (lint?.warnings ?? 0), 'warning')].filter((c) => !c.startsWith('0 '));
+    const warn = counts.length ? ` (${counts.join(', ')})` : '';
+    stdout = `${spec} is valid: ${plural(result.model!.tools.length, 'tool')} in ${plural(result.files.length, 'file')}${warn}\n`;
+  }
+  return { code, stdout, stderr };
+}
