@@ -12,7 +12,7 @@ import { generate } from '../src/emit/generate.js';
 import { PLAIN } from '../src/report.js';
 import { loadModel } from '../src/spec.js';
 import { writeOutput } from '../src/write.js';
-import { repoRoot, runCli, runMain } from './helpers/cli.js';
+import { repoRoot, runMain } from './helpers/cli.js';
 import { scratchCopy } from './helpers/project.js';
 import { tempProject } from './helpers/tmp.js';
 
@@ -77,23 +77,23 @@ describe('toolspec check: one project per kind of drift', () => {
 describe('toolspec check (built CLI, end to end)', () => {
   it('exits 0 on a clean project, 1 on drift, 2 on an invalid spec', async () => {
     const dir = await baseProject();
-    const clean = runCli(['check'], dir);
+    const clean = await runMain(['check'], dir);
     expect(clean.stdout).toBe('toolspec.yaml: no drift — generated files, handlers and spec agree (3 tools)\n');
     expect(clean.code).toBe(0);
 
     edit(dir, 'src/handlers/delete_note.ts', "args: ToolInputs['delete_note']", 'args: { id: string }');
     fs.appendFileSync(path.join(dir, 'src/generated/types.ts'), '// hand edit\n');
-    const drift = runCli(['check'], dir);
+    const drift = await runMain(['check'], dir);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain('src/handlers/delete_note.ts:5:17 handler-contract delete_note args.id: string in the handler, the spec says integer');
     expect(drift.stdout).not.toContain('+++'); // no diff by default without a terminal
-    expect(runCli(['check', '--diff'], dir).stdout).toContain('-// hand edit');
-    const github = runCli(['check', '--format', 'github'], dir);
+    expect((await runMain(['check', '--diff'], dir)).stdout).toContain('-// hand edit');
+    const github = await runMain(['check', '--format', 'github'], dir);
     expect(github.code).toBe(1);
     expect(github.stdout).toMatch(/^::error file=src\/handlers\/delete_note\.ts,line=5,col=17,title=toolspec check%3A handler-contract::/m);
 
     edit(dir, 'toolspec.yaml', 'type: integer }', 'type: intger }');
-    const invalid = runCli(['check'], dir);
+    const invalid = await runMain(['check'], dir);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('unknown type "intger"');
   });
@@ -117,36 +117,36 @@ describe('toolspec check --format github', () => {
 describe('toolspec check and generate with the local cache of the last generate', () => {
   it('skips regenerating when nothing changed, and notices any change to a spec, generated or handler file', async () => {
     const dir = await baseProject();
-    expect(runCli(['generate'], dir).stdout).toMatch(/17 files, 0 written, 17 unchanged — 3 tools in \d+ ms\n/);
+    expect((await runMain(['generate'], dir)).stdout).toMatch(/17 files, 0 written, 17 unchanged — 3 tools in \d+ ms\n/);
     // The state of that generate is cached: the next one has nothing to do.
-    expect(runCli(['generate'], dir).stdout).toContain('(nothing changed since the last generate)');
-    expect(runCli(['check'], dir).code).toBe(0);
+    expect((await runMain(['generate'], dir)).stdout).toContain('(nothing changed since the last generate)');
+    expect((await runMain(['check'], dir)).code).toBe(0);
 
     // A hand edit of a generated file breaks the proof: check regenerates in memory and reports it.
     fs.appendFileSync(path.join(dir, 'src/generated/tools.ts'), '// edit\n');
-    const edited = runCli(['check'], dir);
+    const edited = await runMain(['check'], dir);
     expect(edited.code).toBe(1);
     expect(edited.stdout).toContain('src/generated/tools.ts:');
-    expect(runCli(['generate'], dir).stdout).toMatch(/1 written, 16 unchanged/);
+    expect((await runMain(['generate'], dir)).stdout).toMatch(/1 written, 16 unchanged/);
 
     // A spec edit too.
     edit(dir, 'toolspec.yaml', 'description: Add a note.', 'description: Add a note to the list.');
-    expect(runCli(['check'], dir).stdout).toContain('src/generated/manifest.json:');
-    runCli(['generate'], dir);
+    expect((await runMain(['check'], dir)).stdout).toContain('src/generated/manifest.json:');
+    await runMain(['generate'], dir);
 
     // And a handler edit is always read, cache or not.
     edit(dir, 'src/handlers/delete_note.ts', "args: ToolInputs['delete_note']", 'args: { id: string }');
-    const handler = runCli(['check'], dir);
+    const handler = await runMain(['check'], dir);
     expect(handler.code).toBe(1);
     expect(handler.stdout).toContain('args.id: string in the handler, the spec says integer');
     expect(handler.stdout).not.toContain('src/generated/');
 
     // Handlers found clean are not read again until something they depend on changes, however indirectly.
     edit(dir, 'src/handlers/delete_note.ts', 'args: { id: string }', "args: ToolInputs['delete_note']");
-    expect(runCli(['check'], dir).code).toBe(0);
-    expect(runCli(['check'], dir).code).toBe(0);
+    expect((await runMain(['check'], dir)).code).toBe(0);
+    expect((await runMain(['check'], dir)).code).toBe(0);
     edit(dir, 'src/handlers/notes.ts', 'export const notes: string[] = [];', 'export const notes: number[] = [];');
-    const helper = runCli(['check'], dir);
+    const helper = await runMain(['check'], dir);
     expect(helper.code).toBe(1);
     expect(helper.stdout).toContain('src/handlers/search_notes.ts:');
   });

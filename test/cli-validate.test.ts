@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.js';
+import { runCli, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 
 const good = `# yaml-language-server: $schema=x
@@ -48,25 +48,25 @@ const project = tempProject({
 afterAll(project.cleanup);
 
 describe('toolspec validate (built CLI, end to end)', () => {
-  it('exits 2 on an x-mcp-header that clients would reject, at its line, and generate writes nothing', () => {
-    const r = runCli(['validate', 'header/toolspec.yaml'], project.dir);
+  it('exits 2 on an x-mcp-header that clients would reject, at its line, and generate writes nothing', async () => {
+    const r = await runMain(['validate', 'header/toolspec.yaml'], project.dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('header/toolspec.yaml:9:61 error TS040 x-mcp-header "Region" is on a property of type "number"');
-    const g = runCli(['generate', 'header/toolspec.yaml'], project.dir);
+    const g = await runMain(['generate', 'header/toolspec.yaml'], project.dir);
     expect(g.code).toBe(2);
     expect(fs.existsSync(`${project.dir}/header/src`)).toBe(false);
   });
 
-  it('exits 0 on a valid spec and prints warnings on stderr', () => {
-    const r = runCli(['validate'], project.dir);
+  it('exits 0 on a valid spec and prints warnings on stderr', async () => {
+    const r = await runMain(['validate'], project.dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('toolspec.yaml is valid: 1 tool in 1 file (2 warnings)\n');
     expect(r.stderr).toContain('toolspec.yaml:5:11 warning missing-description tool "echo" has no description');
     expect(r.stderr).toContain('toolspec.yaml:6:48 warning missing-argument-description argument "text" of tool "echo" has no description');
   });
 
-  it('exits 2 and prints every diagnostic, in every file, on stderr', () => {
-    const r = runCli(['validate', 'bad/toolspec.yaml'], project.dir);
+  it('exits 2 and prints every diagnostic, in every file, on stderr', async () => {
+    const r = await runMain(['validate', 'bad/toolspec.yaml'], project.dir);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     const heads = r.stderr.split('\n').filter((l) => / (error|warning) TS\d{3} /.test(l));
@@ -82,14 +82,14 @@ describe('toolspec validate (built CLI, end to end)', () => {
     expect(r.stderr).not.toMatch(/ at .*\.js:\d+/); // no stack trace
   });
 
-  it('explains a YAML syntax error at its position', () => {
-    const r = runCli(['validate', 'broken/toolspec.yaml'], project.dir);
+  it('explains a YAML syntax error at its position', async () => {
+    const r = await runMain(['validate', 'broken/toolspec.yaml'], project.dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^broken\/toolspec\.yaml:\d+:\d+ error TS001 YAML syntax error: /);
   });
 
-  it('prints diagnostics as JSON for machines', () => {
-    const r = runCli(['validate', 'bad/toolspec.yaml', '--format', 'json'], project.dir);
+  it('prints diagnostics as JSON for machines', async () => {
+    const r = await runMain(['validate', 'bad/toolspec.yaml', '--format', 'json'], project.dir);
     expect(r.code).toBe(2);
     const json = JSON.parse(r.stdout) as { valid: boolean; diagnostics: Record<string, unknown>[] };
     expect(json.valid).toBe(false);
@@ -106,27 +106,44 @@ describe('toolspec validate (built CLI, end to end)', () => {
     });
   });
 
-  it('says so when the spec file is missing', () => {
-    const r = runCli(['validate', 'nope.yaml'], project.dir);
+  it('says so when the spec file is missing', async () => {
+    const r = await runMain(['validate', 'nope.yaml'], project.dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nope.yaml:1:1 error TS005 cannot find nope.yaml');
   });
 
-  it('answers --help on every command, and usage errors with exit 2', () => {
-    expect(runCli(['--help'], project.dir).code).toBe(0);
-    const help = runCli(['validate', '--help'], project.dir);
+  it('answers --help on every command, and usage errors with exit 2', async () => {
+    expect((await runMain(['--help'], project.dir)).code).toBe(0);
+    const help = await runMain(['validate', '--help'], project.dir);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: toolspec validate');
-    const typo = runCli(['validaet'], project.dir);
+    const typo = await runMain(['validaet'], project.dir);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('(Did you mean validate?)');
-    expect(runCli(['validate', '--format', 'xml'], project.dir).code).toBe(2);
+    expect((await runMain(['validate', '--format', 'xml'], project.dir)).code).toBe(2);
   });
 
-  it('colours output only when asked for a terminal and NO_COLOR is unset', () => {
+  it('colours output only when asked for a terminal and NO_COLOR is unset', async () => {
     // Without a TTY there is never colour, even with FORCE_COLOR: output must stay parseable in CI logs.
-    const r = runCli(['validate', 'bad/toolspec.yaml'], project.dir, { FORCE_COLOR: '1' });
+    const r = await runMain(['validate', 'bad/toolspec.yaml'], project.dir, { FORCE_COLOR: '1' });
     expect(r.stderr).not.toMatch(/\u001b\[/);
     expect(fs.existsSync(project.dir)).toBe(true);
+  });
+});
+
+describe('the built CLI, as a process (bin/toolspec.js)', () => {
+  it('exits with the code main() returns: 0 valid, 2 invalid, 2 on a usage error; no stack trace', () => {
+    const p = tempProject({ 'toolspec.yaml': good, 'bad.yaml': bad, 'more.yaml': more });
+    try {
+      expect(runCli(['validate'], p.dir).code).toBe(0);
+      const invalid = runCli(['validate', 'bad.yaml'], p.dir);
+      expect(invalid.code).toBe(2);
+      expect(invalid.stderr).toContain('bad.yaml:7:');
+      const usage = runCli(['validate', '--format', 'xml'], p.dir);
+      expect(usage.code).toBe(2);
+      for (const r of [invalid, usage]) expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      p.cleanup();
+    }
   });
 });

@@ -127,7 +127,7 @@ describe('injection corpus: text stays data', () => {
   });
 
   it('importing every generated module, listing and calling every tool runs none of the text', async () => {
-    // main.js serves stdio on import; examples.test.js registers vitest suites on import (test/examples.test.ts runs
+    // main.js serves stdio on import; examples.test.js registers vitest suites on import (test/e2e/examples.test.ts runs
     // such files, hostile example text included, in a vitest of their own).
     const modules = jsFiles(path.join(dist, 'generated')).filter((f) => !['main.js', 'examples.test.js'].includes(path.basename(f)));
     expect(modules.length).toBeGreaterThan(8);

@@ -1,7 +1,7 @@
 /**
  * Asking for input (templates/runtime/input.ts), in process: the rounds of a call, the sealed requestState (tampered,
  * expired, another call, another caller, a short key), the check of accepted forms, and the cap on 2025 calls
- * waiting for answers. The same code runs in every generated server; the wire is covered by test/server-e2e.test.ts.
+ * waiting for answers. The same code runs in every generated server; the wire is covered by test/e2e/server-e2e.test.ts.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -13,7 +13,7 @@ import { lint } from '../src/lint/lint.js';
 import { nameStyle, restyle } from '../src/lint/rules/names.js';
 import { countSummary, formatDiagnostics, PLAIN } from '../src/report.js';
 import { loadModel } from '../src/spec.js';
-import { repoRoot, runCli } from './helpers/cli.js';
+import { repoRoot, runMain } from './helpers/cli.js';
 import { scratchCopy } from './helpers/project.js';
 import { tempProject } from './helpers/tmp.js';
 
@@ -54,7 +54,7 @@ const FIRES: Partial<Record<string, { rule: RuleId; tools: string[] }>> = {
 const reported = (findings: readonly LintFinding[], rule: RuleId) => [...new Set(findings.filter((f) => f.rule === rule).map((f) => f.tools[0] ?? '(server)'))];
 
 describe('toolspec lint: golden cases', () => {
-  it('has a case for every rule', () => {
+  it('has a case for every rule', async () => {
     const covered = new Set([...Object.values(FIRES).map((c) => c!.rule), 'ignore-without-reason', 'unused-ignore']);
     expect(RULE_IDS.filter((id) => !covered.has(id))).toEqual([]);
   });
@@ -85,7 +85,7 @@ describe('rules', () => {
     expect(result!.failed).toBe(false);
   });
 
-  it('conflicting-hints is an error by default, every other rule but token-budget a warning', () => {
+  it('conflicting-hints is an error by default, every other rule but token-budget a warning', async () => {
     expect(RULES.filter((r) => r.severity === 'error').map((r) => r.id)).toEqual(['conflicting-hints', 'token-budget']);
   });
 
@@ -113,7 +113,7 @@ describe('rules', () => {
     expect(result.findings.map((f) => `${f.file}:${f.line}:${f.column}`)).toEqual(['tools/notes.yaml:2:5', 'tools/notes.yaml:14:5']);
   });
 
-  it('tells name styles apart and renames into the server style', () => {
+  it('tells name styles apart and renames into the server style', async () => {
     expect(['list_orders', 'cancel-order', 'getOrder', 'GetOrder', 'GET_ORDER', 'ping', 'billing.send_invoice', 'refund_orderItem'].map(nameStyle)).toEqual([
       'snake_case', 'kebab-case', 'camelCase', 'PascalCase', 'SCREAMING_SNAKE_CASE', 'lower', 'snake_case', 'mixed',
     ]);
@@ -165,7 +165,7 @@ describe('options.lint', () => {
     expect(result!.findings.find((f) => f.message.includes('serch_notes'))!.hint).toBe('did you mean "search_notes"?');
   });
 
-  it('an unknown rule id or severity is an error of the spec, with "did you mean"', () => {
+  it('an unknown rule id or severity is an error of the spec, with "did you mean"', async () => {
     const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: path.join(fixtures, 'unknown-rule') });
     expect(model).toBeUndefined();
     expect(diagnostics.map((d) => `${d.code} ${d.message} ${d.hint ?? ''}`.trim())).toEqual([
@@ -174,14 +174,14 @@ describe('options.lint', () => {
     ]);
   });
 
-  it('the spec schema lists exactly the rule ids (rules) and the ones a tool can ignore (ignore[].rule)', () => {
+  it('the spec schema lists exactly the rule ids (rules) and the ones a tool can ignore (ignore[].rule)', async () => {
     const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schema/toolspec.schema.json'), 'utf8'));
     const lintSchema = schema.definitions.lint;
     expect(Object.keys(lintSchema.properties.rules.properties)).toEqual([...RULE_IDS]);
     expect(lintSchema.properties.ignore.items.properties.rule.enum).toEqual(RULE_IDS.filter((id) => id !== 'ignore-without-reason' && id !== 'unused-ignore'));
   });
 
-  it('the README documents every rule', () => {
+  it('the README documents every rule', async () => {
     const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
     expect(RULE_IDS.filter((id) => !readme.includes(`\`${id}\``))).toEqual([]);
   });
@@ -220,40 +220,40 @@ describe('token budget', () => {
 });
 
 describe('toolspec lint (built CLI)', () => {
-  const run = (name: string, ...args: string[]) => runCli(['lint', `test/fixtures/lint/${name}/toolspec.yaml`, ...args], repoRoot);
+  const run = (name: string, ...args: string[]) => runMain(['lint', `test/fixtures/lint/${name}/toolspec.yaml`, ...args], repoRoot);
 
-  it('exits 0 with warnings, 1 with errors, 2 on an invalid spec', () => {
-    const warn = run('vague-description');
+  it('exits 0 with warnings, 1 with errors, 2 on an invalid spec', async () => {
+    const warn = await run('vague-description');
     expect(warn.code).toBe(0);
     expect(warn.stdout).toContain('test/fixtures/lint/vague-description/toolspec.yaml:8:18 warning vague-description');
     expect(warn.stdout.trimEnd().split('\n').at(-1)).toBe('lint: 0 errors, 3 warnings — passes (options.lint.failOn: error)');
-    expect(run('conflicting-hints').code).toBe(1);
-    expect(run('tokens-budget').code).toBe(1);
-    const invalid = run('unknown-rule');
+    expect((await run('conflicting-hints')).code).toBe(1);
+    expect((await run('tokens-budget')).code).toBe(1);
+    const invalid = await run('unknown-rule');
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('hint: did you mean "missing-description"?');
     expect(invalid.stdout).toBe('');
   });
 
-  it('prints JSON with --format json, with the same exit codes', () => {
-    const ok = run('json-output', '--format', 'json');
+  it('prints JSON with --format json, with the same exit codes', async () => {
+    const ok = await run('json-output', '--format', 'json');
     expect(ok.code).toBe(0);
     const body = JSON.parse(ok.stdout);
     expect(body).toMatchObject({ ok: true, valid: true, errors: 0, warnings: 1, tokens: { encoding: 'o200k_base', budget: { perTool: 60 } } });
-    const invalid = run('unknown-rule', '--format', 'json');
+    const invalid = await run('unknown-rule', '--format', 'json');
     expect(invalid.code).toBe(2);
     expect(JSON.parse(invalid.stdout)).toMatchObject({ ok: false, valid: false, findings: [], tokens: null, diagnostics: [{ code: 'TS006' }, { code: 'TS009' }] });
-    expect(run('conflicting-hints', '--format', 'json').code).toBe(1);
+    expect((await run('conflicting-hints', '--format', 'json')).code).toBe(1);
   });
 
-  it('lists the rules with --rules', () => {
-    const r = runCli(['lint', '--rules'], repoRoot);
+  it('lists the rules with --rules', async () => {
+    const r = await runMain(['lint', '--rules'], repoRoot);
     expect(r.code).toBe(0);
     for (const rule of RULES) expect(r.stdout).toMatch(new RegExp(`^  ${rule.id} +${rule.severity} +\\S`, 'm'));
   });
 
-  it('lints the docs example: a token table of its 14 tools, the $ref note and its 2025-only execution field', () => {
-    const r = runCli(['lint', 'specs/docs/toolspec.yaml'], repoRoot);
+  it('lints the docs example: a token table of its 14 tools, the $ref note and its 2025-only execution field', async () => {
+    const r = await runMain(['lint', 'specs/docs/toolspec.yaml'], repoRoot);
     expect(r.code).toBe(0);
     expect(r.stdout.match(/^specs\/docs\/\S+ (warning|error) \S+/gm)!.map((l) => l.split(' ')[2])).toEqual(['schema-refs', 'legacy-execution']);
     expect(r.stdout).toMatch(/^ {2}tool +tokens +share +description +inputSchema +if inlined +change$/m);
@@ -269,20 +269,20 @@ describe('lint beside validate, generate and check (built CLI)', () => {
     return p.dir;
   };
 
-  it('validate prints findings with code frames, and fails (exit 1) when they reach failOn', () => {
-    const warn = runCli(['validate'], project('vague-description'));
+  it('validate prints findings with code frames, and fails (exit 1) when they reach failOn', async () => {
+    const warn = await runMain(['validate'], project('vague-description'));
     expect(warn.code).toBe(0);
     expect(warn.stdout).toBe('toolspec.yaml is valid: 7 tools in 1 file (3 warnings)\n');
     expect(warn.stderr).toContain('toolspec.yaml:8:18 warning vague-description description of tool "get_user" only repeats its name');
     expect(warn.stderr).toContain('  8 |     description: Gets the user.');
-    const fail = runCli(['validate', '--format', 'json'], project('severity'));
+    const fail = await runMain(['validate', '--format', 'json'], project('severity'));
     expect(fail.code).toBe(1);
     expect(JSON.parse(fail.stdout)).toMatchObject({ valid: true, lint: { failed: true, errors: 1, warnings: 1 } });
   });
 
-  it('generate prints warnings one per line and writes; a lint error fails it (exit 1) and nothing is written', () => {
+  it('generate prints warnings one per line and writes; a lint error fails it (exit 1) and nothing is written', async () => {
     const dir = project('vague-description');
-    const warn = runCli(['generate'], dir);
+    const warn = await runMain(['generate'], dir);
     expect(warn.code).toBe(0);
     expect(warn.stderr.split('\n')).toEqual([
       'toolspec.yaml:8:18 warning vague-description description of tool "get_user" only repeats its name: "Gets the user."',
@@ -294,26 +294,26 @@ describe('lint beside validate, generate and check (built CLI)', () => {
     expect(fs.existsSync(path.join(dir, 'src/generated/manifest.json'))).toBe(true);
 
     const failing = project('severity');
-    const fail = runCli(['generate'], failing);
+    const fail = await runMain(['generate'], failing);
     expect(fail.code).toBe(1);
     expect(fail.stderr).toContain('lint: 1 error, 1 warning — fails (options.lint.failOn: error); nothing was written;');
     expect(fs.existsSync(path.join(failing, 'src'))).toBe(false);
-    expect(JSON.parse(runCli(['generate', '--format', 'json'], failing).stdout)).toMatchObject({ ok: false, lint: { failed: true } });
+    expect(JSON.parse((await runMain(['generate', '--format', 'json'], failing)).stdout)).toMatchObject({ ok: false, lint: { failed: true } });
   });
 
-  it('check fails (exit 1) on a lint error with no drift, in every format', () => {
+  it('check fails (exit 1) on a lint error with no drift, in every format', async () => {
     const dir = project('fail-on-never');
-    expect(runCli(['generate'], dir).code).toBe(0);
+    expect((await runMain(['generate'], dir)).code).toBe(0);
     // Raise the bar after generating: the drift check loads the changed spec and lints it.
     const spec = path.join(dir, 'toolspec.yaml');
     fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace('lint: { failOn: never }', 'lint: { failOn: error }'));
-    const text = runCli(['check'], dir);
+    const text = await runMain(['check'], dir);
     expect(text.code).toBe(1);
     expect(text.stderr).toContain('toolspec.yaml:9:40 error conflicting-hints tool "read_log" is marked both readOnlyHint: true and destructiveHint: true');
-    const json = runCli(['check', '--format', 'json'], dir);
+    const json = await runMain(['check', '--format', 'json'], dir);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, lint: { failed: true, findings: [{ rule: 'conflicting-hints' }] } });
-    const github = runCli(['check', '--format', 'github'], dir);
+    const github = await runMain(['check', '--format', 'github'], dir);
     expect(github.code).toBe(1);
     expect(github.stdout).toMatch(/^::error file=toolspec\.yaml,line=9,col=40,title=toolspec lint%3A conflicting-hints::tool "read_log"/m);
   });

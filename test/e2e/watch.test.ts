@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bin } from './helpers/cli.js';
-import { tempProject } from './helpers/tmp.js';
+import { bin } from '../helpers/cli.js';
+import { tempProject } from '../helpers/tmp.js';
 
 const tool = (name: string, description: string) => `  - name: ${name}
     description: ${description}

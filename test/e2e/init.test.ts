@@ -7,8 +7,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from './helpers/cli.js';
-import { tempProject } from './helpers/tmp.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
+import { tempProject } from '../helpers/tmp.js';
 
 const scratch = tempProject({});
 afterAll(scratch.cleanup);
@@ -87,7 +87,7 @@ describe('toolspec init', () => {
     // The project's own generate is a no-op right after init: init wrote what generate writes.
     const regen = npm(['run', 'generate', '--silent'], dir);
     expect(regen.status, regen.stderr).toBe(0);
-    expect(regen.stdout).toMatch(/0 written, 17 unchanged/);
+    expect(regen.stdout).toMatch(/0 written, 18 unchanged/);
 
     // A v2 project through and through: nothing in it depends on the 2025-only v1 SDK.
     const ls = npm(['ls', '@modelcontextprotocol/sdk', '--all', '--parseable'], dir);

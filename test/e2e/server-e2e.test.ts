@@ -17,8 +17,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from './helpers/cli.js';
-import { compile, scratchCopy, tsFiles } from './helpers/project.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
+import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'e2e');
 const dist = path.join(project.dir, 'dist');

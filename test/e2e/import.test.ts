@@ -12,12 +12,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { INSTRUCTIONS, PAGE_SIZE, REFUSED_TOOLS, SERVER_INFO, TOOLS, startHttp } from './fixtures/import/server.mjs';
-import { hoist } from '../src/import/hoist.js';
-import { splitCommand } from '../src/import/stdio.js';
-import { specYaml } from '../src/import/yaml.js';
-import { bin, repoRoot, runCli, type Run } from './helpers/cli.js';
-import { compile, tsFiles } from './helpers/project.js';
+import { INSTRUCTIONS, PAGE_SIZE, REFUSED_TOOLS, SERVER_INFO, TOOLS, startHttp } from '../fixtures/import/server.mjs';
+import { hoist } from '../../src/import/hoist.js';
+import { splitCommand } from '../../src/import/stdio.js';
+import { specYaml } from '../../src/import/yaml.js';
+import { bin, repoRoot, runCli, type Run } from '../helpers/cli.js';
+import { compile, tsFiles } from '../helpers/project.js';
 
 const serverScript = path.join(repoRoot, 'test/fixtures/import/server.mjs');
 const serverCommand = (mode = 'tools', era = 'legacy') => `node ${JSON.stringify(serverScript)} ${mode} ${era}`;
@@ -123,7 +123,7 @@ describe('import --from-command (stdio)', () => {
 
   it('is the YAML a person would keep (golden file)', async () => {
     stdioSpec = fs.readFileSync(specFile, 'utf8');
-    await expect(stdioSpec).toMatchFileSnapshot('fixtures/import/expected/toolspec.yaml');
+    await expect(stdioSpec).toMatchFileSnapshot('../fixtures/import/expected/toolspec.yaml');
   });
 
   it('keeps every tool in order, every field as sent, and the server identity', () => {
@@ -179,7 +179,7 @@ describe('import --hoist', () => {
     });
     // Schemas that resolve against their own root stay where they are.
     expect(spec.tools[0]!['inputSchema']).toMatchObject({ properties: { filter: { $ref: '#/$defs/Filter' } } });
-    await expect(fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8')).toMatchFileSnapshot('fixtures/import/expected/hoisted.yaml');
+    await expect(fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8')).toMatchFileSnapshot('../fixtures/import/expected/hoisted.yaml');
   });
 
   it('validates, and the generated server sends schemas that mean the same (the hoisted parts bundled as $defs)', async () => {

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from './helpers/cli.js';
-import { compile, scratchCopy, tsFiles } from './helpers/project.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
+import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/hostile-server'), 'hostile-server');
 const main = path.join(project.dir, 'dist/generated/main.js');

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { repoRoot } from './helpers/cli.js';
+import { repoRoot } from '../helpers/cli.js';
 
 it('runs the demo on the bundled example spec', () => {
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/demo.mjs')], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 });
