@@ -36,8 +36,10 @@ import { pairRatio, stats } from './lib.mjs';
 import { FLAVOURS, mcpServerFactory, plainServerFactory } from './mcp-server.mjs';
 import { handlerSource, synthSpec, writeProject } from './synth.mjs';
 
-const Ajv2020 = AjvModule.default ?? AjvModule;
-const addFormats = addFormatsModule.default ?? addFormatsModule;
+// The .d.ts files type these CJS modules' default import as the module object; at run time it is module.exports,
+// which is also the class (plugin), and carries .default too.
+const Ajv2020 = /** @type {typeof AjvModule.default} */ (AjvModule.default ?? AjvModule);
+const addFormats = /** @type {typeof addFormatsModule.default} */ (addFormatsModule.default ?? addFormatsModule);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin/toolspec.js');
@@ -96,7 +98,7 @@ function compileProject(src, outDir) {
     // first compile
   }
   const files = fs
-    .readdirSync(src, { recursive: true })
+    .readdirSync(src, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .sort();
   const next = {};
@@ -312,11 +314,12 @@ async function connectLegacy(factory) {
   const pending = new Map();
   let id = 0;
   client.onmessage = (m) => {
-    const p = m.id === undefined ? undefined : pending.get(m.id);
+    if (!('id' in m) || m.id === undefined) return;
+    const p = pending.get(m.id);
     if (!p) return;
     pending.delete(m.id);
-    if (m.error) p.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
-    else p.resolve(m.result);
+    if ('error' in m && m.error) p.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
+    else p.resolve('result' in m ? m.result : undefined);
   };
   await server.connect(serverSide);
   await client.start();
@@ -426,6 +429,7 @@ async function startup(entry, cwd, n, era) {
   );
   // From the spawn of the process that answers: a client pinned to 2026-07-28 first sends server/discover to a
   // disposable sibling process of its own, then starts this one, whose first request is tools/list.
+  /** @type {number | undefined} */
   let t0;
   const start = transport.start.bind(transport);
   transport.start = () => {
@@ -435,11 +439,12 @@ async function startup(entry, cwd, n, era) {
   await client.connect(transport);
   const version = client.getNegotiatedProtocolVersion?.();
   if (version !== (era === 'modern' ? MODERN : LEGACY)) throw new Error(`${entry}: the ${era} client negotiated ${version}`);
+  /** @type {number | undefined} */
   let answered;
   let rss;
   const onmessage = transport.onmessage;
   transport.onmessage = (m) => {
-    if (answered === undefined && Array.isArray(m.result?.tools)) {
+    if (answered === undefined && 'result' in m && Array.isArray(m.result?.tools)) {
       answered = performance.now();
       rss = vmRssMiB(transport.pid);
     }
