@@ -108,16 +108,15 @@ export async function checkContracts(input: ContractInput, handlers: readonly Ha
       return;
     }
     for (const d of mismatches.get(i) ?? []) {
-      findings.push({ kind: 'handler-contract', tool: h.tool, file, ...where, message: explain(flatten(d), tool), fix: 'handler', expected, actual: text(actual, decl) });
+      findings.push({ kind: 'handler-contract', tool: h.tool, file, ...where, message: explain(ts, d.messageText, tool), fix: 'handler', expected, actual: text(actual, decl) });
     }
     // The handler's own file: what the contract now gives may not support what its body does.
     for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
       if (d.category !== ts.DiagnosticCategory.Error || d.file !== sf) continue;
-      const chain = flatten(d);
-      const againstContract = /is not assignable to type 'Handler</.test(chain);
+      const againstContract = againstHandler(ts, d.messageText);
       findings.push({
         kind: 'handler-contract', tool: h.tool, file, ...at(d.start ?? 0), fix: 'handler',
-        message: againstContract ? explain(chain, tool) : chain.split('\n')[0]!,
+        message: againstContract ? explain(ts, d.messageText, tool) : flatten(d).split('\n')[0]!,
         ...(againstContract ? { expected, actual: text(actual, decl) } : {}),
       });
     }
@@ -140,36 +139,81 @@ function anyIn(api: typeof ts, checker: ts.TypeChecker, declared: ts.Type, type:
   return undefined;
 }
 
+/** One message of a diagnostic's chain: the compiler's code and its text. */
+interface ChainLink {
+  code: number;
+  text: string;
+}
+
+/** The chain depth first, as TypeScript prints it. */
+function links(chain: string | ts.DiagnosticMessageChain, code = 0): ChainLink[] {
+  if (typeof chain === 'string') return [{ code, text: chain }];
+  return [{ code: chain.code, text: chain.messageText }, ...(chain.next ?? []).flatMap((n) => links(n))];
+}
+
+/** The compiler's messages that explain() reads, by code; their arguments are read with the compiler's own templates. */
+const CODES = {
+  notAssignable: 2322, // Type '{0}' is not assignable to type '{1}'.
+  propertiesIncompatible: 2326, // Types of property '{0}' are incompatible.
+  parametersIncompatible: 2328, // Types of parameters '{0}' and '{1}' are incompatible.
+  returnTypesIncompatible: 2202, // Call signature return types '{0}' and '{1}' are incompatible.
+  propertyMissing: 2741, // Property '{0}' is missing in type '{1}' but required in type '{2}'.
+  tooFewArguments: 2849, // Target signature provides too few arguments. Expected {0} or more, but got {1}.
+} as const;
+
+let templates: Map<number, RegExp> | undefined;
+
+/** The arguments of a message, matched against the compiler's template for its code (ts.Diagnostics). */
+function argumentsOf(api: typeof ts, link: ChainLink): string[] {
+  if (!templates) {
+    templates = new Map();
+    const all = (api as unknown as { Diagnostics?: Record<string, { code: number; message: string }> }).Diagnostics ?? {};
+    const wanted = new Set<number>(Object.values(CODES));
+    for (const d of Object.values(all)) {
+      if (!wanted.has(d.code) || templates.has(d.code)) continue;
+      const source = d.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\d+\\\}/g, '(.+?)');
+      templates.set(d.code, new RegExp(`^${source}$`));
+    }
+  }
+  return templates.get(link.code)?.exec(link.text)?.slice(1) ?? [];
+}
+
+/** Whether a diagnostic says a handler does not fit `Handler<…>` (rather than something inside its body). */
+function againstHandler(api: typeof ts, chain: string | ts.DiagnosticMessageChain): boolean {
+  const [first] = links(chain);
+  return first?.code === CODES.notAssignable && (argumentsOf(api, first)[1] ?? '').startsWith('Handler<');
+}
+
 /**
  * TypeScript's elaboration, in a person's words: which parameter or property, what the handler has, what the spec
- * says. Falls back to the compiler's own message.
+ * says. The chain's links are told apart by their diagnostic codes; the compiler's own message is the fallback.
  */
-export function explain(chain: string, tool: ContractTool): string {
-  const lines = chain.split('\n').map((l) => l.trim());
-  const param = lines.map((l) => /^Types of parameters '(\w+)' and '\w+' are incompatible/.exec(l)?.[1]).find(Boolean);
-  const props = lines.map((l) => /^Types of property '([^']+)' are incompatible/.exec(l)?.[1]).filter((p): p is string => Boolean(p));
-  const assign = [...lines].reverse().map((l) => /^Type '(.+)' is not assignable to type '(.+)'\.?$/.exec(l)).find(Boolean);
-  const missingProp = lines.map((l) => /^Property '([^']+)' is missing in type '(.+)' but required in type '(.+)'/.exec(l)).find(Boolean);
-  const returns = lines.some((l) => /return types? .* incompatible|Call signature return types/.test(l));
+export function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChain, tool: ContractTool): string {
+  const all = links(chain);
+  const args = (l: ChainLink | undefined) => (l ? argumentsOf(api, l) : []);
+  const param = args(all.find((l) => l.code === CODES.parametersIncompatible))[0];
+  const props = all.filter((l) => l.code === CODES.propertiesIncompatible).map((l) => args(l)[0]).filter((p): p is string => Boolean(p));
+  const assigns = all.filter((l) => l.code === CODES.notAssignable);
+  const assign = args(assigns.at(-1));
+  const missingProp = args(all.find((l) => l.code === CODES.propertyMissing));
+  const returns = all.some((l) => l.code === CODES.returnTypesIncompatible);
   if (param) {
     const where = [param, ...props].join('.');
-    if (missingProp) {
-      return `${[param, ...props, missingProp[1]].join('.')}: the handler requires it, the spec does not provide it`;
-    }
-    if (assign) {
+    if (missingProp.length) return `${[param, ...props, missingProp[0]].join('.')}: the handler requires it, the spec does not provide it`;
+    if (assign.length === 2) {
       const spec = param === 'args' && props.length ? schemaTypeAt(tool.inputSchema, props) : undefined;
-      return `${where}: ${assign[2]} in the handler, the spec says ${spec ?? assign[1]}`;
+      return `${where}: ${assign[1]} in the handler, the spec says ${spec ?? assign[0]}`;
     }
     return `${where}: the handler's type does not accept what the spec sends`;
   }
   // "Type '(args) => R' is not assignable to type 'Handler<…>'" then "Type 'R' is not assignable to type 'Result'": the result.
-  const result = /^Type '\(.*\) => .+' is not assignable to type 'Handler</.test(lines[0] ?? '')
-    ? /^Type '(.+)' is not assignable to type '(.+)'\.?$/.exec(lines[1] ?? '')
-    : undefined;
-  if (result) return `returns ${result[1]}, where the contract wants ${result[2]}`;
-  if (returns && assign) return `returns ${assign[1]}, where the contract wants ${assign[2]}`;
-  if (/Target signature provides too few arguments/.test(chain)) return 'the handler takes more parameters than (args, ctx)';
-  return lines[0] ?? chain;
+  if (againstHandler(api, chain) && all[1]?.code === CODES.notAssignable) {
+    const [got, wanted] = args(all[1]);
+    if (got && wanted) return `returns ${got}, where the contract wants ${wanted}`;
+  }
+  if (returns && assign.length === 2) return `returns ${assign[0]}, where the contract wants ${assign[1]}`;
+  if (all.some((l) => l.code === CODES.tooFewArguments)) return 'the handler takes more parameters than (args, ctx)';
+  return all[0]?.text ?? '';
 }
 
 /** "integer", "string", "array" … from the input schema, for a property path. */
