@@ -63,7 +63,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .option('--watch', 'generate now, then again whenever the spec or a file it includes changes (one line per run; Ctrl-C stops)')
     .action(async (spec: string, opts: { format: 'text' | 'json'; watch?: boolean }) => {
       if (opts.watch) {
-        const { watchGenerate } = await import('./watch.js');
+        const { watchGenerate } = await import('./commands/watch.js');
         code = await watchGenerate({ spec, cwd, format: opts.format, style: styleFor(stderr, env), out, err });
         return;
       }

@@ -3,7 +3,7 @@
  * Everything in it is plain data (JSON-serialisable), in the author's tool order.
  */
 import type { Options } from './options.js';
-import type { Dialect } from './validate/keywords.js';
+import type { Dialect } from './schema/keywords.js';
 
 export interface ServerInfo {
   name: string;
@@ -97,6 +97,13 @@ export interface SourcePosition {
   column: number;
 }
 
+/** One argument a 2026-07-28 client mirrors into an Mcp-Param-* header (x-mcp-header): its path of property names and its JSON type. */
+export interface McpHeaderDeclaration {
+  header: string;
+  path: string[];
+  type: 'string' | 'integer' | 'boolean';
+}
+
 export interface ToolModel {
   name: string;
   /** PascalCase base of the tool's TypeScript names: `${typeName}Input`, `${typeName}Output`. */
@@ -104,6 +111,8 @@ export interface ToolModel {
   input: SchemaModel;
   output?: SchemaModel;
   examples: ExampleModel[];
+  /** The input schema's x-mcp-header declarations, in schema order (checked by validate). */
+  mcpHeaders: McpHeaderDeclaration[];
   /** The tool's own time limit (spec `timeout`), in milliseconds; options.timeoutMs applies when absent. */
   timeoutMs?: number;
   definition: ToolDefinition;

@@ -10,7 +10,7 @@ import type { Project, ts } from 'ts-morph';
 import type { OutputFile } from '../emit/generate.js';
 import { displayPath } from '../paths.js';
 import type { StateTool } from '../state.js';
-import { isObject } from '../validate/keywords.js';
+import { isObject } from '../schema/keywords.js';
 import type { HandlerModule } from './coverage.js';
 import { CONTRACT_MODULES } from './cache.js';
 import type { CheckSubject } from './subject.js';

@@ -7,7 +7,6 @@ import type { ServerModel, ToolModel } from '../model.js';
 import { handlerFileName } from '../names.js';
 import { assignment, PRINT_WIDTH } from './layout.js';
 import { commentLine, key, tsStr } from './text.js';
-import { mcpHeaderDeclarations } from '../validate/mcp-header.js';
 import { validatorNames } from './validators.js';
 
 export function emitTools(model: ServerModel): string {
@@ -101,7 +100,7 @@ ${rows.join('\n')}
 
 function mcpHeadersLiteral(model: ServerModel): string {
   const entries = model.tools.flatMap((t) => {
-    const declared = mcpHeaderDeclarations(t.input.schema);
+    const declared = t.mcpHeaders;
     if (!declared.length) return [];
     const list = declared.map((d) => `{ header: ${tsStr(d.header)}, path: [${d.path.map(tsStr).join(', ')}], type: ${tsStr(d.type)} }`);
     return [`${key(t.name)}: [${list.join(', ')}]`];

@@ -5,7 +5,7 @@
 import { compile } from 'json-schema-to-typescript';
 import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../names.js';
-import { isObject, walkSchema } from '../validate/keywords.js';
+import { isObject, walkSchema } from '../schema/keywords.js';
 import { mapChildren, pointerToken } from '../schema/forms.js';
 import { indentByNesting } from './layout.js';
 import { visibleControls } from './text.js';

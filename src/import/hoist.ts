@@ -10,7 +10,7 @@
  * what it contains goes with it.
  */
 import { pascalCase } from '../names.js';
-import { children, isObject, type SchemaPath } from '../validate/keywords.js';
+import { children, isObject, type SchemaPath } from '../schema/keywords.js';
 
 export const MIN_KEYS = 3;
 

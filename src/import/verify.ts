@@ -15,7 +15,7 @@ import { lintLoaded, type LintResult } from '../lint/index.js';
 import { SourceFile } from '../load/source.js';
 import type { ServerModel } from '../model.js';
 import { loadModel } from '../spec.js';
-import { isObject } from '../validate/keywords.js';
+import { isObject } from '../schema/keywords.js';
 import type { ImportNote } from './build.js';
 
 export interface Verified {

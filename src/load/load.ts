@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import { displayPath, isInside } from '../paths.js';
-import { checkStructure } from '../validate/structure.js';
+import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
 import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
 import { SourceFile, type JsonPath } from './source.js';

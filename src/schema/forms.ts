@@ -2,7 +2,7 @@
  * The shapes a tool schema takes on its way out: as clients see it (bundled or inlined refs) and as
  * json-schema-to-typescript should read it.
  */
-import { children, isObject, resolvePointer, walkSchema, type SchemaPath } from '../validate/keywords.js';
+import { children, isObject, resolvePointer, walkSchema, type SchemaPath } from './keywords.js';
 
 type Schema = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import addFormats from 'ajv-formats';
 import type { SchemaKind, ValidatorCode } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
 import { mapChildren } from '../schema/forms.js';
-import { isObject, type Dialect } from './keywords.js';
+import { isObject, type Dialect } from '../schema/keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
 export type { SchemaKind } from '../model.js';

@@ -9,7 +9,7 @@ import { isRecord, type RawTool } from '../load/load.js';
 import type { ExampleExpectation, ExampleModel } from '../model.js';
 import { captureWarnings } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';
-import { pointerToPath } from './structure.js';
+import { pointerToPath } from '../load/structure.js';
 
 export function checkExamples(
   tool: RawTool,

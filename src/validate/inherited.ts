@@ -6,7 +6,7 @@
  * validators rename the same keys in the data for the check and back after it (guardInherited here for the
  * loader, and its twin in templates/runtime/dispatcher.ts for generated servers).
  */
-import { isObject, walkSchema } from './keywords.js';
+import { isObject, walkSchema } from '../schema/keywords.js';
 
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
 

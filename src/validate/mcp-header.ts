@@ -4,16 +4,12 @@
  * position, and never reaches a client.
  */
 import type { DiagnosticCode, Span } from '../diagnostics.js';
-import { walkSchema, type SchemaPath } from './keywords.js';
+import type { McpHeaderDeclaration } from '../model.js';
+import { walkSchema, type SchemaPath } from '../schema/keywords.js';
 
 export const MCP_HEADER = 'x-mcp-header';
 
-/** One argument mirrored into a header: its path of property names and its JSON type. */
-export interface McpHeaderDeclaration {
-  header: string;
-  path: string[];
-  type: 'string' | 'integer' | 'boolean';
-}
+export type { McpHeaderDeclaration } from '../model.js';
 
 /** RFC 9110 field-name token characters. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -22,8 +22,8 @@ import {
   walkSchema,
   type Dialect,
   type SchemaPath,
-} from './keywords.js';
-import { pointerToPath } from './structure.js';
+} from '../schema/keywords.js';
+import { pointerToPath } from '../load/structure.js';
 import { inheritedNames, renameInherited, renameValue } from './inherited.js';
 import { MAX_EXPANDED_NODES } from '../load/limits.js';
 import { checkMcpHeaders } from './mcp-header.js';

@@ -11,6 +11,7 @@ import { checkTimeout } from '../duration.js';
 import { handlerFileName, pascalCase } from '../names.js';
 import { AjvSet, compileSchema } from './ajv.js';
 import { checkExamples } from './examples.js';
+import { mcpHeaderDeclarations } from './mcp-header.js';
 import { checkToolSchema, type CheckedSchema } from './schemas.js';
 
 const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
@@ -113,6 +114,7 @@ export function checkTools(
       input: schemaModel(input),
       ...(output ? { output: schemaModel(output) } : {}),
       examples,
+      mcpHeaders: mcpHeaderDeclarations(input.schema),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       definition: toolDefinition(v, name, input, output),
       source: { file: pos.file, line: pos.line, column: pos.column },

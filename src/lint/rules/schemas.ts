@@ -1,7 +1,7 @@
 /** Rules about the tools' JSON Schemas as clients receive them. */
 import { clientSchema } from '../../emit/manifest.js';
 import type { ToolModel } from '../../model.js';
-import { isObject, walkSchema, type SchemaPath } from '../../validate/keywords.js';
+import { isObject, walkSchema, type SchemaPath } from '../../schema/keywords.js';
 import type { RawFinding, Rule } from '../types.js';
 
 /** Keywords that constrain an object's properties some other way than `properties`. */

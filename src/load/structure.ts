@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { diagnostic, type Diagnostics, type DiagnosticCode } from '../diagnostics.js';
-import type { SourceFile } from '../load/source.js';
+import type { SourceFile } from './source.js';
 import { includeSchemaPath, specSchemaPath } from '../paths.js';
 import { hasInvisible, withoutInvisible } from '../report.js';
 import { didYouMean, quoteList } from '../suggest.js';

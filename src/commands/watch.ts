@@ -10,11 +10,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateCommand, formatSummary, type GenerateResult } from './commands/generate.js';
-import { fileSystemError, UserError } from './diagnostics.js';
-import { displayPath, isInside } from './paths.js';
-import { PLAIN, type Style } from './report.js';
-import { sha256 } from './state.js';
+import { generateCommand, formatSummary, type GenerateResult } from './generate.js';
+import { fileSystemError, UserError } from '../diagnostics.js';
+import { displayPath, isInside } from '../paths.js';
+import { PLAIN, type Style } from '../report.js';
+import { sha256 } from '../state.js';
 
 export interface WatchInput {
   spec: string;
