@@ -2,10 +2,10 @@
  * Output options: their one home is the spec's `options` mapping, so a person and CI run the same command with
  * no flags. Defaults are set here and nowhere else.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostics } from './diagnostics.js';
 import { checkTimeout, MAX_DURATION_MS, parseDuration } from './duration.js';
+import { diskSource, type FileSource } from './load/files.js';
 import type { SourceFile } from './load/source.js';
 import { isInside } from './paths.js';
 
@@ -64,7 +64,7 @@ export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
 });
 
 /** Applies defaults to the spec's `options` (already checked against the spec schema) and checks the folders. */
-export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, diags: Diagnostics): Options {
+export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, diags: Diagnostics, source: FileSource = diskSource): Options {
   const given = (raw && typeof raw === 'object' ? raw : {}) as Partial<Record<keyof Options | 'timeout', unknown>>;
   const pick = <K extends keyof Options>(k: K, ok: (v: unknown) => boolean): Options[K] =>
     (ok(given[k]) ? given[k] : DEFAULT_OPTIONS[k]) as Options[K];
@@ -94,7 +94,7 @@ export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, 
       );
       continue;
     }
-    const blocker = fileInTheWay(rootDir, resolved);
+    const blocker = fileInTheWay(source, rootDir, resolved);
     if (blocker) {
       diags.add(
         diagnostic(
@@ -123,13 +123,17 @@ export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, 
 }
 
 /** The first existing non-folder on the way from `rootDir` down to `target` (both absolute), if any. */
-function fileInTheWay(rootDir: string, target: string): string | undefined {
+function fileInTheWay(source: FileSource, rootDir: string, target: string): string | undefined {
   let cur = rootDir;
   for (const seg of path.relative(rootDir, target).split(path.sep)) {
     cur = path.join(cur, seg);
-    const st = fs.statSync(cur, { throwIfNoEntry: false });
-    if (!st) return undefined;
-    if (!st.isDirectory()) return cur;
+    let kind;
+    try {
+      kind = source.stat(cur).kind;
+    } catch {
+      return undefined;
+    }
+    if (kind !== 'folder') return cur;
   }
   return undefined;
 }

@@ -34,7 +34,7 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
   const sources = new Map(raw.files.map((f) => [f.displayPath, f.text]));
   const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
   const rootDir = path.dirname(raw.specPath);
-  const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags);
+  const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
   const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs);
   if (!raw.tools.length && raw.main.value !== undefined) {
     diags.add(

@@ -295,6 +295,28 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
     expect(inside.stdout).toMatch(/^::error file=tools\/notes\.yaml,line=\d+,col=\d+,title=toolspec diff%3A ARGUMENT_REQUIRED_ADDED::/);
   });
 
+  it('applies the loader\'s include rules at a revision: a link inside the folder is followed, one outside refused', async () => {
+    const dir = repository();
+    // A link to the included folder, and a spec that includes through it; another spec includes a link that leaves.
+    fs.symlinkSync('tools', path.join(dir, 'api/linked'));
+    fs.writeFileSync(path.join(dir, 'api/via-link.yaml'), SPEC.replace('tools/', 'linked/'));
+    fs.writeFileSync(path.join(dir, 'secret.yaml'), NOTE_TOOL);
+    fs.symlinkSync('../secret.yaml', path.join(dir, 'api/escape.yaml'));
+    fs.writeFileSync(path.join(dir, 'api/leaves.yaml'), SPEC.replace('tools/', 'escape.yaml'));
+    git(dir, 'add', '.');
+    git(dir, 'commit', '-q', '-m', 'links');
+    fs.rmSync(path.join(dir, 'api/linked'));
+    fs.rmSync(path.join(dir, 'api/escape.yaml'));
+    // Both read from the revision (the links are gone from the working tree).
+    const via = await runMain(['diff', 'HEAD:api/via-link.yaml', 'HEAD:api/toolspec.yaml'], dir);
+    expect(via).toMatchObject({ code: 0, stderr: '' });
+    expect(via.stdout).toContain('no changes');
+    const leaves = await runMain(['diff', 'HEAD:api/leaves.yaml', 'HEAD:api/toolspec.yaml'], dir);
+    expect(leaves.code).toBe(2);
+    expect(leaves.stderr).toContain('HEAD:api/leaves.yaml:');
+    expect(leaves.stderr).toContain('include "escape.yaml" is a link that points outside the spec\'s folder');
+  });
+
   it('compares two revisions, a branch, and <rev>:<path>', async () => {
     const dir = repository();
     git(dir, 'checkout', '-q', '-b', 'feature');

@@ -207,3 +207,27 @@ tools:
     ]);
   });
 });
+
+describe('loadModel from a file source other than the disk', () => {
+  it('reads a spec and its includes from memory, with the same include rules and positions', async () => {
+    const { memorySource } = await import('../src/load/files.js');
+    const root = path.resolve('/virtual/project');
+    const spec = 'toolspec: 1\nserver: { name: s, version: 1.0.0 }\ninclude: [tools/, ../outside.yaml]\n';
+    const tool = (name: string) => `tools:\n  - name: ${name}\n    description: Do ${name}.\n    inputSchema: { type: object }\n`;
+    const files = (main: string) =>
+      new Map([
+        [path.join(root, 'toolspec.yaml'), main],
+        [path.join(root, 'tools/b.yaml'), tool('b_tool')],
+        [path.join(root, 'tools/a.yaml'), tool('a_tool')],
+        [path.join(root, 'tools/notes.txt'), 'not yaml'],
+      ]);
+    const refused = loadModel('toolspec.yaml', { cwd: root, source: memorySource(files(spec)) });
+    expect(refused.model).toBeUndefined();
+    expect(refused.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`)).toEqual([
+      'toolspec.yaml:3:19 TS016 include "../outside.yaml" points outside the spec\'s folder',
+    ]);
+    const ok = loadModel('toolspec.yaml', { cwd: root, source: memorySource(files(spec.replace(', ../outside.yaml', ''))) });
+    expect(ok.model?.tools.map((t) => `${t.name} ${t.source.file}:${t.source.line}`)).toEqual(['a_tool tools/a.yaml:2', 'b_tool tools/b.yaml:2']);
+    expect(fs.existsSync(root)).toBe(false);
+  });
+});

@@ -1,20 +1,20 @@
 /**
- * The spec as it was at a git revision: the spec file and every file it includes (followed the way the loader
- * follows them), copied out of the revision into a folder of the same layout, so the normal loader reads it.
+ * The spec as it was at a git revision: a file source over the revision's tree, which the loader reads as it reads
+ * the disk (its include rules are the loader's own, not repeated here).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../diagnostics.js';
-import { isRecord, MAX_FILE_BYTES } from '../load/load.js';
-import { SourceFile } from '../load/source.js';
+import { fsError, type FileSource } from '../load/files.js';
+import { MAX_FILE_BYTES, MAX_TOTAL_BYTES } from '../load/limits.js';
 
 const posix = path.posix;
 
 /** Runs git; a failure becomes a UserError that says what was asked and what git said. */
 function git(args: readonly string[], cwd: string, what: string): Buffer {
   try {
-    return execFileSync('git', ['--literal-pathspecs', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: MAX_FILE_BYTES * 2 });
+    return execFileSync('git', ['--literal-pathspecs', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: MAX_FILE_BYTES * 2 + MAX_TOTAL_BYTES });
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: Buffer };
     if (err.code === 'ENOENT') throw new UserError('git is not installed (or not on PATH); comparing with a revision needs git');
@@ -57,92 +57,87 @@ interface TreeEntry {
   type: string;
   oid: string;
   size: number;
-  path: string;
 }
 
 /**
- * Copies the spec at `specPath` (inside the repository) as of `commit`, and what it includes, into `into` under
- * the same relative paths. Returns false when the spec file does not exist at that commit.
+ * The files under the spec's folder as of `commit`, as a source the loader reads like the disk (load/files.ts):
+ * paths under `root` (the repository's top folder), links (mode 120000) resolved inside the tree. Whether a spec
+ * exists at the revision is `stat` of its path; blobs are read when the loader asks for them.
  */
-export function extractSpec(root: string, commit: string, specPath: string, into: string): boolean {
+export function gitSource(root: string, commit: string, specPath: string): FileSource {
   const specDir = posix.dirname(specPath);
-  const seen = new Set<string>();
-  const inSpecDir = (p: string) => (specDir === '.' ? !p.startsWith('../') && p !== '..' : p.startsWith(`${specDir}/`));
-
-  const list = (p: string): TreeEntry[] =>
-    git(['ls-tree', '-z', '-l', '--full-tree', commit, '--', p], root, `cannot list ${p} at ${commit}`)
-      .toString('utf8')
-      .split('\0')
-      .filter(Boolean)
-      .map((line) => {
-        const tab = line.indexOf('\t');
-        const [mode = '', type = '', oid = '', size = ''] = line.slice(0, tab).split(/\s+/);
-        return { mode, type, oid, size: Number(size) || 0, path: line.slice(tab + 1) };
-      });
-  const dest = (p: string) => path.join(into, ...p.split('/'));
-
-  const copy = (entry: TreeEntry, depth: number): void => {
-    if (seen.has(entry.path)) return;
-    seen.add(entry.path);
-    const target = dest(entry.path);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    if (entry.type === 'tree') {
-      // A folder where a file is named: the loader says so. Its files matter only when included as a folder.
-      fs.mkdirSync(target, { recursive: true });
-      return;
+  const tree = new Map<string, TreeEntry>();
+  const folders = new Set<string>(['.']);
+  const listing = git(
+    ['ls-tree', '-r', '-z', '-l', '--full-tree', commit, '--', ...(specDir === '.' ? [] : [specDir])],
+    root,
+    `cannot list ${specDir} at ${commit}`,
+  );
+  for (const line of listing.toString('utf8').split('\0').filter(Boolean)) {
+    const tab = line.indexOf('\t');
+    const [mode = '', type = '', oid = '', size = ''] = line.slice(0, tab).split(/\s+/);
+    const p = line.slice(tab + 1);
+    tree.set(p, { mode, type, oid, size: Number(size) || 0 });
+    for (let d = posix.dirname(p); d !== '.' && !folders.has(d); d = posix.dirname(d)) folders.add(d);
+  }
+  const inSpecDir = (rel: string) => specDir === '.' || rel === specDir || rel.startsWith(`${specDir}/`);
+  /** Paths outside the spec's folder (where a link may lead) are looked up one by one, when asked. */
+  const outside = new Map<string, TreeEntry | undefined>();
+  const entryAt = (rel: string): TreeEntry | undefined => {
+    if (inSpecDir(rel) || rel.startsWith('../') || rel === '..') return tree.get(rel);
+    if (!outside.has(rel)) {
+      const line = git(['ls-tree', '-z', '-l', '--full-tree', commit, '--', rel], root, `cannot list ${rel} at ${commit}`).toString('utf8').split('\0')[0];
+      const tab = line ? line.indexOf('\t') : -1;
+      const [mode = '', type = '', oid = '', size = ''] = tab > 0 ? line!.slice(0, tab).split(/\s+/) : [];
+      outside.set(rel, tab > 0 && line!.slice(tab + 1) === rel ? { mode, type, oid, size: Number(size) || 0 } : undefined);
     }
-    if (entry.type !== 'blob') return;
-    if (entry.mode === '120000') {
-      // A link: made as a link, so the loader judges where it points exactly as in a working tree.
+    return outside.get(rel);
+  };
+  const relOf = (abs: string) => {
+    const rel = path.relative(root, abs).split(path.sep).join('/');
+    return rel === '' ? '.' : rel;
+  };
+  /** A path with the links on its way replaced by their targets (at most 8 hops), still relative to root. */
+  const resolve = (rel: string): string => {
+    let segments = rel === '.' ? [] : rel.split('/');
+    for (let hops = 0, i = 0; i < segments.length; i++) {
+      const prefix = segments.slice(0, i + 1).join('/');
+      const entry = entryAt(prefix);
+      if (entry?.mode !== '120000') continue;
+      if (++hops > 8) throw fsError('ELOOP', prefix);
       const link = blob(entry.oid).toString('utf8');
-      fs.symlinkSync(link, target);
-      const to = posix.normalize(posix.join(posix.dirname(entry.path), link));
-      if (posix.isAbsolute(link) || to.startsWith('../') || depth >= 8) return;
-      const linked = list(to).find((e) => e.path === to);
-      if (linked?.type === 'tree') folder(to, depth + 1);
-      else if (linked) copy(linked, depth + 1);
-      return;
+      const target = posix.normalize(posix.join(posix.dirname(prefix), link));
+      segments = [...(target === '.' ? [] : target.split('/')), ...segments.slice(i + 1)];
+      i = -1;
     }
-    if (entry.size > MAX_FILE_BYTES) {
-      // Too large to be a spec: an empty file of the same size, so the loader refuses it with its usual message.
-      fs.writeFileSync(target, '');
-      fs.truncateSync(target, entry.size);
-      return;
-    }
-    const text = blob(entry.oid);
-    fs.writeFileSync(target, text);
-    follow(entry.path, text.toString('utf8'), depth);
+    return segments.length ? segments.join('/') : '.';
   };
   const blob = (oid: string) => git(['cat-file', 'blob', oid], root, `cannot read object ${oid}`);
-
-  const file = (p: string, depth: number): boolean => {
-    const entry = list(p).find((e) => e.path === p);
-    if (!entry) return false;
-    copy(entry, depth);
-    return true;
+  const at = (abs: string) => resolve(relOf(abs));
+  return {
+    stat(abs) {
+      const rel = at(abs);
+      const entry = entryAt(rel);
+      if (entry) return { kind: entry.type === 'blob' ? 'file' : 'other', size: entry.size };
+      if (folders.has(rel)) return { kind: 'folder', size: 0 };
+      throw fsError('ENOENT', abs);
+    },
+    read(abs) {
+      const entry = entryAt(at(abs));
+      if (!entry || entry.type !== 'blob') throw fsError('ENOENT', abs);
+      return blob(entry.oid);
+    },
+    list(abs) {
+      // git keeps no empty folders: an included folder without files at the revision reads as empty, not as missing.
+      const rel = at(abs);
+      const names = new Set<string>();
+      for (const p of [...tree.keys(), ...folders]) {
+        if (p !== '.' && posix.dirname(p) === rel) names.add(posix.basename(p));
+      }
+      return [...names].sort();
+    },
+    realpath: (abs) => path.join(root, ...resolve(relOf(abs)).split('/').filter((s) => s !== '.')),
   };
-  const folder = (p: string, depth: number): boolean => {
-    const entries = list(`${p}/`).filter((e) => posix.dirname(e.path) === p);
-    // git keeps no empty folders: an included folder without files at the revision reads as empty, not as missing.
-    fs.mkdirSync(dest(p), { recursive: true });
-    if (!entries.length) return false;
-    for (const e of entries) if (/\.ya?ml$/i.test(e.path)) copy(e, depth);
-    return true;
-  };
-  /** The includes of one file, resolved as the loader resolves them; those it would refuse are not copied. */
-  const follow = (p: string, text: string, depth: number): void => {
-    const data = new SourceFile(p, text).value;
-    if (!isRecord(data) || !Array.isArray(data['include'])) return;
-    for (const entry of data['include']) {
-      if (typeof entry !== 'string' || entry === '' || posix.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) continue;
-      const resolved = posix.normalize(posix.join(posix.dirname(p), entry.replace(/\\/g, '/')));
-      if (!inSpecDir(resolved)) continue;
-      if (/[\\/]$/.test(entry)) folder(resolved.replace(/\/$/, ''), depth);
-      else file(resolved, depth);
-    }
-  };
-
-  return file(specPath, 0);
 }
 
 function existingAncestor(p: string): string {

@@ -3,12 +3,11 @@
  * and each loaded with the normal loader, so includes and `$defs` resolve the same way on both sides.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { UserError, type Diagnostic } from '../diagnostics.js';
 import { displayPath } from '../paths.js';
 import { loadModel, type LoadResult } from '../spec.js';
-import { extractSpec, pathInRepository, repositoryRoot, resolveRevision } from './git.js';
+import { gitSource, pathInRepository, repositoryRoot, resolveRevision } from './git.js';
 
 export type Operand = { kind: 'file'; path: string } | { kind: 'git'; rev: string; root: string; path: string };
 
@@ -86,34 +85,33 @@ export function loadOperand(op: Operand, cwd: string): LoadedSide {
   }
   const commit = resolveRevision(op.root, op.rev);
   const label = `${op.rev}:${op.path}`;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-diff-'));
+  const source = gitSource(op.root, commit, op.path);
+  const spec = path.join(op.root, ...op.path.split('/'));
   try {
-    if (!extractSpec(op.root, commit, op.path, tmp)) {
-      return { label, result: { diagnostics: [], files: [], sources: new Map(), inputs: { files: [], folders: [] } }, missing: true };
-    }
-    const result = loadModel(path.join(tmp, ...op.path.split('/')), { cwd: tmp });
-    // Files are shown as <rev>:<path in the repository>, which is what `git show` takes.
-    const shown = (f: string) => `${op.rev}:${f}`;
-    const relabel = (d: Diagnostic): Diagnostic => ({ ...d, file: shown(d.file), message: d.message.split(tmp + path.sep).join('') });
-    return {
-      label,
-      missing: false,
-      result: {
-        ...result,
-        diagnostics: result.diagnostics.map(relabel),
-        files: result.files.map(shown),
-        sources: new Map([...result.sources].map(([f, text]) => [shown(f), text])),
-        ...(result.model && {
-          model: {
-            ...result.model,
-            specFile: shown(result.model.specFile),
-            files: result.model.files.map(shown),
-            tools: result.model.tools.map((t) => ({ ...t, source: { ...t.source, file: shown(t.source.file) } })),
-          },
-        }),
-      },
-    };
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    if (source.stat(spec).kind !== 'file') throw new Error('not a file');
+  } catch {
+    return { label, result: { diagnostics: [], files: [], sources: new Map(), inputs: { files: [], folders: [] } }, missing: true };
   }
+  const result = loadModel(spec, { cwd: op.root, source });
+  // Files are shown as <rev>:<path in the repository>, which is what `git show` takes.
+  const shown = (f: string) => `${op.rev}:${f}`;
+  const relabel = (d: Diagnostic): Diagnostic => ({ ...d, file: shown(d.file), message: d.message.split(op.root + path.sep).join('') });
+  return {
+    label,
+    missing: false,
+    result: {
+      ...result,
+      diagnostics: result.diagnostics.map(relabel),
+      files: result.files.map(shown),
+      sources: new Map([...result.sources].map(([f, text]) => [shown(f), text])),
+      ...(result.model && {
+        model: {
+          ...result.model,
+          specFile: shown(result.model.specFile),
+          files: result.model.files.map(shown),
+          tools: result.model.tools.map((t) => ({ ...t, source: { ...t.source, file: shown(t.source.file) } })),
+        },
+      }),
+    },
+  };
 }

@@ -4,7 +4,6 @@
  * send is compared with what the server sent. Loader diagnostics are turned into notes that name the tool they are
  * about, since the user has no spec file yet to look at.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -12,6 +11,7 @@ import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { Diagnostic } from '../diagnostics.js';
 import { manifestTools } from '../emit/manifest.js';
 import { lintLoaded, type LintResult } from '../lint/index.js';
+import { memorySource } from '../load/files.js';
 import { SourceFile } from '../load/source.js';
 import type { ServerModel } from '../model.js';
 import { loadModel } from '../spec.js';
@@ -29,36 +29,32 @@ export interface Verified {
 }
 
 /**
- * Loads `text` as a spec file would be loaded, in a temporary folder that is removed again. `toolNames` and
+ * Loads `text` as a spec file would be loaded (from memory: nothing touches the disk). `toolNames` and
  * `positions` are the spec's tools' names and their places in the server's list, for messages.
  */
 export async function verifySpec(text: string, toolNames: readonly string[], positions: readonly number[]): Promise<Verified> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-import-'));
-  try {
-    const file = path.join(dir, 'toolspec.yaml');
-    fs.writeFileSync(file, text);
-    const result = loadModel(file, { cwd: dir });
-    const source = new SourceFile('toolspec.yaml', text);
-    const notes: ImportNote[] = [];
-    const failing = new Set<number>();
-    for (const d of result.diagnostics) {
-      const at = placeOf(d, source);
-      if (d.severity === 'error' && at.index !== undefined) failing.add(at.index);
-      const tool = at.index === undefined ? undefined : toolNames[at.index];
-      const where = at.where && !d.message.includes(`"${at.where}"`) ? `${at.where}: ` : '';
-      notes.push({
-        severity: d.severity,
-        ...(tool === undefined ? {} : { tool }),
-        message: `${where}${unplace(d.message, source, positions)} (${d.code})`,
-        ...(d.hint ? { hint: unplace(d.hint, source, positions) } : {}),
-      });
-    }
-    if (!result.model) return { notes, failing };
-    const lint = await lintLoaded({ model: result.model, sources: result.sources });
-    return { model: result.model, notes, failing, lint };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+  // A folder that exists only in memory: options' folders are judged against it, and nothing else is there.
+  const dir = path.resolve(os.tmpdir(), 'toolspec-import');
+  const file = path.join(dir, 'toolspec.yaml');
+  const result = loadModel(file, { cwd: dir, source: memorySource(new Map([[file, text]])) });
+  const source = new SourceFile('toolspec.yaml', text);
+  const notes: ImportNote[] = [];
+  const failing = new Set<number>();
+  for (const d of result.diagnostics) {
+    const at = placeOf(d, source);
+    if (d.severity === 'error' && at.index !== undefined) failing.add(at.index);
+    const tool = at.index === undefined ? undefined : toolNames[at.index];
+    const where = at.where && !d.message.includes(`"${at.where}"`) ? `${at.where}: ` : '';
+    notes.push({
+      severity: d.severity,
+      ...(tool === undefined ? {} : { tool }),
+      message: `${where}${unplace(d.message, source, positions)} (${d.code})`,
+      ...(d.hint ? { hint: unplace(d.hint, source, positions) } : {}),
+    });
   }
+  if (!result.model) return { notes, failing };
+  const lint = await lintLoaded({ model: result.model, sources: result.sources });
+  return { model: result.model, notes, failing, lint };
 }
 
 /** "toolspec.yaml:13:11" names a file the user does not have: it becomes the tool there ("tool #2"). */

@@ -3,10 +3,10 @@
  * against the JSON Schema that toolspec ships for the spec file. Produces the raw tools and shared $defs with
  * their origins, so that later stages can point at any part of them.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import { displayPath, isInside } from '../paths.js';
+import { diskSource, type FileSource } from './files.js';
 import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
 import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
@@ -47,16 +47,20 @@ export interface RawSpec {
 
 export interface LoadOptions {
   cwd?: string;
+  /** Where the files are read from: the disk unless given (a git revision, memory). */
+  source?: FileSource;
 }
 
 /** Loads the spec at `specPath`. Returns undefined when the main file could not be read or parsed at all. */
 export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions = {}): RawSpec | undefined {
   const cwd = opts.cwd ?? process.cwd();
+  const source = opts.source ?? diskSource;
+  const realOr = (p: string) => source.realpath(p);
   const abs = path.resolve(cwd, specPath);
   const show = (p: string) => displayPath(p, cwd);
   /** Bytes read so far, across the spec and its includes. */
   const budget = { used: 0 };
-  const main = readSource(abs, show(abs), diags, budget);
+  const main = readSource(source, abs, show(abs), diags, budget);
   if (!main) return undefined;
 
   const rootDir = path.dirname(abs);
@@ -87,7 +91,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     includes.forEach((entry, i) => {
       if (typeof entry !== 'string' || entry === '') return;
       if (/[\\/]$/.test(entry)) spec.folders.push(path.resolve(path.dirname(absPath), entry));
-      for (const target of resolveInclude(file, absPath, entry, i, rootDir, diags)) {
+      for (const target of resolveInclude(source, file, absPath, entry, i, rootDir, diags)) {
         const real = realOr(target);
         const already = seen.get(real);
         if (already) {
@@ -104,7 +108,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
           );
           continue;
         }
-        const child = readSource(target, show(target), diags, budget, file.locate(['include', i]));
+        const child = readSource(source, target, show(target), diags, budget, file.locate(['include', i]));
         if (!child) continue;
         seen.set(real, child);
         spec.files.push(child);
@@ -119,6 +123,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
 }
 
 function readSource(
+  source: FileSource,
   abs: string,
   shown: string,
   diags: Diagnostics,
@@ -129,14 +134,14 @@ function readSource(
   const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
   let bytes: Buffer;
   try {
-    const st = fs.statSync(abs);
-    if (st.isDirectory()) {
+    const st = source.stat(abs);
+    if (st.kind === 'folder') {
       diags.add(
         diagnostic('TS005', where, `${shown} is a folder, not a spec file`, 'name a .yaml file; to include a whole folder, end the path with /'),
       );
       return undefined;
     }
-    if (!st.isFile()) {
+    if (st.kind !== 'file') {
       // A pipe or a device would block the read or never end.
       diags.add(diagnostic('TS005', where, `${shown} is not a regular file`, 'name a .yaml file'));
       return undefined;
@@ -164,7 +169,7 @@ function readSource(
       );
       return undefined;
     }
-    bytes = fs.readFileSync(abs);
+    bytes = source.read(abs);
     budget.used += bytes.length;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -195,6 +200,7 @@ function mib(bytes: number): string {
 }
 
 function resolveInclude(
+  source: FileSource,
   file: SourceFile,
   includingPath: string,
   entry: string,
@@ -212,13 +218,13 @@ function resolveInclude(
   if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
   const target = path.resolve(path.dirname(includingPath), entry);
   if (!isInside(rootDir, target)) return refuse('points outside the spec\'s folder');
-  if (fs.existsSync(target) && !isInside(realOr(rootDir), realOr(target))) {
+  if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target))) {
     return refuse('is a link that points outside the spec\'s folder');
   }
   if (!/[\\/]$/.test(entry)) return [target];
   let names: string[];
   try {
-    names = fs.readdirSync(target);
+    names = source.list(target);
   } catch {
     diags.add(diagnostic('TS005', at, `cannot read folder "${entry}"`, 'include paths are relative to the file that includes them'));
     return [];
@@ -277,11 +283,12 @@ function collectTools(file: SourceFile, data: Record<string, unknown>, spec: Raw
   }
 }
 
-function realOr(p: string): string {
+function exists(source: FileSource, abs: string): boolean {
   try {
-    return fs.realpathSync(p);
+    source.stat(abs);
+    return true;
   } catch {
-    return p;
+    return false;
   }
 }
 
