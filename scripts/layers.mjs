@@ -33,6 +33,9 @@ const FORBIDDEN = {
   'model.ts': { only: ['options.ts', 'schema'], why: 'the model is plain data' },
 };
 
+/** Runtime modules the generator imports (the rest of templates/runtime is copied into projects, never imported). */
+const SHARED = ['templates/runtime/arguments.ts'];
+
 /** Who may call the commands: the CLI (and commands one another). */
 const COMMAND_CALLERS = new Set(['cli.ts', 'commands']);
 
@@ -50,7 +53,8 @@ for (const file of files) {
     if (!fileName.startsWith('.')) continue;
     const target = path.posix.relative('.', path.posix.join(path.posix.dirname(file), fileName)).replace(/\.js$/, '.ts');
     if (target.startsWith('..')) {
-      problems.push(`${file}: imports ${fileName}, outside src/ (the runtime templates are copied, not imported)`);
+      const shared = path.posix.relative('.', path.posix.join('src', target));
+      if (!SHARED.includes(shared)) problems.push(`src/${file}: imports ${fileName}, outside src/; of the runtime templates only ${SHARED.join(', ')} is shared`);
       continue;
     }
     const to = layerOf(target);
@@ -68,6 +72,12 @@ for (const file of files) {
       problems.push(`src/${file}:${i + 1}: writes to the disk; only the commands, the writer and the caches do`);
     }
   });
+}
+
+// A shared module runs in generated servers and in toolspec alike: it imports nothing.
+for (const shared of SHARED) {
+  const imports = ts.preProcessFile(fs.readFileSync(path.join(root, shared), 'utf8'), true, true).importedFiles;
+  if (imports.length) problems.push(`${shared}: imports ${imports.map((i) => i.fileName).join(', ')}; a module shared with generated servers imports nothing`);
 }
 
 if (problems.length) {

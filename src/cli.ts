@@ -4,8 +4,10 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { EXIT } from './commands/result.js';
 import { fileSystemError, UserError } from './diagnostics.js';
+import { packageRoot } from './paths.js';
 import { styleFor } from './report.js';
 
 // Each command's module (and the spec loader, the generator and the type checker behind it) loads only when that
@@ -160,6 +162,6 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
 }
 
 function packageVersion(): string {
-  const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
+  const pkg = createRequire(path.join(packageRoot, 'package.json'))('./package.json') as { version: string };
   return pkg.version;
 }

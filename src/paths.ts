@@ -1,8 +1,13 @@
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-/** The package's own folder (holds schema/ and templates/), from src/ or dist/ alike. */
-export const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+/** The package's own folder (holds package.json, schema/ and templates/), from src/ or dist/src/ alike. */
+export const packageRoot = ((): string => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+})();
 
 export const specSchemaPath = path.join(packageRoot, 'schema', 'toolspec.schema.json');
 export const includeSchemaPath = path.join(packageRoot, 'schema', 'toolspec-include.schema.json');

@@ -117,7 +117,7 @@ describe('toolspec check --format github', () => {
 describe('toolspec check and generate with the local cache of the last generate', () => {
   it('skips regenerating when nothing changed, and notices any change to a spec, generated or handler file', async () => {
     const dir = await baseProject();
-    expect((await runMain(['generate'], dir)).stdout).toMatch(/17 files, 0 written, 17 unchanged — 3 tools in \d+ ms\n/);
+    expect((await runMain(['generate'], dir)).stdout).toMatch(/18 files, 0 written, 18 unchanged — 3 tools in \d+ ms\n/);
     // The state of that generate is cached: the next one has nothing to do.
     expect((await runMain(['generate'], dir)).stdout).toContain('(nothing changed since the last generate)');
     expect((await runMain(['check'], dir)).code).toBe(0);
@@ -127,7 +127,7 @@ describe('toolspec check and generate with the local cache of the last generate'
     const edited = await runMain(['check'], dir);
     expect(edited.code).toBe(1);
     expect(edited.stdout).toContain('src/generated/tools.ts:');
-    expect((await runMain(['generate'], dir)).stdout).toMatch(/1 written, 16 unchanged/);
+    expect((await runMain(['generate'], dir)).stdout).toMatch(/1 written, 17 unchanged/);
 
     // A spec edit too.
     edit(dir, 'toolspec.yaml', 'description: Add a note.', 'description: Add a note to the list.');

@@ -5,6 +5,7 @@ import { packageRoot } from '../paths.js';
 
 /** Copied as they are; tools.ts, contract.ts and registry.ts there are stand-ins for generated files. */
 export const STATIC_FILES = [
+  'arguments.ts',
   'context.ts',
   'dispatcher.ts',
   'input.ts',

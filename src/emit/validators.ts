@@ -61,7 +61,7 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
   const sorted = [...helpers].sort(([a], [b]) => (a < b ? -1 : 1));
   const lines = [
     "// @ts-nocheck: ajv's standalone code; each export's type is declared.",
-    guarded ? "import { guardInherited, type Validator } from './dispatcher.js';" : "import type { Validator } from './dispatcher.js';",
+    guarded ? "import { guardInherited, type Validator } from './arguments.js';" : "import type { Validator } from './arguments.js';",
     ...(imported.length ? [`import type { ${imported.join(', ')} } from './types.js';`] : []),
     ...sorted.map(([id, mod]) => `import * as ${id}_module from ${JSON.stringify(`${mod}.js`)};`),
     '',

@@ -104,7 +104,7 @@ export function compileSchema(schema: Record<string, unknown>, dialect: Dialect,
     return ajv.getSchema(KEY)!;
   });
   const source = standaloneCode.default(ajv, result);
-  const validate = inherited.length ? guardInherited(result, inherited) : result;
+  const validate = inherited.length ? guardInherited(result, inherited, false) : result;
   return { ajv, key: KEY, validate, inherited, code: { source, inherited, kind }, warnings };
 }
 

@@ -7,6 +7,7 @@ import type { ErrorObject } from 'ajv';
 import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import { isRecord, type RawTool } from '../load/load.js';
 import type { ExampleExpectation, ExampleModel } from '../model.js';
+import { argumentPath } from '../../templates/runtime/arguments.js';
 import { captureWarnings } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';
 import { pointerToPath } from '../load/structure.js';
@@ -37,7 +38,7 @@ export function checkExamples(
     const at = tool.file.locate(argsPath);
     if (!ok && !invalid) {
       const errors = input.validate.errors ?? [];
-      const why = errors.map((e) => `${argumentPath(e.instancePath, e.params)}: ${e.message ?? e.keyword}`).join('; ');
+      const why = errors.map((e) => `${rejectedPath(e, args)}: ${e.message ?? e.keyword}`).join('; ');
       const first = errors[0];
       const where = first ? tool.file.locate([...argsPath, ...pointerToPath(first.instancePath, ex['arguments'])]) : at;
       diags.add(
@@ -187,15 +188,6 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
 
 const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
 
-/** "/filters/0/tag" → "filters[0].tag", with the property that required/additionalProperties errors name. */
-function argumentPath(pointer: string, params: Record<string, unknown>): string {
-  const segs = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const extra = params['missingProperty'] ?? params['additionalProperty'];
-  if (typeof extra === 'string') segs.push(extra);
-  if (!segs.length) return '(arguments)';
-  return segs.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? JSON.stringify(s).slice(1, -1) : `.${JSON.stringify(s).slice(1, -1)}`)).join('');
-}
-
 /**
  * The argument an error names, exactly as the generated dispatcher writes it at the start of its line
  * (templates/runtime/dispatcher.ts, describeError and pathIn): a test of the generated code holds the two together.
@@ -204,17 +196,5 @@ export function rejectedPath(e: Pick<ErrorObject, 'instancePath' | 'keyword' | '
   const params = e.params as Record<string, unknown>;
   const child =
     e.keyword === 'required' ? String(params['missingProperty']) : e.keyword === 'additionalProperties' ? String(params['additionalProperty']) : undefined;
-  const segs = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) segs.push(child);
-  if (!segs.length) return '(arguments)';
-  let node = data;
-  return segs
-    .map((s, i) => {
-      const index = /^\d+$/.test(s) && Array.isArray(node);
-      node = typeof node === 'object' && node !== null && Object.hasOwn(node, s) ? (node as Record<string, unknown>)[s] : undefined;
-      if (index) return `[${s}]`;
-      if (!/^[^\s.[\]"'\\]+$/.test(s) || /^\d+$/.test(s)) return `[${JSON.stringify(s)}]`;
-      return i === 0 ? s : `.${s}`;
-    })
-    .join('');
+  return argumentPath(e.instancePath, child, data);
 }

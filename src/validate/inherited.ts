@@ -3,15 +3,15 @@
  * code reads `data.toString`, so on an ordinary object such a property seems present when nobody sent it and its
  * default is never applied; its deep equality calls `a.toString()`; `__proto__` it leaves out of `properties`
  * altogether. Schemas that use these names are compiled with each of them renamed to a placeholder, and their
- * validators rename the same keys in the data for the check and back after it (guardInherited here for the
- * loader, and its twin in templates/runtime/dispatcher.ts for generated servers).
+ * validators rename the same keys in the data for the check and back after it (guardInherited, in
+ * templates/runtime/arguments.ts: one function for the loader and the generated servers).
  */
+import { placeholder } from '../../templates/runtime/arguments.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
 
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-/** The name an inherited property name is compiled under. */
-export const placeholder = (name: string): string => `__toolspec_${name}__`;
+export { guardInherited, placeholder } from '../../templates/runtime/arguments.js';
 
 /**
  * The inherited names a schema uses as property names (in properties, required or dependencies) or as keys of the
@@ -80,45 +80,4 @@ function mapEntries(o: Record<string, unknown>, key: (k: string) => string, f: (
 /** An own data property, even for the key `__proto__`. */
 function define(o: Record<string, unknown>, k: string, value: unknown): void {
   Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
-}
-
-/** What a compiled validator needs: ajv's function, with its `errors`. */
-export interface RawValidator {
-  (data: unknown): boolean;
-  errors?: { instancePath: string; params: Record<string, unknown> }[] | null;
-}
-
-/** A validator that renames `names` in the data (in place) for the check and back after it. */
-export function guardInherited<V extends RawValidator>(validate: V, names: readonly string[]): V {
-  const to = new Map(names.map((n) => [n, placeholder(n)]));
-  const back = new Map(names.map((n) => [placeholder(n), n]));
-  const guarded = ((data: unknown) => {
-    renameKeys(data, to);
-    try {
-      return validate(data);
-    } finally {
-      renameKeys(data, back);
-      guarded.errors = validate.errors?.map((e) => ({
-        ...e,
-        instancePath: e.instancePath
-          .split('/')
-          .map((s) => back.get(s) ?? s)
-          .join('/'),
-        params: Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, (typeof v === 'string' && back.get(v)) || v])),
-      }));
-    }
-  }) as V;
-  return guarded;
-}
-
-function renameKeys(data: unknown, map: ReadonlyMap<string, string>): void {
-  if (Array.isArray(data)) return data.forEach((d) => renameKeys(d, map));
-  if (typeof data !== 'object' || data === null) return;
-  const record = data as Record<string, unknown>;
-  for (const [from, to] of map) {
-    if (!Object.hasOwn(record, from)) continue;
-    define(record, to, record[from]);
-    delete record[from];
-  }
-  for (const v of Object.values(record)) renameKeys(v, map);
 }

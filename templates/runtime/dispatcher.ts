@@ -15,67 +15,17 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { argumentPath, type ValidationError, type Validator } from './arguments.js';
 import { createContext, isModern, type Connection, type ToolContext } from './context.js';
 import { InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
 
-/** A precompiled validator, as ajv's standalone code exports it: true when `data` is a `T` (defaults filled in). */
-export interface Validator<T = unknown> {
-  (data: unknown): data is T;
-  errors?: ValidationError[] | null;
-}
-
-export interface ValidationError {
-  instancePath: string;
-  keyword: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
+export { guardInherited, type ValidationError, type Validator } from './arguments.js';
 
 export interface ToolBinding {
   /** Validates the arguments and fills in schema defaults. */
   input: Validator;
   /** Validates structured output, for tools with an outputSchema. */
   output?: Validator;
-}
-
-/**
- * Wraps the validator of a schema whose property names are ones every object inherits (`constructor`,
- * `toString`, `__proto__`, …): ajv's code would read them through the prototype, and it compiled them under other
- * names (toolspec's generator renamed them). Those keys are renamed in the arguments for the check and back after
- * it, so `args.toString` is the argument (or its default); outputs are checked on a copy.
- */
-export function guardInherited<T>(validate: Validator<T>, names: readonly string[], copy: boolean): Validator<T> {
-  const to = new Map(names.map((n) => [n, `__toolspec_${n}__`]));
-  const back = new Map(names.map((n) => [`__toolspec_${n}__`, n]));
-  const guarded: Validator<T> = (data): data is T => {
-    const subject = copy ? structuredClone(data) : data;
-    renameKeys(subject, to);
-    try {
-      return validate(subject);
-    } finally {
-      if (!copy) renameKeys(subject, back);
-      guarded.errors = validate.errors?.map((e) => unrename(e, back)) ?? null;
-    }
-  };
-  return guarded;
-}
-
-function renameKeys(data: unknown, map: ReadonlyMap<string, string>): void {
-  if (Array.isArray(data)) return data.forEach((d) => renameKeys(d, map));
-  if (typeof data !== 'object' || data === null) return;
-  const record = data as Record<string, unknown>;
-  for (const [from, to] of map) {
-    if (!Object.hasOwn(record, from)) continue;
-    Object.defineProperty(record, to, { value: record[from], enumerable: true, writable: true, configurable: true });
-    delete record[from];
-  }
-  for (const v of Object.values(record)) renameKeys(v, map);
-}
-
-function unrename(e: ValidationError, back: ReadonlyMap<string, string>): ValidationError {
-  const swap = (v: unknown) => (typeof v === 'string' && back.get(v)) || v;
-  const params = Object.fromEntries(Object.entries(e.params).map(([k, v]) => [k, swap(v)]));
-  return { ...e, instancePath: e.instancePath.split('/').map(swap).join('/'), params };
 }
 
 /** Throw this from a handler to send its message to the model as the tool's error result, verbatim. */
@@ -368,7 +318,8 @@ function invalidResult(result: CallToolResult): string | undefined {
   if (!('issues' in checked) || !checked.issues) return undefined;
   const issue = checked.issues[0];
   const segments = (issue?.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p));
-  const where = segments.length ? `${pathIn(`/${segments.join('/')}`, undefined, result)}: ` : '';
+  const pointer = segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  const where = segments.length ? `${argumentPath(pointer, undefined, result)}: ` : '';
   return `its result is not a valid CallToolResult (${where}${issue?.message ?? 'invalid'})`;
 }
 
@@ -417,7 +368,7 @@ function uniqueLines(errors: readonly ValidationError[], data?: unknown): string
 
 function describeError(e: ValidationError, data: unknown): string {
   const p = e.params;
-  const argPath = (pointer: string, child?: string) => pathIn(pointer, child, data);
+  const argPath = (pointer: string, child?: string) => argumentPath(pointer, child, data);
   switch (e.keyword) {
     case 'required':
       return `${argPath(e.instancePath, String(p['missingProperty']))}: is required`;
@@ -430,35 +381,6 @@ function describeError(e: ValidationError, data: unknown): string {
     default:
       return `${argPath(e.instancePath)}: ${e.message ?? `fails ${e.keyword}`}`;
   }
-}
-
-/**
- * "/filters/0/tag" → "filters[0].tag"; the root is "(arguments)". With the data at hand, a number is an index only
- * where the value is an array; a name that would read as something else ("", "0", "a.b") is quoted: ["a.b"].
- */
-function pathIn(pointer: string, child?: string, data?: unknown): string {
-  const segs =
-    pointer === ''
-      ? []
-      : pointer
-          .slice(1)
-          .split('/')
-          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) segs.push(child);
-  if (!segs.length) return '(arguments)';
-  let node = data;
-  return segs
-    .map((s, i) => {
-      const index = /^\d+$/.test(s) && (data === undefined || Array.isArray(node));
-      node =
-        typeof node === 'object' && node !== null && Object.hasOwn(node, s)
-          ? (node as Record<string, unknown>)[s]
-          : undefined;
-      if (index) return `[${s}]`;
-      if (!/^[^\s.[\]"'\\]+$/.test(s) || /^\d+$/.test(s)) return `[${JSON.stringify(s)}]`;
-      return i === 0 ? s : `.${s}`;
-    })
-    .join('');
 }
 
 function describeValue(v: unknown): string {

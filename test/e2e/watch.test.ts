@@ -114,19 +114,19 @@ describe('toolspec generate --watch (built CLI)', () => {
     const manifest = () => fs.readFileSync(file('generated/manifest.json'), 'utf8');
 
     // The first run happens at once.
-    expect(await w.run(1)).toEqual(['start', expect.stringMatching(/^generated: 17 files, 17 written, 0 unchanged — 3 tools in \d+ ms; created handlers\/alpha\.ts, handlers\/beta\.ts, handlers\/gamma\.ts \(stubs to fill in\)$/)]);
+    expect(await w.run(1)).toEqual(['start', expect.stringMatching(/^generated: 18 files, 18 written, 0 unchanged — 3 tools in \d+ ms; created handlers\/alpha\.ts, handlers\/beta\.ts, handlers\/gamma\.ts \(stubs to fill in\)$/)]);
     expect(manifest()).toContain('Find the first page');
 
     // An edit of the spec: one run, named after it.
     const edited = SPEC.replace('Find the first page', 'Find the best page');
     fs.writeFileSync(file('toolspec.yaml'), edited);
-    expect(await w.run(2)).toEqual(['toolspec.yaml changed', expect.stringMatching(/^generated: 17 files, [1-9]\d* written, \d+ unchanged — 3 tools in \d+ ms$/)]);
+    expect(await w.run(2)).toEqual(['toolspec.yaml changed', expect.stringMatching(/^generated: 18 files, [1-9]\d* written, \d+ unchanged — 3 tools in \d+ ms$/)]);
     expect(manifest()).toContain('Find the best page');
 
     // An edit of an included file, saved as editors do: a new file renamed over the old one.
     fs.writeFileSync(file('extra.yaml.tmp'), EXTRA.replace('Count the pages', 'Count all the pages'));
     fs.renameSync(file('extra.yaml.tmp'), file('extra.yaml'));
-    expect(await w.run(3)).toEqual(['extra.yaml changed', expect.stringMatching(/^generated: 17 files, [1-9]\d* written/)]);
+    expect(await w.run(3)).toEqual(['extra.yaml changed', expect.stringMatching(/^generated: 18 files, [1-9]\d* written/)]);
     expect(manifest()).toContain('Count all the pages');
 
     // The same bytes saved again, a touch, a file that is not part of the spec: nothing to do.
@@ -150,12 +150,12 @@ describe('toolspec generate --watch (built CLI)', () => {
 
     // Fixed: it regenerates.
     fs.writeFileSync(file('toolspec.yaml'), edited.replace('Find the best page', 'Find the one page'));
-    expect(await w.run(5)).toEqual(['toolspec.yaml changed', expect.stringMatching(/^generated: 17 files, [1-9]\d* written, \d+ unchanged — 3 tools in \d+ ms$/)]);
+    expect(await w.run(5)).toEqual(['toolspec.yaml changed', expect.stringMatching(/^generated: 18 files, [1-9]\d* written, \d+ unchanged — 3 tools in \d+ ms$/)]);
     expect(manifest()).toContain('Find the one page');
 
     // A new file in an included folder is picked up.
     fs.writeFileSync(file('tools/delta.yaml'), DELTA);
-    expect(await w.run(6)).toEqual(['tools/delta.yaml added', expect.stringMatching(/^generated: 17 files, [1-9]\d* written, \d+ unchanged — 4 tools in \d+ ms; created handlers\/delta\.ts \(stubs to fill in\)$/)]);
+    expect(await w.run(6)).toEqual(['tools/delta.yaml added', expect.stringMatching(/^generated: 18 files, [1-9]\d* written, \d+ unchanged — 4 tools in \d+ ms; created handlers\/delta\.ts \(stubs to fill in\)$/)]);
     expect(manifest()).toContain('"delta"');
     expect(fs.existsSync(file('handlers/delta.ts'))).toBe(true);
 
@@ -175,7 +175,7 @@ describe('toolspec generate --watch (built CLI)', () => {
     expect(fs.existsSync(path.join(w.dir, 'generated'))).toBe(false);
 
     fs.writeFileSync(path.join(w.dir, 'extra.yaml'), EXTRA);
-    expect(await w.run(2)).toEqual(['extra.yaml added', expect.stringMatching(/^generated: 17 files, 17 written, 0 unchanged — 2 tools in \d+ ms; created /)]);
+    expect(await w.run(2)).toEqual(['extra.yaml added', expect.stringMatching(/^generated: 18 files, 18 written, 0 unchanged — 2 tools in \d+ ms; created /)]);
 
     expect(await w.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     expect(w.runs()).toHaveLength(2);
@@ -191,7 +191,7 @@ describe('toolspec generate --watch (built CLI)', () => {
     const lines = w.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ changes: [], ok: true, spec: 'toolspec.yaml', created: ['handlers/alpha.ts'], removed: [] });
-    expect(lines[0]!['written']).toHaveLength(17);
+    expect(lines[0]!['written']).toHaveLength(18);
     expect(lines[1]).toMatchObject({ changes: [{ file: 'toolspec.yaml', change: 'changed' }], ok: false, diagnostics: [expect.objectContaining({ code: 'TS022', line: 7 })] });
     expect(lines[1]).not.toHaveProperty('written');
     for (const l of lines) expect(l['time']).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
