@@ -40,7 +40,9 @@ export function benchCheck({ sizes = [100, 500], runs = 5 } = {}) {
           break;
         } catch (error) {
           if (attempt >= 2 || !/stale/.test(error.message)) throw error;
-          console.error(`check ${n}: the project went stale during iteration ${i + 1} (a template changed); generating again`);
+          console.error(
+            `check ${n}: the project went stale during iteration ${i + 1} (a template changed); generating again`,
+          );
           timeCommand(process.execPath, [bin, 'generate'], { cwd: dir, expectStatus: 0 });
           timeCommand(process.execPath, [bin, 'check'], { cwd: dir, expectStatus: 0 });
         }
@@ -53,9 +55,14 @@ export function benchCheck({ sizes = [100, 500], runs = 5 } = {}) {
 }
 
 export function checkTable(rows) {
-  const lines = ['| tools | cache | toolspec check | tsc --noEmit | check / tsc (median, min–max) |', '|---|---|---|---|---|'];
+  const lines = [
+    '| tools | cache | toolspec check | tsc --noEmit | check / tsc (median, min–max) |',
+    '|---|---|---|---|---|',
+  ];
   for (const r of rows) {
-    lines.push(`| ${r.n} | ${r.kind} | ${fmtStats(r.check)} | ${fmtStats(r.tsc)} | ${r.ratio.median.toFixed(2)} (${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)}) |`);
+    lines.push(
+      `| ${r.n} | ${r.kind} | ${fmtStats(r.check)} | ${fmtStats(r.tsc)} | ${r.ratio.median.toFixed(2)} (${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)}) |`,
+    );
   }
   return lines.join('\n');
 }

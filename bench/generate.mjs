@@ -46,10 +46,17 @@ export function peerPackage() {
     fs.mkdirSync(prefix, { recursive: true });
     fs.writeFileSync(
       path.join(prefix, 'package.json'),
-      JSON.stringify({ name: 'toolspec-bench-peer', private: true, devDependencies: { [PEER]: PEER_VERSION } }, null, 2) + '\n',
+      JSON.stringify(
+        { name: 'toolspec-bench-peer', private: true, devDependencies: { [PEER]: PEER_VERSION } },
+        null,
+        2,
+      ) + '\n',
     );
     console.error(`installing ${PEER}@${PEER_VERSION} into ${path.relative(root, prefix)} …`);
-    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--legacy-peer-deps'], { cwd: prefix, encoding: 'utf8' });
+    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--legacy-peer-deps'], {
+      cwd: prefix,
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`npm install ${PEER}@${PEER_VERSION} failed\n${r.stdout}\n${r.stderr}`);
     dir = candidates[1];
   }
@@ -76,7 +83,10 @@ function toolspecGenerate(dir, expect) {
     r.status === 0 &&
     m &&
     (expect === 'cold' ? !noop && m[1] === m[2] : expect === 'noop' ? noop && m[2] === '0' : !noop && Number(m[2]) > 0);
-  if (!ok) throw Object.assign(new Error(`toolspec generate (${expect}) in ${dir} did not do what it should:\n${r.out}`), { retry: true });
+  if (!ok)
+    throw Object.assign(new Error(`toolspec generate (${expect}) in ${dir} did not do what it should:\n${r.out}`), {
+      retry: true,
+    });
   return r.ms;
 }
 
@@ -128,7 +138,9 @@ export function benchGenerate({ sizes = [100, 500], runs = 5 } = {}) {
     writeOpenApi(doc, spec);
     const out = path.join(peerDir, 'out');
     // The tool that gets edited: the first from the middle with a numeric bound to bump.
-    const target = [...spec.tools.slice(n >> 1), ...spec.tools].find((t) => bumpBound(structuredClone(t.inputSchema))).name;
+    const target = [...spec.tools.slice(n >> 1), ...spec.tools].find((t) =>
+      bumpBound(structuredClone(t.inputSchema)),
+    ).name;
 
     // One discarded iteration warms the disk cache for both tools.
     const reset = () => {
@@ -161,8 +173,8 @@ export function benchGenerate({ sizes = [100, 500], runs = 5 } = {}) {
             boundAt = `${target}: ${bumpBound(s.tools.find((x) => x.name === target).inputSchema)}`;
           });
           const bound = toolspecGenerate(dir, 'changed');
-          t.cold.push(cold), t.noop.push(noop), t.description.push(description), t.bound.push(bound);
-          p.cold.push(peerCold), p.noop.push(peerNoop);
+          (t.cold.push(cold), t.noop.push(noop), t.description.push(description), t.bound.push(bound));
+          (p.cold.push(peerCold), p.noop.push(peerNoop));
           break;
         } catch (e) {
           if (!e.retry || attempt >= 2) throw e;
@@ -172,10 +184,34 @@ export function benchGenerate({ sizes = [100, 500], runs = 5 } = {}) {
     }
     load.push(os.loadavg()[0]);
     const common = { n, runs, peer: `${PEER} ${peer.version}`, load, edited: { description: target, bound: boundAt } };
-    rows.push({ ...common, scenario: 'cold', toolspec: stats(t.cold), peerRun: stats(p.cold), ratio: pairRatio(t.cold, p.cold) });
-    rows.push({ ...common, scenario: 'no-op', toolspec: stats(t.noop), peerRun: stats(p.noop), ratio: pairRatio(t.noop, p.cold) });
-    rows.push({ ...common, scenario: 'one changed: description', toolspec: stats(t.description), peerRun: null, ratio: pairRatio(t.description, p.cold) });
-    rows.push({ ...common, scenario: 'one changed: bound', toolspec: stats(t.bound), peerRun: null, ratio: pairRatio(t.bound, p.cold) });
+    rows.push({
+      ...common,
+      scenario: 'cold',
+      toolspec: stats(t.cold),
+      peerRun: stats(p.cold),
+      ratio: pairRatio(t.cold, p.cold),
+    });
+    rows.push({
+      ...common,
+      scenario: 'no-op',
+      toolspec: stats(t.noop),
+      peerRun: stats(p.noop),
+      ratio: pairRatio(t.noop, p.cold),
+    });
+    rows.push({
+      ...common,
+      scenario: 'one changed: description',
+      toolspec: stats(t.description),
+      peerRun: null,
+      ratio: pairRatio(t.description, p.cold),
+    });
+    rows.push({
+      ...common,
+      scenario: 'one changed: bound',
+      toolspec: stats(t.bound),
+      peerRun: null,
+      ratio: pairRatio(t.bound, p.cold),
+    });
   }
   return rows;
 }
@@ -183,7 +219,7 @@ export function benchGenerate({ sizes = [100, 500], runs = 5 } = {}) {
 const SCENARIO = {
   cold: 'cold — toolspec: cache and src/generated empty; peer: empty output folder',
   'no-op': 'no-op — toolspec: nothing changed since the last generate; peer: again on the same output (`--force`)',
-  'one changed: description': "one tool changed — its description",
+  'one changed: description': 'one tool changed — its description',
   'one changed: bound': 'one tool changed — then one property bound of it (`maxLength`/`maximum` + 1)',
 };
 
@@ -203,7 +239,9 @@ export function generateTables(rows) {
   ];
   for (const n of [...new Set(rows.map((r) => r.n))]) {
     const of = (s) => rows.find((r) => r.n === n && r.scenario === s).ratio;
-    ratios.push(`| ${n} | ${r2(of('cold'))} | ${r2(of('no-op'))} | ${r2(of('one changed: description'))} | ${r2(of('one changed: bound'))} |`);
+    ratios.push(
+      `| ${n} | ${r2(of('cold'))} | ${r2(of('no-op'))} | ${r2(of('one changed: description'))} | ${r2(of('one changed: bound'))} |`,
+    );
   }
   const notes = [...new Set(rows.map((r) => r.n))].map((n) => {
     const r = rows.find((x) => x.n === n);

@@ -67,7 +67,9 @@ export function plainServerFactory(tools, info = { name: 'bench-plain', version:
   return () => {
     const server = new Server(info, { capabilities: { tools: {} } });
     server.setRequestHandler('tools/list', () => list);
-    server.setRequestHandler('tools/call', (request) => handlers.get(request.params.name)(request.params.arguments ?? {}));
+    server.setRequestHandler('tools/call', (request) =>
+      handlers.get(request.params.name)(request.params.arguments ?? {}),
+    );
     return server;
   };
 }

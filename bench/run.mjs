@@ -11,7 +11,15 @@ import { targetsTable } from './targets.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(process.env.RUNS ?? 5);
 const started = Date.now();
-const versions = ['typescript', 'ts-morph', '@modelcontextprotocol/server', '@modelcontextprotocol/node', '@modelcontextprotocol/client', 'zod', 'ajv']
+const versions = [
+  'typescript',
+  'ts-morph',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/node',
+  '@modelcontextprotocol/client',
+  'zod',
+  'ajv',
+]
   .map((p) => `${p} ${JSON.parse(fs.readFileSync(path.join(root, 'node_modules', p, 'package.json'), 'utf8')).version}`)
   .join(', ');
 

@@ -114,7 +114,9 @@ function compileProject(src, outDir) {
       reportDiagnostics: true,
     });
     if (js.diagnostics?.length) {
-      throw new Error(`${rel}: ${js.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n')}`);
+      throw new Error(
+        `${rel}: ${js.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n')}`,
+      );
     }
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, js.outputText);
@@ -193,7 +195,12 @@ server.listen(0, '127.0.0.1', () => process.stderr.write(\`listening on http://1
 `,
   );
   return {
-    n, spec, tools, cwd: base, stdio, httpEntry,
+    n,
+    spec,
+    tools,
+    cwd: base,
+    stdio,
+    httpEntry,
     main: path.join(dist, 'generated/main.js'),
     index: path.join(dist, 'generated/index.js'),
     context: path.join(dist, 'generated/context.js'),
@@ -327,7 +334,9 @@ async function connectLegacy(factory) {
     new Promise((resolve, reject) => {
       const rid = ++id;
       pending.set(rid, { resolve, reject });
-      client.send(params === undefined ? { jsonrpc: '2.0', id: rid, method } : { jsonrpc: '2.0', id: rid, method, params }).catch(reject);
+      client
+        .send(params === undefined ? { jsonrpc: '2.0', id: rid, method } : { jsonrpc: '2.0', id: rid, method, params })
+        .catch(reject);
     });
   const init = await request('initialize', {
     protocolVersion: LEGACY,
@@ -341,7 +350,9 @@ async function connectLegacy(factory) {
 
 /** 2026-07-28: raw requests through createMcpHandler(factory).fetch in process, each a web Request, parsed back. */
 function connectModern(factory) {
-  const handler = createMcpHandler(factory, { onerror: (error) => console.error('[bench] createMcpHandler:', error.message) });
+  const handler = createMcpHandler(factory, {
+    onerror: (error) => console.error('[bench] createMcpHandler:', error.message),
+  });
   let id = 0;
   const request = async (method, params = {}) => {
     const res = await handler.fetch(
@@ -438,7 +449,8 @@ async function startup(entry, cwd, n, era) {
   };
   await client.connect(transport);
   const version = client.getNegotiatedProtocolVersion?.();
-  if (version !== (era === 'modern' ? MODERN : LEGACY)) throw new Error(`${entry}: the ${era} client negotiated ${version}`);
+  if (version !== (era === 'modern' ? MODERN : LEGACY))
+    throw new Error(`${entry}: the ${era} client negotiated ${version}`);
   /** @type {number | undefined} */
   let answered;
   let rss;
@@ -464,7 +476,12 @@ async function makeLoops(gen, context, tools, ajv) {
   // The SDK's request context of an in-process call (2026-07-28), as the generated contract tests make it.
   const { sdk, connection } = context.localRequest();
   const handlerCtx = { signal: sdk.mcpReq.signal };
-  const dispatcher = gen.createDispatcher({ tools: gen.tools, bindings: await gen.loadBindings(), handlers: gen.handlers, onError: () => {} });
+  const dispatcher = gen.createDispatcher({
+    tools: gen.tools,
+    bindings: await gen.loadBindings(),
+    handlers: gen.handlers,
+    onError: () => {},
+  });
   const entries = new Map(
     tools.map((t) => [
       t.name,
@@ -642,15 +659,26 @@ async function benchSize(n, runs, log) {
   for (const tool of p.tools) {
     const { valid, invalid } = argumentsFor(tool);
     const check = ajv.compile(tool.inputSchema);
-    if (!check(structuredClone(valid))) throw new Error(`${tool.name}: sample arguments fail: ${ajv.errorsText(check.errors)}`);
+    if (!check(structuredClone(valid)))
+      throw new Error(`${tool.name}: sample arguments fail: ${ajv.errorsText(check.errors)}`);
     if (check(structuredClone(invalid))) throw new Error(`${tool.name}: invalid sample arguments pass`);
-    for (const [kind, args] of [['valid', valid], ['invalid', invalid]]) {
+    for (const [kind, args] of [
+      ['valid', valid],
+      ['invalid', invalid],
+    ]) {
       calls[kind].push(JSON.stringify({ name: tool.name, arguments: args }));
-      reqs[kind].push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } }));
+      reqs[kind].push(
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } }),
+      );
     }
     posts.push({
       headers: modernHeaders('tools/call', tool.name),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: valid, _meta: MODERN_META } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: tool.name, arguments: valid, _meta: MODERN_META },
+      }),
     });
   }
   const loops = await makeLoops(gen, context, p.tools, ajv);
@@ -688,7 +716,9 @@ async function benchSize(n, runs, log) {
   // HTTP servers: the generated entry (serveHttp), McpServer behind createMcpHandler + toNodeHandler.
   const httpServers = {
     toolspec: await startHttpServer([p.main, '--http', '--port', '0'], p.cwd),
-    ...Object.fromEntries(await Promise.all(FLAVOURS.map(async (f) => [f, await startHttpServer([p.httpEntry, f], p.cwd)]))),
+    ...Object.fromEntries(
+      await Promise.all(FLAVOURS.map(async (f) => [f, await startHttpServer([p.httpEntry, f], p.cwd)])),
+    ),
   };
   for (const s of Object.values(httpServers)) {
     await httpBlock(s.url, posts, 0, posts.length, 1);
@@ -698,9 +728,12 @@ async function benchSize(n, runs, log) {
 
   const series = () => byName(PEERS, () => []);
   const m = {
-    start: byName(ERAS, series), startNoConvert: byName(ERAS, () => byName(FLAVOURS, () => [])),
-    rss: byName(ERAS, series), list: byName(ERAS, series),
-    dispatch: { valid: [], invalid: [] }, loop: { valid: [], invalid: [] },
+    start: byName(ERAS, series),
+    startNoConvert: byName(ERAS, () => byName(FLAVOURS, () => [])),
+    rss: byName(ERAS, series),
+    list: byName(ERAS, series),
+    dispatch: { valid: [], invalid: [] },
+    loop: { valid: [], invalid: [] },
     calls: byName(ERAS, () => MODES.map(() => byName(names, () => []))),
     http: HTTP_MODES.map(series),
   };
@@ -708,7 +741,10 @@ async function benchSize(n, runs, log) {
   for (let i = 0; i < runs; i++) {
     // Fresh processes, in alternating order.
     for (const era of ERAS) {
-      const s = await alternate(i, byName(PEERS, (name) => () => startup(entries[name], p.cwd, n, era)));
+      const s = await alternate(
+        i,
+        byName(PEERS, (name) => () => startup(entries[name], p.cwd, n, era)),
+      );
       for (const name of PEERS) {
         m.start[era][name].push(s[name].ms);
         m.rss[era][name].push(s[name].rss);
@@ -720,40 +756,63 @@ async function benchSize(n, runs, log) {
     for (const era of ERAS) {
       const lists = series();
       const perBlock = LIST_CALLS.toolspec / LIST_CALLS.mcp;
-      await interleave(LIST_CALLS.mcp, byName(PEERS, (name) => async () => {
-        for (let j = 0; j < (name === 'toolspec' ? perBlock : 1); j++) lists[name].push(await listOnce(conns[era][name], n));
-        return 0;
-      }), i);
+      await interleave(
+        LIST_CALLS.mcp,
+        byName(PEERS, (name) => async () => {
+          for (let j = 0; j < (name === 'toolspec' ? perBlock : 1); j++)
+            lists[name].push(await listOnce(conns[era][name], n));
+          return 0;
+        }),
+        i,
+      );
       for (const name of PEERS) m.list[era][name].push(stats(lists[name]).median);
     }
 
     for (const era of ERAS) {
       for (const [k, mode] of MODES.entries()) {
         const per = CALLS[era] / BLOCKS;
-        const secs = await interleave(BLOCKS, byName(names, (name) =>
-          (b) => callBlock(conns[era][name], calls[mode.args], b * per, per, mode.inflight, expectError(name, mode.args)),
-        ), i + k);
+        const secs = await interleave(
+          BLOCKS,
+          byName(
+            names,
+            (name) => (b) =>
+              callBlock(conns[era][name], calls[mode.args], b * per, per, mode.inflight, expectError(name, mode.args)),
+          ),
+          i + k,
+        );
         for (const name of names) m.calls[era][k][name].push(CALLS[era] / secs[name]);
       }
     }
 
     for (const kind of ['valid', 'invalid']) {
       const per = DISPATCH_CALLS / BLOCKS;
-      const secs = await interleave(BLOCKS, {
-        dispatch: (b) => loops.dispatch(reqs[kind], b * per, per, kind === 'invalid'),
-        loop: (b) => loops.loop(reqs[kind], b * per, per, kind === 'invalid'),
-      }, i);
+      const secs = await interleave(
+        BLOCKS,
+        {
+          dispatch: (b) => loops.dispatch(reqs[kind], b * per, per, kind === 'invalid'),
+          loop: (b) => loops.loop(reqs[kind], b * per, per, kind === 'invalid'),
+        },
+        i,
+      );
       m.dispatch[kind].push(DISPATCH_CALLS / secs.dispatch);
       m.loop[kind].push(DISPATCH_CALLS / secs.loop);
     }
 
     for (const [k, inflight] of HTTP_MODES.entries()) {
       const per = HTTP_CALLS / BLOCKS;
-      const secs = await interleave(BLOCKS, byName(PEERS, (name) =>
-        (b) => httpBlock(httpServers[name].url, posts, b * per, per, inflight).catch((error) => {
-          throw new Error(`HTTP ${name}: ${error.message}; the server's stderr:\n${httpServers[name].stderr().slice(-2000)}`);
-        }),
-      ), i + k);
+      const secs = await interleave(
+        BLOCKS,
+        byName(
+          PEERS,
+          (name) => (b) =>
+            httpBlock(httpServers[name].url, posts, b * per, per, inflight).catch((error) => {
+              throw new Error(
+                `HTTP ${name}: ${error.message}; the server's stderr:\n${httpServers[name].stderr().slice(-2000)}`,
+              );
+            }),
+        ),
+        i + k,
+      );
       for (const name of PEERS) m.http[k][name].push(HTTP_CALLS / secs[name]);
     }
     log(`server ${n}: run ${i + 1}/${runs} done at ${elapsed()}`);
@@ -764,7 +823,8 @@ async function benchSize(n, runs, log) {
 
   // Rows: values (stats) and ratios of toolspec to each other contestant (pairRatio).
   const row = (fields, series, others = FLAVOURS) => ({
-    n, ...fields,
+    n,
+    ...fields,
     values: byName(Object.keys(series), (name) => stats(series[name])),
     ratios: byName(others, (name) => pairRatio(series.toolspec, series[name])),
   });
@@ -772,21 +832,38 @@ async function benchSize(n, runs, log) {
   for (const era of ERAS) {
     rows.push(
       row({ era, table: 'startup', metric: 'first tools/list (ms)' }, m.start[era]),
-      row({ era, table: 'startup', metric: 'first tools/list, McpServer without its schema conversion time (ms)' }, { toolspec: m.start[era].toolspec, ...m.startNoConvert[era] }),
+      row(
+        { era, table: 'startup', metric: 'first tools/list, McpServer without its schema conversion time (ms)' },
+        { toolspec: m.start[era].toolspec, ...m.startNoConvert[era] },
+      ),
       row({ era, table: 'startup', metric: 'RSS after first tools/list (MiB)' }, m.rss[era]),
       row({ era, table: 'list', metric: 'warm tools/list latency (ms)' }, m.list[era]),
     );
   }
   for (const era of ERAS) {
     for (const [k, mode] of MODES.entries()) {
-      rows.push(row({ era, table: 'calls', metric: 'tools/call (calls/s)', args: mode.args, inflight: mode.inflight }, m.calls[era][k], [...FLAVOURS, 'plain']));
+      rows.push(
+        row(
+          { era, table: 'calls', metric: 'tools/call (calls/s)', args: mode.args, inflight: mode.inflight },
+          m.calls[era][k],
+          [...FLAVOURS, 'plain'],
+        ),
+      );
     }
   }
   for (const kind of ['valid', 'invalid']) {
-    rows.push(row({ table: 'dispatch', metric: 'dispatcher alone (calls/s)', args: kind }, { toolspec: m.dispatch[kind], loop: m.loop[kind] }, ['loop']));
+    rows.push(
+      row(
+        { table: 'dispatch', metric: 'dispatcher alone (calls/s)', args: kind },
+        { toolspec: m.dispatch[kind], loop: m.loop[kind] },
+        ['loop'],
+      ),
+    );
   }
   for (const [k, inflight] of HTTP_MODES.entries()) {
-    rows.push(row({ era: 'modern', table: 'http', metric: 'HTTP tools/call (requests/s)', args: 'valid', inflight }, m.http[k]));
+    rows.push(
+      row({ era: 'modern', table: 'http', metric: 'HTTP tools/call (requests/s)', args: 'valid', inflight }, m.http[k]),
+    );
   }
   return rows;
 }
@@ -807,8 +884,16 @@ export async function benchServer({ sizes = [100, 500], runs = 5, log = (s) => c
 // ---------------------------------------------------------------------------------------------------------------
 // Tables.
 
-const fmtMsFine = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : ms < 10 ? `${ms.toFixed(2)} ms` : ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
-const fmtRate = (r) => (r >= 1e5 ? `${(r / 1000).toFixed(0)} k/s` : r >= 1000 ? `${(r / 1000).toFixed(1)} k/s` : `${r.toFixed(0)}/s`);
+const fmtMsFine = (ms) =>
+  ms < 1
+    ? `${(ms * 1000).toFixed(0)} µs`
+    : ms < 10
+      ? `${ms.toFixed(2)} ms`
+      : ms < 1000
+        ? `${ms.toFixed(0)} ms`
+        : `${(ms / 1000).toFixed(2)} s`;
+const fmtRate = (r) =>
+  r >= 1e5 ? `${(r / 1000).toFixed(0)} k/s` : r >= 1000 ? `${(r / 1000).toFixed(1)} k/s` : `${r.toFixed(0)}/s`;
 const fmtMiB = (m) => `${m.toFixed(0)} MiB`;
 const withRange = (f) => (s) => (s ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : '');
 const ratio = (r) => (r ? `${r.median.toFixed(2)} (${r.min.toFixed(2)}–${r.max.toFixed(2)})` : '');
@@ -820,14 +905,14 @@ const plainMetric = (metric) => metric.replace(/ \((ms|MiB|calls\/s|requests\/s)
 export function serverTables(rows) {
   const out = [];
   out.push(
-    'Start-up (process start to the first tools/list answer, over stdio with the SDK\'s v2 Client, a fresh process ' +
+    "Start-up (process start to the first tools/list answer, over stdio with the SDK's v2 Client, a fresh process " +
       `each run; "2025": a default Client, which initializes with ${LEGACY}; "${MODERN}": a Client pinned to that ` +
       'revision, which probes with server/discover on a disposable sibling process of its own and then starts the ' +
       'measured one with tools/list as its first request), resident memory of that process just after it answered, and warm tools/list latency ' +
       'in process (2025: InMemoryTransport, which hands the result over without serialising it; 2026-07-28: ' +
-      'createMcpHandler\'s fetch, a server instance built for the request and the response serialised). Every ' +
+      "createMcpHandler's fetch, a server instance built for the request and the response serialised). Every " +
       'entry serves both eras through the SDK\'s serveStdio. "without its schema conversion time": the McpServer ' +
-      'figure less the time its entry spent making the schemas (z.fromJSONSchema; fromJsonSchema\'s ajv compiles), ' +
+      "figure less the time its entry spent making the schemas (z.fromJSONSchema; fromJsonSchema's ajv compiles), " +
       'which a server written in zod would spend otherwise. Lower is better; ratio < 1 means toolspec is lower.',
     '',
     '| tools | era | figure | toolspec | McpServer (zod) | McpServer (fromJsonSchema) | toolspec / zod | toolspec / fromJsonSchema |',
@@ -835,7 +920,9 @@ export function serverTables(rows) {
   );
   for (const r of rows.filter((x) => x.table === 'startup' || x.table === 'list')) {
     const f = unitOf(r.metric);
-    out.push(`| ${r.n} | ${ERA_NAME[r.era]} | ${plainMetric(r.metric)} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} |`);
+    out.push(
+      `| ${r.n} | ${ERA_NAME[r.era]} | ${plainMetric(r.metric)} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} |`,
+    );
   }
   const f = withRange(fmtRate);
   out.push(
@@ -844,7 +931,7 @@ export function serverTables(rows) {
       `cycling through every tool, one at a time or ` +
       `${INFLIGHT} in flight. 2025: over InMemoryTransport to a server instance from the contestant's factory ` +
       `({ era: 'legacy' }), after initialize. ${MODERN}: raw JSON-RPC requests (the revision's headers and _meta ` +
-      'envelope) through the contestant\'s createMcpHandler(factory).fetch, each a web Request, its response parsed; ' +
+      "envelope) through the contestant's createMcpHandler(factory).fetch, each a web Request, its response parsed; " +
       'the SDK builds a server instance per request (for McpServer: every tool registered again). Invalid arguments: ' +
       'field_0 of the wrong type. "no validation": the SDK\'s low-level Server calling the handler on the raw ' +
       'arguments (for invalid ones too), the limit of the SDK path. Higher is better; ratio > 1 means toolspec is ' +
@@ -854,7 +941,9 @@ export function serverTables(rows) {
     '|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const r of rows.filter((x) => x.table === 'calls')) {
-    out.push(`| ${r.n} | ${ERA_NAME[r.era]} | ${r.args} | ${r.inflight} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${f(r.values.plain)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} | ${ratio(r.ratios.plain)} |`);
+    out.push(
+      `| ${r.n} | ${ERA_NAME[r.era]} | ${r.args} | ${r.inflight} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${f(r.values.plain)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} | ${ratio(r.ratios.plain)} |`,
+    );
   }
   out.push(
     '',
@@ -863,14 +952,16 @@ export function serverTables(rows) {
       `figure with valid arguments, each a separate POST with the revision's headers, one at a time or ` +
       `${HTTP_INFLIGHT} in flight. toolspec: the generated main.js --http (serveHttp: Host and Origin checks, the ` +
       '2025 leg routed off with isLegacyRequest, createMcpHandler). McpServer: createMcpHandler(factory) behind ' +
-      '@modelcontextprotocol/node\'s toNodeHandler on node:http, with its localhostHostValidation and ' +
+      "@modelcontextprotocol/node's toNodeHandler on node:http, with its localhostHostValidation and " +
       'localhostOriginValidation guards. Higher is better.',
     '',
     '| tools | in flight | toolspec (serveHttp) | McpServer (zod) | McpServer (fromJsonSchema) | toolspec / zod | toolspec / fromJsonSchema |',
     '|---|---|---|---|---|---|---|',
   );
   for (const r of rows.filter((x) => x.table === 'http')) {
-    out.push(`| ${r.n} | ${r.inflight} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} |`);
+    out.push(
+      `| ${r.n} | ${r.inflight} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} |`,
+    );
   }
   out.push(
     '',

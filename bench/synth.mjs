@@ -17,20 +17,56 @@ export function rng(seed) {
 }
 
 const VERBS = ['get', 'list', 'search', 'create', 'update', 'archive', 'count', 'export', 'sync', 'find'];
-const NOUNS = ['user', 'order', 'invoice', 'ticket', 'page', 'file', 'event', 'report', 'project', 'comment', 'tag', 'team'];
+const NOUNS = [
+  'user',
+  'order',
+  'invoice',
+  'ticket',
+  'page',
+  'file',
+  'event',
+  'report',
+  'project',
+  'comment',
+  'tag',
+  'team',
+];
 const FORMATS = ['email', 'uri', 'date', 'date-time', 'uuid'];
 
 function property(r, depth) {
   const pick = Math.floor(r() * (depth > 1 ? 5 : 7));
   const description = `A ${['short', 'precise', 'optional', 'required'][Math.floor(r() * 4)]} value used by the tool.`;
   switch (pick) {
-    case 0: return { type: 'string', minLength: 1, maxLength: 10 + Math.floor(r() * 200), description };
-    case 1: return { type: 'string', format: FORMATS[Math.floor(r() * FORMATS.length)], description };
-    case 2: return { type: 'integer', minimum: 0, maximum: 10 + Math.floor(r() * 1000), default: 1 + Math.floor(r() * 9), description };
-    case 3: return { type: 'string', enum: ['asc', 'desc', 'none'].slice(0, 2 + Math.floor(r() * 2)), default: 'asc', description };
-    case 4: return { type: 'boolean', default: r() > 0.5, description };
-    case 5: return { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 20, description };
-    default: return { type: 'object', properties: props(r, 2 + Math.floor(r() * 3), depth + 1), additionalProperties: false, description };
+    case 0:
+      return { type: 'string', minLength: 1, maxLength: 10 + Math.floor(r() * 200), description };
+    case 1:
+      return { type: 'string', format: FORMATS[Math.floor(r() * FORMATS.length)], description };
+    case 2:
+      return {
+        type: 'integer',
+        minimum: 0,
+        maximum: 10 + Math.floor(r() * 1000),
+        default: 1 + Math.floor(r() * 9),
+        description,
+      };
+    case 3:
+      return {
+        type: 'string',
+        enum: ['asc', 'desc', 'none'].slice(0, 2 + Math.floor(r() * 2)),
+        default: 'asc',
+        description,
+      };
+    case 4:
+      return { type: 'boolean', default: r() > 0.5, description };
+    case 5:
+      return { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 20, description };
+    default:
+      return {
+        type: 'object',
+        properties: props(r, 2 + Math.floor(r() * 3), depth + 1),
+        additionalProperties: false,
+        description,
+      };
   }
 }
 
@@ -74,8 +110,16 @@ export function handlerSource(tool) {
 
 export const TSCONFIG = {
   compilerOptions: {
-    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node'],
-    strict: true, noUncheckedIndexedAccess: true, verbatimModuleSyntax: true, skipLibCheck: true, noEmit: true,
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023'],
+    types: ['node'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    verbatimModuleSyntax: true,
+    skipLibCheck: true,
+    noEmit: true,
   },
   include: ['src'],
 };

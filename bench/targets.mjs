@@ -11,8 +11,12 @@ const N = 500;
 
 export function targetsTable({ generate, check, server }) {
   const out = [];
-  const add = (figure, target, value, ok) => out.push(`| ${figure} | ${target} | ${value === undefined ? 'not measured' : f2(value)} | ${value === undefined ? '—' : ok ? 'holds' : '**misses**'} |`);
-  const report = (figure, value) => out.push(`| ${figure} | none set: reported | ${value === undefined ? 'not measured' : f2(value)} | — |`);
+  const add = (figure, target, value, ok) =>
+    out.push(
+      `| ${figure} | ${target} | ${value === undefined ? 'not measured' : f2(value)} | ${value === undefined ? '—' : ok ? 'holds' : '**misses**'} |`,
+    );
+  const report = (figure, value) =>
+    out.push(`| ${figure} | none set: reported | ${value === undefined ? 'not measured' : f2(value)} | — |`);
   const g = (scenario) => pick(generate, (r) => r.n === N && r.scenario === scenario)?.ratio.median;
   const cold = g('cold');
   add(`generate cold, ${N} tools (/ openapi-mcp-generator)`, '≤ 1.0', cold, cold <= 1.0);
@@ -35,20 +39,38 @@ export function targetsTable({ generate, check, server }) {
       for (const r of server.filter((x) => x.n === N && x.era === era && x.table === 'calls')) {
         const want = r.args === 'valid' ? 1.1 : 1.6;
         const v = r.ratios[flavour]?.median;
-        add(`${ERA[era]}: tools/call ${r.args}, ${r.inflight} in flight, ${N} tools (/ ${peer})`, `≥ ${want}`, v, v >= want);
+        add(
+          `${ERA[era]}: tools/call ${r.args}, ${r.inflight} in flight, ${N} tools (/ ${peer})`,
+          `≥ ${want}`,
+          v,
+          v >= want,
+        );
       }
     }
     for (const r of server.filter((x) => x.n === N && x.era === era && x.table === 'calls')) {
       const v = r.ratios.plain?.median;
-      add(`${ERA[era]}: tools/call ${r.args}, ${r.inflight} in flight, ${N} tools (/ no-validation SDK path)`, '≥ 0.95', v, v >= 0.95);
+      add(
+        `${ERA[era]}: tools/call ${r.args}, ${r.inflight} in flight, ${N} tools (/ no-validation SDK path)`,
+        '≥ 0.95',
+        v,
+        v >= 0.95,
+      );
     }
   }
   for (const r of server.filter((x) => x.n === N && x.table === 'dispatch')) {
-    add(`dispatcher alone, ${r.args} arguments, ${N} tools (/ hand-written loop)`, '≥ 0.8', r.ratios.loop.median, r.ratios.loop.median >= 0.8);
+    add(
+      `dispatcher alone, ${r.args} arguments, ${N} tools (/ hand-written loop)`,
+      '≥ 0.8',
+      r.ratios.loop.median,
+      r.ratios.loop.median >= 0.8,
+    );
   }
   for (const r of server.filter((x) => x.n === N && x.table === 'http')) {
     for (const [flavour, peer] of Object.entries(FLAVOUR)) {
-      report(`${ERA.modern}: HTTP requests/s, ${r.inflight} in flight, ${N} tools (serveHttp / ${peer} behind createMcpHandler)`, r.ratios[flavour]?.median);
+      report(
+        `${ERA.modern}: HTTP requests/s, ${r.inflight} in flight, ${N} tools (serveHttp / ${peer} behind createMcpHandler)`,
+        r.ratios[flavour]?.median,
+      );
     }
   }
   return ['| figure | target | this run (median ratio) | |', '|---|---|---|---|', ...out].join('\n');

@@ -41,43 +41,97 @@ const suites = {
 fs.rmSync(scratch, { recursive: true, force: true });
 fs.mkdirSync(path.dirname(scratch), { recursive: true });
 fs.cpSync(path.join(root, 'specs/conformance'), scratch, { recursive: true });
-execFileSync(process.execPath, [path.join(root, 'bin/toolspec.js'), 'generate'], { cwd: scratch, stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, [path.join(root, 'bin/toolspec.js'), 'generate'], {
+  cwd: scratch,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const src = path.join(scratch, 'src');
-const files = fs.readdirSync(src, { recursive: true }).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => path.join(src, f));
+const files = fs
+  .readdirSync(src, { recursive: true })
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+  .map((f) => path.join(src, f));
 const program = ts.createProgram(files, {
-  target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  lib: ['lib.es2023.d.ts'], types: ['node'], strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true,
-  verbatimModuleSyntax: true, skipLibCheck: true, outDir: path.join(scratch, 'dist'), rootDir: src,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2023.d.ts'],
+  types: ['node'],
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  verbatimModuleSyntax: true,
+  skipLibCheck: true,
+  outDir: path.join(scratch, 'dist'),
+  rootDir: src,
 });
 const diagnostics = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
 if (diagnostics.length) {
-  console.error(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => scratch, getNewLine: () => '\n' }));
+  console.error(
+    ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => scratch,
+      getNewLine: () => '\n',
+    }),
+  );
   process.exit(1);
 }
 log(`generated and compiled ${files.length} files from specs/conformance`);
 
 // 3. The runs.
 const RUNS = [
-  { mode: 'stateful', suite: '0.2.0-alpha.12', wire: '2026-07-28', args: ['--requirements', '2026-07-28'], expected: 'expected-failures.2026-07-28.yaml' },
+  {
+    mode: 'stateful',
+    suite: '0.2.0-alpha.12',
+    wire: '2026-07-28',
+    args: ['--requirements', '2026-07-28'],
+    expected: 'expected-failures.2026-07-28.yaml',
+  },
   { mode: 'stateful', suite: '0.2.0-alpha.12', wire: '2025', args: [], expected: 'expected-failures.2025.yaml' },
   { mode: 'stateful', suite: '0.1.16', wire: '2025', args: [], expected: 'expected-failures.2025.yaml' },
-  { mode: 'stateless', suite: '0.2.0-alpha.12', wire: '2026-07-28', args: ['--requirements', '2026-07-28'], expected: 'expected-failures.2026-07-28.yaml' },
-  { mode: 'stateless', suite: '0.2.0-alpha.12', wire: '2025', args: [], expected: 'expected-failures.2025-stateless.yaml' },
+  {
+    mode: 'stateless',
+    suite: '0.2.0-alpha.12',
+    wire: '2026-07-28',
+    args: ['--requirements', '2026-07-28'],
+    expected: 'expected-failures.2026-07-28.yaml',
+  },
+  {
+    mode: 'stateless',
+    suite: '0.2.0-alpha.12',
+    wire: '2025',
+    args: [],
+    expected: 'expected-failures.2025-stateless.yaml',
+  },
   { mode: 'stateless', suite: '0.1.16', wire: '2025', args: [], expected: 'expected-failures.2025-stateless.yaml' },
 ];
 
 /** Starts the fixture server over HTTP on a free port; resolves with its URL and a stop function. */
 function startServer(mode) {
-  const child = spawn(process.execPath, [path.join(scratch, 'dist/generated/main.js'), '--http', '--port', '0', ...(mode === 'stateless' ? ['--stateless'] : [])], {
-    cwd: scratch,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(scratch, 'dist/generated/main.js'),
+      '--http',
+      '--port',
+      '0',
+      ...(mode === 'stateless' ? ['--stateless'] : []),
+    ],
+    {
+      cwd: scratch,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   return new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
       stderr += d;
       const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) resolve({ url, stderr: () => stderr, stop: () => new Promise((done) => (child.once('exit', done), child.kill())) });
+      if (url)
+        resolve({
+          url,
+          stderr: () => stderr,
+          stop: () => new Promise((done) => (child.once('exit', done), child.kill())),
+        });
     });
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${stderr}`)));
   });
@@ -86,7 +140,17 @@ function startServer(mode) {
 /** One suite run; returns its exit code and each scenario's checks, from the suite's own output folder. */
 function runSuite(run, url, out) {
   return new Promise((resolve) => {
-    const args = [suites[run.suite], 'server', '--url', url, ...run.args, '--expected-failures', path.join(tools, run.expected), '-o', out];
+    const args = [
+      suites[run.suite],
+      'server',
+      '--url',
+      url,
+      ...run.args,
+      '--expected-failures',
+      path.join(tools, run.expected),
+      '-o',
+      out,
+    ];
     const child = spawn(node22, args, { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -138,14 +202,16 @@ for (const mode of ['stateful', 'stateless']) {
       log(`${label} …`);
       const { code, output, scenarios } = await runSuite(run, server.url, out);
       const problems = [];
-      if (code !== 0) problems.push(`the suite exited with ${code}:\n${output.split('=== SUMMARY ===')[1] ?? output.slice(-4000)}`);
+      if (code !== 0)
+        problems.push(`the suite exited with ${code}:\n${output.split('=== SUMMARY ===')[1] ?? output.slice(-4000)}`);
       if (!Object.keys(scenarios).length) problems.push('no scenario ran');
       for (const [scenario, ids] of Object.entries(REQUIRED_CHECKS)) {
         const checks = scenarios[scenario];
         if (!checks) continue;
         for (const id of ids) {
           const status = checks.find((c) => c.id === id)?.status;
-          if (status !== 'SUCCESS') problems.push(`${scenario}: check ${id} is ${status ?? 'missing'}, and it must pass`);
+          if (status !== 'SUCCESS')
+            problems.push(`${scenario}: check ${id} is ${status ?? 'missing'}, and it must pass`);
         }
       }
       report.push({ run, label, scenarios, expected: expectedOf(run.expected), problems });
@@ -166,7 +232,11 @@ const statusOf = (checks) => {
   // With an expected-failures file the suite counts a warning as a failure: so does this table.
   const ok = fail === 0 && count('WARNING') === 0;
   const n = (k, what) => `${k} ${k === 1 ? 'check' : 'checks'} ${what}`;
-  const parts = [n(count('SUCCESS'), 'passed'), ...(fail ? [`${fail} failed`] : []), ...(count('WARNING') ? [`${count('WARNING')} warned`] : [])];
+  const parts = [
+    n(count('SUCCESS'), 'passed'),
+    ...(fail ? [`${fail} failed`] : []),
+    ...(count('WARNING') ? [`${count('WARNING')} warned`] : []),
+  ];
   return { ok, text: `${ok ? 'passes' : 'fails'} (${parts.join(', ')})` };
 };
 const lines = [
@@ -175,7 +245,7 @@ const lines = [
   'Written by `npm run conformance` (and checked by CI through `.ci/run`): the official MCP conformance suite',
   '(`@modelcontextprotocol/conformance` 0.2.0-alpha.12 and 0.1.16, pinned in `test/conformance/package.json`) against the',
   'server that toolspec generates from `specs/conformance/toolspec.yaml`, over Streamable HTTP on 127.0.0.1, sessionful',
-  'and `--stateless`, on the 2026-07-28 wire (`--requirements 2026-07-28`) and the 2025 wire (the suites\' default).',
+  "and `--stateless`, on the 2026-07-28 wire (`--requirements 2026-07-28`) and the 2025 wire (the suites' default).",
   'A scenario may fail only where `test/conformance/expected-failures.*.yaml` names it, with the reason given here;',
   'any other failure fails the run. Scenarios of extensions (tasks) are run by the 2026 requirement set but not',
   'scored by it; toolspec does not implement the tasks extension.',
@@ -193,7 +263,11 @@ for (const { label, scenarios, expected, problems } of report) {
     const why = expected.get(name) ?? (extension ? 'extension, not scored: toolspec does not implement tasks' : '');
     lines.push(`| ${name} | ${s.text} | ${s.ok && !extension ? '' : why} |`);
   }
-  lines.push('', problems.length ? `**Not as expected:** ${problems.map((p) => p.split('\n')[0]).join('; ')}` : 'As expected.', '');
+  lines.push(
+    '',
+    problems.length ? `**Not as expected:** ${problems.map((p) => p.split('\n')[0]).join('; ')}` : 'As expected.',
+    '',
+  );
 }
 fs.writeFileSync(path.join(root, 'CONFORMANCE.md'), `${lines.join('\n').trimEnd()}\n`);
 log(`CONFORMANCE.md written; ${failed ? 'FAILED' : 'every run as expected'}`);

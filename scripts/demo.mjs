@@ -20,20 +20,40 @@ fs.rmSync(work, { recursive: true, force: true });
 fs.cpSync(path.join(root, 'specs/todo'), work, { recursive: true });
 
 step('toolspec generate   (specs/todo: spec and handlers, copied to .demo/todo)');
-const gen = spawnSync(process.execPath, [path.join(root, 'bin/toolspec.js'), 'generate'], { cwd: work, stdio: 'inherit' });
+const gen = spawnSync(process.execPath, [path.join(root, 'bin/toolspec.js'), 'generate'], {
+  cwd: work,
+  stdio: 'inherit',
+});
 if (gen.status !== 0) process.exit(gen.status ?? 1);
 
 step('type-check and compile with the TypeScript compiler (strict)');
-const files = fs.readdirSync(path.join(work, 'src'), { recursive: true }).filter((f) => f.endsWith('.ts')).map((f) => path.join(work, 'src', f));
+const files = fs
+  .readdirSync(path.join(work, 'src'), { recursive: true })
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => path.join(work, 'src', f));
 const program = ts.createProgram(files, {
-  target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  lib: ['lib.es2023.d.ts'], types: ['node'], strict: true, noUncheckedIndexedAccess: true, verbatimModuleSyntax: true,
-  skipLibCheck: true, outDir: path.join(work, 'dist'), rootDir: path.join(work, 'src'),
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2023.d.ts'],
+  types: ['node'],
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  verbatimModuleSyntax: true,
+  skipLibCheck: true,
+  outDir: path.join(work, 'dist'),
+  rootDir: path.join(work, 'src'),
 });
 const diagnostics = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
 console.log(`${files.length} files, ${diagnostics.length} errors`);
 if (diagnostics.length) {
-  console.log(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => work, getNewLine: () => '\n' }));
+  console.log(
+    ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => work,
+      getNewLine: () => '\n',
+    }),
+  );
   process.exit(1);
 }
 
@@ -47,12 +67,18 @@ client.setRequestHandler('elicitation/create', async (request) => {
   console.log(`the server asks: ${request.params.message}  → the user answers yes`);
   return { action: 'accept', content: { sure: true } };
 });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'dist/generated/main.js')] }));
-console.log(`connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version} on protocol 2026-07-28`);
+await client.connect(
+  new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'dist/generated/main.js')] }),
+);
+console.log(
+  `connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version} on protocol 2026-07-28`,
+);
 
 step('tools/list');
 for (const t of (await client.listTools()).tools) {
-  const hints = Object.entries(t.annotations ?? {}).map(([k, v]) => `${k}=${v}`).join(' ');
+  const hints = Object.entries(t.annotations ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   console.log(`  ${t.name.padEnd(14)} ${t.description}\n  ${''.padEnd(14)} ${hints}`);
 }
 

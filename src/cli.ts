@@ -24,10 +24,18 @@ interface Io {
 }
 
 const formatOption = () =>
-  new Option('--format <format>', 'output for people (text) or for machines (json)').choices(['text', 'json']).default('text');
+  new Option('--format <format>', 'output for people (text) or for machines (json)')
+    .choices(['text', 'json'])
+    .default('text');
 
 export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
-  const { stdout, stderr, env, cwd } = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), ...io };
+  const { stdout, stderr, env, cwd } = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    ...io,
+  };
   const out = (s: string) => void stdout.write(s.endsWith('\n') ? s : `${s}\n`);
   const err = (s: string) => void stderr.write(s.endsWith('\n') ? s : `${s}\n`);
   /** A command that returns what to print and its exit code; raw: stdout as it is (e.g. a spec written to -). */
@@ -54,7 +62,11 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
     .addOption(formatOption())
     .action(async (spec: string, opts: { format: 'text' | 'json' }) => {
-      finish(await (await import('./commands/validate.js')).validateCommand({ spec, cwd, format: opts.format, style: styles() }));
+      finish(
+        await (
+          await import('./commands/validate.js')
+        ).validateCommand({ spec, cwd, format: opts.format, style: styles() }),
+      );
     });
 
   program
@@ -62,47 +74,104 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .description('write the generated files, and a handler stub for each tool that has none yet')
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
     .addOption(formatOption())
-    .option('--watch', 'generate now, then again whenever the spec or a file it includes changes (one line per run; Ctrl-C stops)')
+    .option(
+      '--watch',
+      'generate now, then again whenever the spec or a file it includes changes (one line per run; Ctrl-C stops)',
+    )
     .action(async (spec: string, opts: { format: 'text' | 'json'; watch?: boolean }) => {
       if (opts.watch) {
         const { watchGenerate } = await import('./commands/watch.js');
         code = await watchGenerate({ spec, cwd, format: opts.format, style: styleFor(stderr, env), out, err });
         return;
       }
-      const r = await (await import('./commands/generate.js')).generateCommand({ spec, cwd, format: opts.format, style: styleFor(stderr, env) });
+      const r = await (
+        await import('./commands/generate.js')
+      ).generateCommand({ spec, cwd, format: opts.format, style: styleFor(stderr, env) });
       finish(r);
     });
 
   program
     .command('check')
-    .description('the drift check: regenerate in memory and compare, then hold every handler to its contract; changes nothing')
+    .description(
+      'the drift check: regenerate in memory and compare, then hold every handler to its contract; changes nothing',
+    )
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
-    .addOption(new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)').choices(['text', 'json', 'github']).default('text'))
+    .addOption(
+      new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)')
+        .choices(['text', 'json', 'github'])
+        .default('text'),
+    )
     .option('--diff', 'show a diff for each stale file (default: on a terminal)')
     .option('--no-diff', 'no diffs')
     .action(async (spec: string, opts: { format: 'text' | 'json' | 'github'; diff?: boolean }) => {
       const { checkCommand } = await import('./commands/check.js');
-      finish(await checkCommand({ spec, cwd, format: opts.format, diff: opts.diff ?? Boolean(stdout.isTTY), style: styles() }));
+      finish(
+        await checkCommand({
+          spec,
+          cwd,
+          format: opts.format,
+          diff: opts.diff ?? Boolean(stdout.isTTY),
+          style: styles(),
+        }),
+      );
     });
 
   program
     .command('diff')
-    .description('compare two versions of the spec: every change classified breaking, compatible or prompt; exit 1 on a breaking one')
-    .argument('[old]', 'the old spec: a file, a git revision (the spec at that revision, with its includes) or <rev>:<path>')
+    .description(
+      'compare two versions of the spec: every change classified breaking, compatible or prompt; exit 1 on a breaking one',
+    )
+    .argument(
+      '[old]',
+      'the old spec: a file, a git revision (the spec at that revision, with its includes) or <rev>:<path>',
+    )
     .argument('[new]', 'the new spec, the same way (default: the spec file in the working tree)')
-    .option('--against <rev>', 'compare the working spec (or the one file given) with the spec at this git revision, e.g. origin/main')
+    .option(
+      '--against <rev>',
+      'compare the working spec (or the one file given) with the spec at this git revision, e.g. origin/main',
+    )
     .option('--spec <path>', 'the spec file, for operands that name only a revision', DEFAULT_SPEC)
-    .addOption(new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)').choices(['text', 'json', 'github']).default('text'))
-    .addOption(new Option('--fail-on <class>', 'exit 1 on breaking changes, on breaking or prompt changes, or on any change').choices(['breaking', 'prompt', 'any']).default('breaking'))
-    .action(async (oldSpec: string | undefined, newSpec: string | undefined, opts: { against?: string; spec: string; format: 'text' | 'json' | 'github'; failOn: 'breaking' | 'prompt' | 'any' }) => {
-      const { diffCommand } = await import('./commands/diff.js');
-      const r = diffCommand({ old: oldSpec, new: newSpec, against: opts.against, spec: opts.spec, format: opts.format, failOn: opts.failOn, cwd, style: styles() });
-      finish(r);
-    });
+    .addOption(
+      new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)')
+        .choices(['text', 'json', 'github'])
+        .default('text'),
+    )
+    .addOption(
+      new Option('--fail-on <class>', 'exit 1 on breaking changes, on breaking or prompt changes, or on any change')
+        .choices(['breaking', 'prompt', 'any'])
+        .default('breaking'),
+    )
+    .action(
+      async (
+        oldSpec: string | undefined,
+        newSpec: string | undefined,
+        opts: {
+          against?: string;
+          spec: string;
+          format: 'text' | 'json' | 'github';
+          failOn: 'breaking' | 'prompt' | 'any';
+        },
+      ) => {
+        const { diffCommand } = await import('./commands/diff.js');
+        const r = diffCommand({
+          old: oldSpec,
+          new: newSpec,
+          against: opts.against,
+          spec: opts.spec,
+          format: opts.format,
+          failOn: opts.failOn,
+          cwd,
+          style: styles(),
+        });
+        finish(r);
+      },
+    );
 
   program
     .command('lint')
-    .description('check the spec against the lint rules and count the tokens its tools take (rules and budget: options.lint)')
+    .description(
+      'check the spec against the lint rules and count the tokens its tools take (rules and budget: options.lint)',
+    )
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
     .addOption(formatOption())
     .option('--rules', 'list the rules, their default severity and what they find')
@@ -115,30 +184,65 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .command('import')
     .description('write a spec from an existing MCP server: its tools exactly as it lists them')
     .option('--from-command <command>', 'start the server with this command line (no shell) and read it over stdio')
-    .option('--from-url <url>', "read the server at this Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
-    .option('--from-file <file>', 'read a saved tools/list result, a JSON-RPC response with one, or an array of tools (JSON)')
+    .option('--from-url <url>', 'read the server at this Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp')
+    .option(
+      '--from-file <file>',
+      'read a saved tools/list result, a JSON-RPC response with one, or an array of tools (JSON)',
+    )
     .option('--out <file>', 'the spec file to write; - prints it instead', DEFAULT_SPEC)
     .option('--force', 'replace --out when it exists')
     .option('--hoist', 'move sub-schemas that two or more tools repeat into shared $defs (schemas then refer to them)')
     .option('--skip-invalid', 'leave out the tools toolspec cannot take, instead of writing nothing')
     .option('--timeout <duration>', 'how long the server may take to start and to answer each request', '30s')
-    .option('--header <header>', 'an HTTP header for --from-url, "Name: value"; repeatable', (v: string, all: string[] = []) => [...all, v])
+    .option(
+      '--header <header>',
+      'an HTTP header for --from-url, "Name: value"; repeatable',
+      (v: string, all: string[] = []) => [...all, v],
+    )
     .option('--name <name>', 'the server name to write (default: the one the server reports)')
     .option('--server-version <version>', 'the server version to write (default: the one the server reports)')
     .addOption(formatOption())
-    .action(async (opts: { fromCommand?: string; fromUrl?: string; fromFile?: string; out: string; force?: boolean; hoist?: boolean; skipInvalid?: boolean; timeout: string; header?: string[]; name?: string; serverVersion?: string; format: 'text' | 'json' }) => {
-      const { importCommand } = await import('./commands/import.js');
-      const { force, hoist, skipInvalid, header, ...rest } = opts;
-      const r = await importCommand({ ...rest, force: Boolean(force), hoist: Boolean(hoist), skipInvalid: Boolean(skipInvalid), headers: header ?? [], cwd, env, version: packageVersion() });
-      finish(r, { raw: true });
-    });
+    .action(
+      async (opts: {
+        fromCommand?: string;
+        fromUrl?: string;
+        fromFile?: string;
+        out: string;
+        force?: boolean;
+        hoist?: boolean;
+        skipInvalid?: boolean;
+        timeout: string;
+        header?: string[];
+        name?: string;
+        serverVersion?: string;
+        format: 'text' | 'json';
+      }) => {
+        const { importCommand } = await import('./commands/import.js');
+        const { force, hoist, skipInvalid, header, ...rest } = opts;
+        const r = await importCommand({
+          ...rest,
+          force: Boolean(force),
+          hoist: Boolean(hoist),
+          skipInvalid: Boolean(skipInvalid),
+          headers: header ?? [],
+          cwd,
+          env,
+          version: packageVersion(),
+        });
+        finish(r, { raw: true });
+      },
+    );
 
   program
     .command('init')
     .description('create a new MCP server project: npm install && npm start serves it, npm test tests it')
     .argument('[dir]', 'the project folder', '.')
     .option('--force', 'add the files to a folder that is not empty (existing files are still never overwritten)')
-    .option('--toolspec <spec>', 'the toolspec devDependency to write in package.json (a version range or a path)', `^${packageVersion()}`)
+    .option(
+      '--toolspec <spec>',
+      'the toolspec devDependency to write in package.json (a version range or a path)',
+      `^${packageVersion()}`,
+    )
     .action(async (dir: string, opts: { force?: boolean; toolspec: string }) => {
       const { initCommand } = await import('./commands/init.js');
       finish(await initCommand({ dir, cwd, force: Boolean(opts.force), toolspec: opts.toolspec, style: styles() }));
@@ -156,7 +260,9 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       err(`toolspec: ${user.message}`);
       return EXIT.invalid;
     }
-    err(`toolspec: internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    err(
+      `toolspec: internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+    );
     return EXIT.internal;
   }
 }

@@ -17,6 +17,13 @@ export function parseDuration(text: unknown): number | undefined {
 export function checkTimeout(value: unknown, pos: Span, diags: Diagnostics): number | undefined {
   const ms = parseDuration(value);
   if (ms === undefined || ms <= MAX_DURATION_MS) return ms;
-  diags.add(diagnostic('TS009', pos, `timeout ${String(value)} is longer than a day`, 'use at most 24h; a call that may take longer should be a task'));
+  diags.add(
+    diagnostic(
+      'TS009',
+      pos,
+      `timeout ${String(value)} is longer than a day`,
+      'use at most 24h; a call that may take longer should be a task',
+    ),
+  );
   return undefined;
 }

@@ -64,7 +64,13 @@ export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
 });
 
 /** Applies defaults to the spec's `options` (already checked against the spec schema) and checks the folders. */
-export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, diags: Diagnostics, source: FileSource = diskSource): Options {
+export function resolveOptions(
+  raw: unknown,
+  rootDir: string,
+  file: SourceFile,
+  diags: Diagnostics,
+  source: FileSource = diskSource,
+): Options {
   const given = (raw && typeof raw === 'object' ? raw : {}) as Partial<Record<keyof Options | 'timeout', unknown>>;
   const pick = <K extends keyof Options>(k: K, ok: (v: unknown) => boolean): Options[K] =>
     (ok(given[k]) ? given[k] : DEFAULT_OPTIONS[k]) as Options[K];
@@ -109,7 +115,11 @@ export function resolveOptions(raw: unknown, rootDir: string, file: SourceFile, 
     abs[key] = resolved;
     options[key] = path.relative(rootDir, resolved).split(path.sep).join('/');
   }
-  if (abs.generatedDir && abs.handlersDir && (isInside(abs.generatedDir, abs.handlersDir) || isInside(abs.handlersDir, abs.generatedDir))) {
+  if (
+    abs.generatedDir &&
+    abs.handlersDir &&
+    (isInside(abs.generatedDir, abs.handlersDir) || isInside(abs.handlersDir, abs.generatedDir))
+  ) {
     diags.add(
       diagnostic(
         'TS016',
@@ -143,7 +153,14 @@ function resolveCache(raw: unknown, file: SourceFile, diags: Diagnostics): Optio
   const given = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const ttl = given['ttl'] === 0 ? 0 : parseDuration(given['ttl']);
   if (ttl !== undefined && ttl > MAX_DURATION_MS) {
-    diags.add(diagnostic('TS009', file.locate(['options', 'cache', 'ttl']), `cache ttl ${String(given['ttl'])} is longer than a day`, 'use at most 24h: clients should see a new build the same day'));
+    diags.add(
+      diagnostic(
+        'TS009',
+        file.locate(['options', 'cache', 'ttl']),
+        `cache ttl ${String(given['ttl'])} is longer than a day`,
+        'use at most 24h: clients should see a new build the same day',
+      ),
+    );
   }
   return {
     ttlMs: ttl === undefined || ttl > MAX_DURATION_MS ? DEFAULT_OPTIONS.cache.ttlMs : ttl,
@@ -159,12 +176,21 @@ function resolveLintOptions(raw: unknown): LintOptions {
   const count = (v: unknown) => (Number.isInteger(v) && (v as number) >= 0 ? (v as number) : 0);
   const d = DEFAULT_LINT_OPTIONS;
   return {
-    failOn: given['failOn'] === 'warning' || given['failOn'] === 'never' || given['failOn'] === 'error' ? given['failOn'] : d.failOn,
+    failOn:
+      given['failOn'] === 'warning' || given['failOn'] === 'never' || given['failOn'] === 'error'
+        ? given['failOn']
+        : d.failOn,
     rules: { ...(obj(given['rules']) as Record<string, LintLevel>) },
     ignore: (Array.isArray(given['ignore']) ? given['ignore'] : []).map((e) => {
       const entry = obj(e);
-      const tools = Array.isArray(entry['tools']) ? entry['tools'].filter((t): t is string => typeof t === 'string') : [];
-      return { rule: String(entry['rule']), tools, ...(typeof entry['reason'] === 'string' ? { reason: entry['reason'] } : {}) };
+      const tools = Array.isArray(entry['tools'])
+        ? entry['tools'].filter((t): t is string => typeof t === 'string')
+        : [];
+      return {
+        rule: String(entry['rule']),
+        tools,
+        ...(typeof entry['reason'] === 'string' ? { reason: entry['reason'] } : {}),
+      };
     }),
     budget: { total: count(budget['total']), perTool: count(budget['perTool']) },
     encoding: given['encoding'] === 'cl100k_base' ? 'cl100k_base' : d.encoding,

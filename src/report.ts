@@ -14,7 +14,13 @@ export interface Style {
 
 const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
 
-export const COLOR: Style = { red: ansi(31, 39), yellow: ansi(33, 39), dim: ansi(2, 22), bold: ansi(1, 22), cyan: ansi(36, 39) };
+export const COLOR: Style = {
+  red: ansi(31, 39),
+  yellow: ansi(33, 39),
+  dim: ansi(2, 22),
+  bold: ansi(1, 22),
+  cyan: ansi(36, 39),
+};
 export const PLAIN: Style = { red: (s) => s, yellow: (s) => s, dim: (s) => s, bold: (s) => s, cyan: (s) => s };
 
 /** Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org). */
@@ -57,13 +63,18 @@ const FRAME_WIDTH = 100;
 
 export function formatDiagnostic(d: Diagnostic, style: Style = PLAIN, source?: string): string {
   const sev = d.severity === 'error' ? style.red(style.bold('error')) : style.yellow(style.bold('warning'));
-  const lines = [`${style.bold(visible(`${d.file}:${d.line}:${d.column}`))} ${sev} ${style.dim(d.code)} ${visible(d.message)}`];
+  const lines = [
+    `${style.bold(visible(`${d.file}:${d.line}:${d.column}`))} ${sev} ${style.dim(d.code)} ${visible(d.message)}`,
+  ];
   const text = source === undefined ? undefined : linesOf(source)[d.line - 1];
   if (text !== undefined) {
     const frame = codeFrame(text, d);
     const gutter = String(d.line);
     lines.push(style.dim(`  ${gutter} | `) + frame.text);
-    lines.push(style.dim(`  ${' '.repeat(gutter.length)} | `) + (d.severity === 'error' ? style.red(frame.caret) : style.yellow(frame.caret)));
+    lines.push(
+      style.dim(`  ${' '.repeat(gutter.length)} | `) +
+        (d.severity === 'error' ? style.red(frame.caret) : style.yellow(frame.caret)),
+    );
   }
   if (d.hint) lines.push(`  ${style.cyan('hint:')} ${visible(d.hint)}`);
   return lines.join('\n');
@@ -104,7 +115,8 @@ function codeFrame(line: string, d: Diagnostic): { text: string; caret: string }
   const cutBefore = start > 0 || from > 0;
   const skip = cutBefore ? Math.min(caretStart, cuts.find((c) => c > start) ?? start + 1) - 1 : start;
   const text = cutBefore ? `…${shown.slice(skip + 1, end)}` : shown.slice(start, end);
-  const caret = ' '.repeat(Math.max(0, caretStart - skip)) + '^'.repeat(Math.max(1, Math.min(caretEnd, end) - caretStart));
+  const caret =
+    ' '.repeat(Math.max(0, caretStart - skip)) + '^'.repeat(Math.max(1, Math.min(caretEnd, end) - caretStart));
   return { text, caret };
 }
 
@@ -120,7 +132,11 @@ function linesOf(source: string): string[] {
   return split.lines;
 }
 
-export function formatDiagnostics(list: readonly Diagnostic[], style: Style, sources: ReadonlyMap<string, string>): string {
+export function formatDiagnostics(
+  list: readonly Diagnostic[],
+  style: Style,
+  sources: ReadonlyMap<string, string>,
+): string {
   return list.map((d) => formatDiagnostic(d, style, sources.get(d.file))).join('\n\n');
 }
 

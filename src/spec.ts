@@ -38,7 +38,13 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
   const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs);
   if (!raw.tools.length && raw.main.value !== undefined) {
     diags.add(
-      diagnostic('TS035', raw.main.locate(['tools'], { key: true }), 'the spec has no tools', 'add tools under "tools:", or check the paths in "include:"', 'warning'),
+      diagnostic(
+        'TS035',
+        raw.main.locate(['tools'], { key: true }),
+        'the spec has no tools',
+        'add tools under "tools:", or check the paths in "include:"',
+        'warning',
+      ),
     );
   }
   const diagnostics = diags.sorted(files);
@@ -51,7 +57,15 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
     options,
     tools,
   };
-  return { model, validators, diagnostics, files, sources, inputs, parsed: new Map(raw.files.map((f) => [f.displayPath, f])) };
+  return {
+    model,
+    validators,
+    diagnostics,
+    files,
+    sources,
+    inputs,
+    parsed: new Map(raw.files.map((f) => [f.displayPath, f])),
+  };
 }
 
 function serverInfo(v: unknown): ServerInfo {

@@ -89,14 +89,13 @@ export function saveState(specPath: string, state: GenerateState): void {
 }
 
 export function stateFor(opts: {
-    rootDir: string;
-    generatedDir: string;
-    handlersDir: string;
-    inputs: { files: { path: string; text: string }[]; folders: string[] };
-    files: readonly OutputFile[];
-    tools: StateTool[];
-  },
-): GenerateState {
+  rootDir: string;
+  generatedDir: string;
+  handlersDir: string;
+  inputs: { files: { path: string; text: string }[]; folders: string[] };
+  files: readonly OutputFile[];
+  tools: StateTool[];
+}): GenerateState {
   return {
     version: 1,
     generator: generatorFingerprint(),
@@ -105,7 +104,11 @@ export function stateFor(opts: {
     handlersDir: opts.handlersDir,
     inputs: Object.fromEntries(opts.inputs.files.map((f) => [f.path, sha256(f.text)])),
     folders: Object.fromEntries(opts.inputs.folders.map((d) => [d, yamlFiles(d)])),
-    outputs: Object.fromEntries(opts.files.filter((f) => f.kind === 'generated').map((f) => [path.resolve(opts.rootDir, f.path), sha256(f.contents)])),
+    outputs: Object.fromEntries(
+      opts.files
+        .filter((f) => f.kind === 'generated')
+        .map((f) => [path.resolve(opts.rootDir, f.path), sha256(f.contents)]),
+    ),
     tools: opts.tools,
   };
 }
@@ -127,7 +130,8 @@ export function verifiedState(specPath: string): GenerateState | undefined {
     }
   };
   for (const [file, hash] of Object.entries(state.inputs)) if (!same(file, hash)) return undefined;
-  for (const [dir, names] of Object.entries(state.folders)) if (yamlFiles(dir).join('\n') !== names.join('\n')) return undefined;
+  for (const [dir, names] of Object.entries(state.folders))
+    if (yamlFiles(dir).join('\n') !== names.join('\n')) return undefined;
   for (const [file, hash] of Object.entries(state.outputs)) if (!same(file, hash)) return undefined;
   const owned = listOwned(state.generatedDir);
   if (owned.length !== Object.keys(state.outputs).length || owned.some((f) => !(f in state.outputs))) return undefined;
@@ -136,7 +140,10 @@ export function verifiedState(specPath: string): GenerateState | undefined {
 
 function yamlFiles(dir: string): string[] {
   try {
-    return fs.readdirSync(dir).filter((n) => /\.ya?ml$/i.test(n)).sort();
+    return fs
+      .readdirSync(dir)
+      .filter((n) => /\.ya?ml$/i.test(n))
+      .sort();
   } catch {
     return [];
   }

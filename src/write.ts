@@ -100,7 +100,8 @@ function writeLocked(rootDir: string, genDir: string, handlersDir: string, files
   for (const f of files) {
     const abs = path.resolve(rootDir, f.path);
     const home = f.kind === 'generated' ? genDir : handlersDir;
-    if (!isInside(home, abs) || abs === home) throw new UserError(`refusing to write ${f.path}: it is outside ${path.relative(rootDir, home)}`);
+    if (!isInside(home, abs) || abs === home)
+      throw new UserError(`refusing to write ${f.path}: it is outside ${path.relative(rootDir, home)}`);
     const current = readIfExists(abs);
     if (f.kind === 'handler') {
       if (current === undefined) stubs.push({ abs, rel: f.path, contents: f.contents });
@@ -152,7 +153,11 @@ function writeLocked(rootDir: string, genDir: string, handlersDir: string, files
  * toolspec's carried over), then the two folders trade places with two renames. A crash between those renames
  * leaves the previous generation whole under `<folder>.toolspec-old`, and the next run puts it back.
  */
-function swapGeneration(genDir: string, changes: readonly { abs: string; contents: string }[], stale: ReadonlySet<string>): void {
+function swapGeneration(
+  genDir: string,
+  changes: readonly { abs: string; contents: string }[],
+  stale: ReadonlySet<string>,
+): void {
   const { stage, old } = swapPaths(genDir);
   const changed = new Map(changes.map((c) => [path.basename(c.abs), c.contents]));
   const staleNames = new Set([...stale].map((abs) => path.basename(abs)));
@@ -243,7 +248,10 @@ function readHead(abs: string, bytes: number): string {
   const fd = fs.openSync(abs, 'r');
   try {
     const buf = Buffer.alloc(bytes * 4); // room for `bytes` characters of UTF-8
-    return buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8').slice(0, bytes);
+    return buf
+      .subarray(0, fs.readSync(fd, buf, 0, buf.length, 0))
+      .toString('utf8')
+      .slice(0, bytes);
   } finally {
     fs.closeSync(fd);
   }
@@ -265,6 +273,8 @@ function assertInsideReal(rootDir: string, dir: string): void {
   while (!fs.existsSync(existing) && existing !== path.dirname(existing)) existing = path.dirname(existing);
   const real = fs.realpathSync(existing);
   if (!isInside(fs.realpathSync(rootDir), real)) {
-    throw new UserError(`refusing to write into ${path.relative(rootDir, dir)}: it is a link to ${real}, outside the project`);
+    throw new UserError(
+      `refusing to write into ${path.relative(rootDir, dir)}: it is a link to ${real}, outside the project`,
+    );
   }
 }

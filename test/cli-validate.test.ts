@@ -51,7 +51,9 @@ describe('toolspec validate (built CLI, end to end)', () => {
   it('exits 2 on an x-mcp-header that clients would reject, at its line, and generate writes nothing', async () => {
     const r = await runMain(['validate', 'header/toolspec.yaml'], project.dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('header/toolspec.yaml:9:61 error TS040 x-mcp-header "Region" is on a property of type "number"');
+    expect(r.stderr).toContain(
+      'header/toolspec.yaml:9:61 error TS040 x-mcp-header "Region" is on a property of type "number"',
+    );
     const g = await runMain(['generate', 'header/toolspec.yaml'], project.dir);
     expect(g.code).toBe(2);
     expect(fs.existsSync(`${project.dir}/header/src`)).toBe(false);
@@ -62,7 +64,9 @@ describe('toolspec validate (built CLI, end to end)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('toolspec.yaml is valid: 1 tool in 1 file (2 warnings)\n');
     expect(r.stderr).toContain('toolspec.yaml:5:11 warning missing-description tool "echo" has no description');
-    expect(r.stderr).toContain('toolspec.yaml:6:48 warning missing-argument-description argument "text" of tool "echo" has no description');
+    expect(r.stderr).toContain(
+      'toolspec.yaml:6:48 warning missing-argument-description argument "text" of tool "echo" has no description',
+    );
   });
 
   it('exits 2 and prints every diagnostic, in every file, on stderr', async () => {
@@ -77,7 +81,9 @@ describe('toolspec validate (built CLI, end to end)', () => {
     ]);
     expect(r.stderr).toContain('hint: did you mean "string"?');
     expect(r.stderr).toContain('hint: did you mean "annotations"?');
-    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('3 errors in bad/toolspec.yaml and the files it includes; nothing was written');
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+      '3 errors in bad/toolspec.yaml and the files it includes; nothing was written',
+    );
     expect(r.stderr).not.toMatch(/\u001b\[/); // no colour without a terminal
     expect(r.stderr).not.toMatch(/ at .*\.js:\d+/); // no stack trace
   });

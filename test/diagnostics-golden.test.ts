@@ -10,7 +10,10 @@ import { countSummary, formatDiagnostics, PLAIN } from '../src/report.js';
 import { loadModel } from '../src/spec.js';
 
 const root = path.join(import.meta.dirname, 'fixtures', 'invalid');
-const cases = fs.readdirSync(root).filter((d) => fs.statSync(path.join(root, d)).isDirectory()).sort();
+const cases = fs
+  .readdirSync(root)
+  .filter((d) => fs.statSync(path.join(root, d)).isDirectory())
+  .sort();
 
 describe('golden diagnostics', () => {
   it('has a corpus', () => {

@@ -40,7 +40,12 @@ const CASES = parse(fs.readFileSync(path.join(fixtures, 'rules.yaml'), 'utf8')) 
 
 function specText(side: Side): string {
   const tools = side.tools ?? [{ name: 't', description: 'A tool.', inputSchema: { type: 'object' }, ...side.tool }];
-  return stringify({ toolspec: 1, server: { name: 's', version: '1.0.0', ...side.server }, ...(side.$defs && { $defs: side.$defs }), tools });
+  return stringify({
+    toolspec: 1,
+    server: { name: 's', version: '1.0.0', ...side.server },
+    ...(side.$defs && { $defs: side.$defs }),
+    tools,
+  });
 }
 
 function load(dir: string, file: string) {
@@ -52,7 +57,8 @@ function load(dir: string, file: string) {
   return result.model!;
 }
 
-const summarize = (changes: readonly Change[]) => changes.map((c) => [c.rule, c.class, formatPath(c.segments)].filter(Boolean).join(' ')).sort();
+const summarize = (changes: readonly Change[]) =>
+  changes.map((c) => [c.rule, c.class, formatPath(c.segments)].filter(Boolean).join(' ')).sort();
 
 describe('toolspec diff: every rule, both directions', () => {
   const p = tempProject({});
@@ -110,9 +116,17 @@ describe('toolspec diff: every rule, both directions', () => {
 /** specs/docs, changed the way a real pull request might: one edit per class of change, and then some. */
 const DOCS_EDITS: [file: string, from: string | RegExp, to: string][] = [
   ['toolspec.yaml', 'maximum: 50', 'maximum: 20'],
-  ['toolspec.yaml', 'Full-text search over the documentation of one release.', 'Full-text search over the docs of one release.'],
+  [
+    'toolspec.yaml',
+    'Full-text search over the documentation of one release.',
+    'Full-text search over the docs of one release.',
+  ],
   ['toolspec.yaml', '- name: get_page\n', '- name: fetch_page\n'],
-  ['tools/10-changelog.yaml', 'enum: [current, supported, deprecated, end-of-life]', 'enum: [current, supported, deprecated, end-of-life, preview]'],
+  [
+    'tools/10-changelog.yaml',
+    'enum: [current, supported, deprecated, end-of-life]',
+    'enum: [current, supported, deprecated, end-of-life, preview]',
+  ],
   ['tools/30-bookmarks.yaml', /readOnlyHint: true/, 'readOnlyHint: false'],
   ['tools/30-bookmarks.yaml', 'enum: [newest, oldest, title]', 'enum: [newest, oldest, title, relevance]'],
 ];
@@ -130,7 +144,14 @@ describe('toolspec diff: reports on specs/docs', () => {
       fs.writeFileSync(abs, next);
     }
     const run = (format: 'text' | 'json' | 'github') =>
-      diffCommand({ old: 'old/toolspec.yaml', new: 'toolspec.yaml', spec: 'toolspec.yaml', cwd: p.dir, format, failOn: 'breaking' });
+      diffCommand({
+        old: 'old/toolspec.yaml',
+        new: 'toolspec.yaml',
+        spec: 'toolspec.yaml',
+        cwd: p.dir,
+        format,
+        failOn: 'breaking',
+      });
     const text = run('text');
     expect(text.code).toBe(1);
     expect(text.stderr).toBe('');
@@ -150,7 +171,9 @@ describe('toolspec diff: reports on specs/docs', () => {
 
   it('formats an empty diff', async () => {
     const report = { old: 'a.yaml', new: 'b.yaml', changes: [], failed: false };
-    expect(formatDiffText(report, PLAIN)).toBe('toolspec diff a.yaml → b.yaml\n\nno changes: a.yaml and b.yaml describe the same tools\n');
+    expect(formatDiffText(report, PLAIN)).toBe(
+      'toolspec diff a.yaml → b.yaml\n\nno changes: a.yaml and b.yaml describe the same tools\n',
+    );
     expect(JSON.parse(formatDiffJson(report))).toEqual({
       old: 'a.yaml',
       new: 'b.yaml',
@@ -200,19 +223,25 @@ describe('toolspec diff (built CLI, end to end)', () => {
     fs.copyFileSync(path.join(dir, 'toolspec.yaml'), path.join(dir, 'old.yaml'));
     const same = await runMain(['diff', 'old.yaml', 'toolspec.yaml'], dir);
     expect(same).toMatchObject({ code: 0, stderr: '' });
-    expect(same.stdout).toBe('toolspec diff old.yaml → toolspec.yaml\n\nno changes: old.yaml and toolspec.yaml describe the same tools\n');
+    expect(same.stdout).toBe(
+      'toolspec diff old.yaml → toolspec.yaml\n\nno changes: old.yaml and toolspec.yaml describe the same tools\n',
+    );
 
     fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC.replace('Search the notes.', 'Search the notes by words.'));
     const prompt = await runMain(['diff', 'old.yaml'], dir);
     expect(prompt.code).toBe(0);
-    expect(prompt.stdout).toContain('Prompt changes (1)\n  DESCRIPTION_CHANGED search description changed\n      Search the notes{+ by words+}.\n');
+    expect(prompt.stdout).toContain(
+      'Prompt changes (1)\n  DESCRIPTION_CHANGED search description changed\n      Search the notes{+ by words+}.\n',
+    );
     expect((await runMain(['diff', 'old.yaml', '--fail-on', 'prompt'], dir)).code).toBe(1);
     expect((await runMain(['diff', 'old.yaml', '--fail-on', 'any'], dir)).code).toBe(1);
 
     fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC.replace('maximum: 50', 'maximum: 20'));
     const breaking = await runMain(['diff', 'old.yaml'], dir);
     expect(breaking.code).toBe(1);
-    expect(breaking.stdout).toContain('Breaking changes (1)\n  BOUNDS_TIGHTENED search inputSchema.properties.limit.maximum 50 → 20\n');
+    expect(breaking.stdout).toContain(
+      'Breaking changes (1)\n  BOUNDS_TIGHTENED search inputSchema.properties.limit.maximum 50 → 20\n',
+    );
     const github = await runMain(['diff', 'old.yaml', '--format', 'github'], dir);
     expect(github.stdout.split('\n')[0]).toBe(
       '::error file=toolspec.yaml,line=13,col=54,title=toolspec diff%3A BOUNDS_TIGHTENED::BOUNDS_TIGHTENED search inputSchema.properties.limit.maximum 50 → 20: argument "limit" accepts fewer values: calls that passed before may be rejected',
@@ -246,10 +275,14 @@ describe('toolspec diff (built CLI, end to end)', () => {
 
 describe('toolspec diff against git revisions (built CLI, a real repository)', () => {
   const git = (dir: string, ...args: string[]) => {
-    const r = spawnSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'git',
+      ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    );
     if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
     return r.stdout;
   };
@@ -265,7 +298,10 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
 
   it('--against HEAD reads the spec and its includes at that revision', async () => {
     const dir = repository();
-    expect(await runMain(['diff', '--against', 'HEAD', 'api/toolspec.yaml'], dir)).toMatchObject({ code: 0, stderr: '' });
+    expect(await runMain(['diff', '--against', 'HEAD', 'api/toolspec.yaml'], dir)).toMatchObject({
+      code: 0,
+      stderr: '',
+    });
     // Change the included file only: the revision's include must be read from the revision, not the working tree.
     fs.writeFileSync(
       path.join(dir, 'api/tools/notes.yaml'),
@@ -292,10 +328,12 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
     // From inside the spec's folder, the path is resolved against the repository's top all the same.
     const inside = await runMain(['diff', '--against', 'HEAD', '--format', 'github'], path.join(dir, 'api'));
     expect(inside.code).toBe(1);
-    expect(inside.stdout).toMatch(/^::error file=tools\/notes\.yaml,line=\d+,col=\d+,title=toolspec diff%3A ARGUMENT_REQUIRED_ADDED::/);
+    expect(inside.stdout).toMatch(
+      /^::error file=tools\/notes\.yaml,line=\d+,col=\d+,title=toolspec diff%3A ARGUMENT_REQUIRED_ADDED::/,
+    );
   });
 
-  it('applies the loader\'s include rules at a revision: a link inside the folder is followed, one outside refused', async () => {
+  it("applies the loader's include rules at a revision: a link inside the folder is followed, one outside refused", async () => {
     const dir = repository();
     // A link to the included folder, and a spec that includes through it; another spec includes a link that leaves.
     fs.symlinkSync('tools', path.join(dir, 'api/linked'));
@@ -330,7 +368,9 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
     expect(rules(branch.stdout)).toEqual(['READ_ONLY_HINT_OFF', 'TOOL_REMOVED']);
     const revs = await runMain(['diff', 'HEAD~1', 'HEAD', '--spec', 'api/toolspec.yaml'], dir);
     expect(revs.stdout).toBe(
-      branch.stdout.replace(/main:api\/toolspec\.yaml/g, 'HEAD~1:api/toolspec.yaml').replace('→ api/toolspec.yaml', '→ HEAD:api/toolspec.yaml'),
+      branch.stdout
+        .replace(/main:api\/toolspec\.yaml/g, 'HEAD~1:api/toolspec.yaml')
+        .replace('→ api/toolspec.yaml', '→ HEAD:api/toolspec.yaml'),
     );
     expect((await runMain(['diff', 'main:api/toolspec.yaml', 'feature:api/toolspec.yaml'], dir)).stdout).toContain(
       'READ_ONLY_HINT_OFF search annotations.readOnlyHint true → false',
@@ -344,7 +384,10 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
   it('a spec that did not exist at the revision counts as one without tools; a bad revision exits 2', async () => {
     const dir = repository();
     fs.mkdirSync(path.join(dir, 'new'));
-    fs.writeFileSync(path.join(dir, 'new/toolspec.yaml'), NOTE_TOOL.replace('tools:', 'toolspec: 1\nserver: { name: n, version: 1.0.0 }\ntools:'));
+    fs.writeFileSync(
+      path.join(dir, 'new/toolspec.yaml'),
+      NOTE_TOOL.replace('tools:', 'toolspec: 1\nserver: { name: n, version: 1.0.0 }\ntools:'),
+    );
     const added = await runMain(['diff', '--against', 'HEAD', 'new/toolspec.yaml'], dir);
     expect(added.code).toBe(0);
     expect(added.stderr).toBe('note: HEAD:new/toolspec.yaml does not exist; it counts as a spec without tools\n');
@@ -377,7 +420,9 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
     const body = (s: string) => s.split('\n').slice(1, -2).join('\n');
     const expected = fs.readFileSync(path.join(fixtures, 'docs/report.txt'), 'utf8');
     expect(body(r.stdout)).toBe(body(expected));
-    expect(r.stdout.split('\n')[0]).toBe('toolspec diff HEAD~1:specs/docs/toolspec.yaml → HEAD:specs/docs/toolspec.yaml');
+    expect(r.stdout.split('\n')[0]).toBe(
+      'toolspec diff HEAD~1:specs/docs/toolspec.yaml → HEAD:specs/docs/toolspec.yaml',
+    );
   });
 
   it('a revision whose spec is invalid exits 2 and names the file at that revision', async () => {

@@ -27,7 +27,10 @@ const CASES: Record<string, string> = {
 
 /** A runtime file generate copies from templates/runtime as it is. */
 function isRuntimeCopy(model: ServerModel, file: string): boolean {
-  return path.posix.dirname(file) === model.options.generatedDir && (STATIC_FILES as readonly string[]).includes(path.posix.basename(file));
+  return (
+    path.posix.dirname(file) === model.options.generatedDir &&
+    (STATIC_FILES as readonly string[]).includes(path.posix.basename(file))
+  );
 }
 
 function listFiles(dir: string): string[] {
@@ -70,7 +73,7 @@ describe('generate: golden outputs', () => {
     expect(model).toEqual(before);
   });
 
-  describe('a change to one tool stays in that tool\'s output', () => {
+  describe("a change to one tool stays in that tool's output", () => {
     const spec = (defaultOfA: boolean, maxOfB: number, descriptionOfC: string) => `toolspec: 1
 server: { name: s, version: 1.0.0 }
 tools:
@@ -119,7 +122,7 @@ tools:
       }
     };
 
-    it('removing one default changes only that tool\'s validator', async () => {
+    it("removing one default changes only that tool's validator", async () => {
       const base = await validatorsOf(spec(true, 10, 'The query'));
       const changed = await validatorsOf(spec(false, 10, 'The query'));
       expect(Object.keys(changed)).toEqual(['(head)', 'tool_a', 'tool_b', 'tool_c']);
@@ -127,7 +130,7 @@ tools:
       for (const k of ['(head)', 'tool_b', 'tool_c']) expect(changed[k], k).toBe(base[k]);
     });
 
-    it('a bound changes only its tool\'s validator; a description changes none', async () => {
+    it("a bound changes only its tool's validator; a description changes none", async () => {
       const base = await validatorsOf(spec(true, 10, 'The query'));
       const bound = await validatorsOf(spec(true, 11, 'The query'));
       expect(bound['tool_b']).not.toBe(base['tool_b']);

@@ -63,7 +63,9 @@ beforeAll(async () => {
   validateRun = await runMain(['validate', 'toolspec.yaml'], project.dir);
   generateRun = await runMain(['generate', 'toolspec.yaml'], project.dir);
   // The generated folder, the generated stubs and the typed handlers of the fixture, in one strict program.
-  compileErrors = fs.existsSync(path.join(src, 'generated')) ? compile(tsFiles(src), { outDir: dist, rootDir: src }) : ['nothing generated'];
+  compileErrors = fs.existsSync(path.join(src, 'generated'))
+    ? compile(tsFiles(src), { outDir: dist, rootDir: src })
+    : ['nothing generated'];
 }, 180_000);
 afterAll(() => project.cleanup());
 
@@ -83,7 +85,9 @@ describe('injection corpus: validate, generate, compile', () => {
 
 describe('injection corpus: text stays data', () => {
   it('manifest.json holds the tools exactly as written in the spec', () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(src, 'generated/manifest.json'), 'utf8')) as { tools: Json[] };
+    const manifest = JSON.parse(fs.readFileSync(path.join(src, 'generated/manifest.json'), 'utf8')) as {
+      tools: Json[];
+    };
     const expected = expectedTools(fs.readFileSync(path.join(FIXTURES, 'toolspec.yaml'), 'utf8'));
     expect(manifest.tools).toEqual(expected);
     // The sharpest bytes, spelled out: toEqual compares strings exactly, these make the intent readable.
@@ -92,14 +96,24 @@ describe('injection corpus: text stays data', () => {
     expect(payloads['description']).toContain(' \0 #! ');
     expect(payloads['description']).toContain('\r\nglobalThis');
     const props = (odd['inputSchema'] as Json)['properties'] as Json;
-    expect(Object.keys(props)).toEqual(expect.arrayContaining(['__proto__', 'constructor', '', '\0', '\u2028globalThis.__pwned = 1;//']));
+    expect(Object.keys(props)).toEqual(
+      expect.arrayContaining(['__proto__', 'constructor', '', '\0', '\u2028globalThis.__pwned = 1;//']),
+    );
     expect(Object.getPrototypeOf(props)).toBe(Object.prototype);
     const long = manifest.tools.find((t) => t['name'] === 'long_lines')!;
     expect(long['description']).toHaveLength(9980 + ' */ __pwned_long'.length);
-    expect(manifest.tools.map((t) => t['name'])).toEqual(['odd_props', 'payloads', 'constructor', '__proto__', 'toString', '.hidden', 'long_lines']);
+    expect(manifest.tools.map((t) => t['name'])).toEqual([
+      'odd_props',
+      'payloads',
+      'constructor',
+      '__proto__',
+      'toString',
+      '.hidden',
+      'long_lines',
+    ]);
   });
 
-  it('every marker in generated code sits in a string literal, a template literal\'s text or a comment', () => {
+  it("every marker in generated code sits in a string literal, a template literal's text or a comment", () => {
     const files = [...tsFiles(src), ...jsFiles(dist)];
     expect(files.length).toBeGreaterThan(20);
     const offenders = files.flatMap((f) => markersOutsideData(f));
@@ -108,7 +122,10 @@ describe('injection corpus: text stays data', () => {
 
   it('the marker check itself finds a marker that escaped into code', () => {
     const probe = path.join(project.dir, 'probe.ts');
-    fs.writeFileSync(probe, "const a = '__pwned */';\n// a line comment\u2028globalThis.__pwned = 1;\n/* __pwned */ `${globalThis.__pwned}` + a;\n");
+    fs.writeFileSync(
+      probe,
+      "const a = '__pwned */';\n// a line comment\u2028globalThis.__pwned = 1;\n/* __pwned */ `${globalThis.__pwned}` + a;\n",
+    );
     try {
       expect(markersOutsideData(probe).map((o) => o.split(' ')[0])).toEqual(['probe.ts:3:12', 'probe.ts:4:29']);
     } finally {
@@ -118,10 +135,15 @@ describe('injection corpus: text stays data', () => {
 
   it('generated files hold no raw control characters (they stay text for git, diff and terminals)', () => {
     const generated = [...tsFiles(path.join(src, 'generated')), path.join(src, 'generated/manifest.json')];
-    const stubs = ['constructor', 'toString', '.hidden', 'long_lines'].map((t) => path.join(src, 'handlers', `${t}.ts`));
+    const stubs = ['constructor', 'toString', '.hidden', 'long_lines'].map((t) =>
+      path.join(src, 'handlers', `${t}.ts`),
+    );
     const found = [...generated, ...stubs].flatMap((f) => {
       const text = fs.readFileSync(f, 'utf8');
-      return [...text.matchAll(/[\0-\x08\x0b-\x1f\x7f]/g)].map((m) => `${path.relative(project.dir, f)}:${lineOf(text, m.index)} U+${m[0].charCodeAt(0).toString(16).padStart(4, '0')}`);
+      return [...text.matchAll(/[\0-\x08\x0b-\x1f\x7f]/g)].map(
+        (m) =>
+          `${path.relative(project.dir, f)}:${lineOf(text, m.index)} U+${m[0].charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
     });
     expect(found).toEqual([]);
   });
@@ -129,12 +151,16 @@ describe('injection corpus: text stays data', () => {
   it('importing every generated module, listing and calling every tool runs none of the text', async () => {
     // main.js serves stdio on import; examples.test.js registers vitest suites on import (test/e2e/examples.test.ts runs
     // such files, hostile example text included, in a vitest of their own).
-    const modules = jsFiles(path.join(dist, 'generated')).filter((f) => !['main.js', 'examples.test.js'].includes(path.basename(f)));
+    const modules = jsFiles(path.join(dist, 'generated')).filter(
+      (f) => !['main.js', 'examples.test.js'].includes(path.basename(f)),
+    );
     expect(modules.length).toBeGreaterThan(8);
     for (const m of [...modules, ...jsFiles(path.join(dist, 'handlers'))]) await import(pathToFileURL(m).href);
 
     type Factory = (ctx: { era: 'legacy' }) => { connect(t: unknown): Promise<void>; close(): Promise<void> };
-    const { createServerFactory } = await load<{ createServerFactory: (h: unknown, o?: unknown) => Factory }>('generated/server.js');
+    const { createServerFactory } = await load<{ createServerFactory: (h: unknown, o?: unknown) => Factory }>(
+      'generated/server.js',
+    );
     const { handlers } = await load<{ handlers: unknown }>('generated/registry.js');
     const { tools } = await load<{ tools: Json[] }>('generated/manifest.js');
     const failures: unknown[] = [];
@@ -155,16 +181,26 @@ describe('injection corpus: text stays data', () => {
       const stubs = new Set(['constructor', 'toString', '.hidden', 'long_lines']);
       for (const t of tools) {
         const name = t['name'] as string;
-        const r = (await client.request({ method: 'tools/call', params: { name, arguments: {} } }, z.any())) as CallResult;
+        const r = (await client.request(
+          { method: 'tools/call', params: { name, arguments: {} } },
+          z.any(),
+        )) as CallResult;
         expect(r.content.length, name).toBeGreaterThan(0);
-        if (stubs.has(name)) expect(textOf(r)).toBe(`${name} is not implemented yet: write it in src/handlers/${name}.ts`);
+        if (stubs.has(name))
+          expect(textOf(r)).toBe(`${name} is not implemented yet: write it in src/handlers/${name}.ts`);
       }
       const payload = (await client.request(
-        { method: 'tools/call', params: { name: 'payloads', arguments: { mode: '`', text: '${globalThis.__pwned = 1}' } } },
+        {
+          method: 'tools/call',
+          params: { name: 'payloads', arguments: { mode: '`', text: '${globalThis.__pwned = 1}' } },
+        },
         z.any(),
       )) as CallResult;
       expect(payload.isError).toBeUndefined();
-      expect(JSON.parse(payload.structuredContent!['echo'] as string)).toMatchObject({ mode: '`', text: '${globalThis.__pwned = 1}' });
+      expect(JSON.parse(payload.structuredContent!['echo'] as string)).toMatchObject({
+        mode: '`',
+        text: '${globalThis.__pwned = 1}',
+      });
     } finally {
       await client.close();
       await server.close();
@@ -178,7 +214,10 @@ describe('injection corpus: text stays data', () => {
     expect(r.isError).toBeUndefined();
     const fixture = parse(fs.readFileSync(path.join(FIXTURES, 'toolspec.yaml'), 'utf8')) as { tools: Json[] };
     const props = (fixture.tools[1]!['inputSchema'] as Json)['properties'] as Record<string, Json>;
-    expect(JSON.parse(r.structuredContent!['echo'] as string)).toEqual({ mode: props['mode']!['default'], text: props['text']!['default'] });
+    expect(JSON.parse(r.structuredContent!['echo'] as string)).toEqual({
+      mode: props['mode']!['default'],
+      text: props['text']!['default'],
+    });
     expect(pwned()).toBeUndefined();
   });
 });
@@ -202,7 +241,9 @@ describe('injection corpus: odd argument names', () => {
     try {
       const errors = compile([good, bad]);
       expect(errors.filter((e) => e.includes('odd_props.ts:'))).toEqual([]);
-      const lines = errors.filter((e) => e.includes('odd_props_wrong.ts:')).map((e) => Number(/odd_props_wrong\.ts:(\d+):/.exec(e)![1]));
+      const lines = errors
+        .filter((e) => e.includes('odd_props_wrong.ts:'))
+        .map((e) => Number(/odd_props_wrong\.ts:(\d+):/.exec(e)![1]));
       const lineWith = (s: string) => wrong.split('\n').findIndex((l) => l.includes(s)) + 1;
       // The three changed entries of `checks` are false, so its `true` values no longer fit; and a handler of
       // another tool cannot read these arguments.
@@ -217,11 +258,27 @@ describe('injection corpus: odd argument names', () => {
   it('the dispatcher accepts valid values of every odd argument, as own properties, and fills in defaults', async () => {
     let args = BASE;
     const valid: [string, unknown][] = [
-      ['function', { x: 1 }], ['delete', 'soft'], ['toString', true], ['valueOf', 'v'], ['0', 0], ['1e3', 'e'],
-      ['🚀', '🚀 lift-off'], ['שלום', 3], ['é', 'acute'], ['a-b', 1], ['a_b', 'u'], ['a.b', false], ['aB', 2.5],
-      ['ab', [1]], ['*/ globalThis.__pwned = 1; /*', 's'], ['${globalThis.__pwned = 1}', 's'],
-      ["'); globalThis.__pwned = 1; ('", 's'], ['"); globalThis.__pwned = 1; ("', 's'], ['\\', 's'],
-      ['\u2028globalThis.__pwned = 1;//', 's'], ['\0', 's'],
+      ['function', { x: 1 }],
+      ['delete', 'soft'],
+      ['toString', true],
+      ['valueOf', 'v'],
+      ['0', 0],
+      ['1e3', 'e'],
+      ['🚀', '🚀 lift-off'],
+      ['שלום', 3],
+      ['é', 'acute'],
+      ['a-b', 1],
+      ['a_b', 'u'],
+      ['a.b', false],
+      ['aB', 2.5],
+      ['ab', [1]],
+      ['*/ globalThis.__pwned = 1; /*', 's'],
+      ['${globalThis.__pwned = 1}', 's'],
+      ["'); globalThis.__pwned = 1; ('", 's'],
+      ['"); globalThis.__pwned = 1; ("', 's'],
+      ['\\', 's'],
+      ['\u2028globalThis.__pwned = 1;//', 's'],
+      ['\0', 's'],
     ];
     for (const [name, value] of valid) args = withArg(args, name, value);
     const r = await call('odd_props', args);
@@ -248,12 +305,34 @@ describe('injection corpus: odd argument names', () => {
   });
 
   const INVALID: [string, unknown][] = [
-    ['__proto__', 5], ['__proto__', 'x'], ['constructor', 'one'], ['', 'yes'], ['default', '1.5'], ['class', [1]],
-    ['prototype', 7], ['function', {}], ['delete', 'maybe'], ['toString', 'true'], ['valueOf', 1], ['0', 1.5],
-    ['1e3', 1], ['🚀', 'wrong'], ['שלום', -1], ['é', 1], ['a-b', 'x'], ['a_b', 1], ['a.b', 1], ['aB', 'x'],
-    ['ab', ['x']], ['*/ globalThis.__pwned = 1; /*', 1], ['${globalThis.__pwned = 1}', 1],
-    ["'); globalThis.__pwned = 1; ('", 1], ['"); globalThis.__pwned = 1; ("', 1], ['\\', 1],
-    ['\u2028globalThis.__pwned = 1;//', 1], ['\0', 1],
+    ['__proto__', 5],
+    ['__proto__', 'x'],
+    ['constructor', 'one'],
+    ['', 'yes'],
+    ['default', '1.5'],
+    ['class', [1]],
+    ['prototype', 7],
+    ['function', {}],
+    ['delete', 'maybe'],
+    ['toString', 'true'],
+    ['valueOf', 1],
+    ['0', 1.5],
+    ['1e3', 1],
+    ['🚀', 'wrong'],
+    ['שלום', -1],
+    ['é', 1],
+    ['a-b', 'x'],
+    ['a_b', 1],
+    ['a.b', 1],
+    ['aB', 'x'],
+    ['ab', ['x']],
+    ['*/ globalThis.__pwned = 1; /*', 1],
+    ['${globalThis.__pwned = 1}', 1],
+    ["'); globalThis.__pwned = 1; ('", 1],
+    ['"); globalThis.__pwned = 1; ("', 1],
+    ['\\', 1],
+    ['\u2028globalThis.__pwned = 1;//', 1],
+    ['\0', 1],
   ];
   it.each(INVALID)('the dispatcher rejects argument %j = %j, naming it', async (name, value) => {
     // toString and valueOf are given valid values so that only the argument under test is wrong.
@@ -278,7 +357,9 @@ describe('injection corpus: odd argument names', () => {
 
   it('the dispatcher lists exactly manifest.json', async () => {
     const d = await dispatcher();
-    const manifest = JSON.parse(fs.readFileSync(path.join(src, 'generated/manifest.json'), 'utf8')) as { tools: Json[] };
+    const manifest = JSON.parse(fs.readFileSync(path.join(src, 'generated/manifest.json'), 'utf8')) as {
+      tools: Json[];
+    };
     expect(d.listTools().tools).toEqual(manifest.tools);
   });
 });
@@ -289,7 +370,7 @@ describe('options that reach generated code', () => {
     const tmp = fs.mkdtempSync(path.join(repoRoot, 'test/.tmp', 'injection-options-'));
     const dir = { dir: tmp, cleanup: () => fs.rmSync(tmp, { recursive: true, force: true }) };
     try {
-      const handlers = "src/h*/ globalThis.__pwned = 1; /*x'\"`${globalThis.__pwned = 2}`";
+      const handlers = 'src/h*/ globalThis.__pwned = 1; /*x\'"`${globalThis.__pwned = 2}`';
       const generated = 'src/g*/ globalThis.__pwned = 3; //';
       fs.writeFileSync(
         path.join(dir.dir, 'toolspec.yaml'),
@@ -311,10 +392,14 @@ describe('options that reach generated code', () => {
       const offenders = tsFiles(genDir).flatMap((f) => markersOutsideData(f));
       expect(offenders).toEqual([]);
       const out = path.join(dir.dir, 'out');
-      expect(compile(tsFiles(path.join(dir.dir, 'src')), { outDir: out, rootDir: path.join(dir.dir, 'src') })).toEqual([]);
+      expect(compile(tsFiles(path.join(dir.dir, 'src')), { outDir: out, rootDir: path.join(dir.dir, 'src') })).toEqual(
+        [],
+      );
       delete (globalThis as { __pwned?: unknown }).__pwned;
       const emitted = path.join(out, generated.slice('src/'.length));
-      const { handlers: bound } = (await import(pathToFileURL(path.join(emitted, 'registry.js')).href)) as { handlers: Record<string, unknown> };
+      const { handlers: bound } = (await import(pathToFileURL(path.join(emitted, 'registry.js')).href)) as {
+        handlers: Record<string, unknown>;
+      };
       expect(Object.keys(bound)).toContain('echo');
       expect(pwned()).toBeUndefined();
     } finally {
@@ -356,17 +441,31 @@ describe('odd names beyond the corpus', () => {
     [
       'tool-local $defs names that a $ref escapes: / and ~ (JSON Pointer), % and space (percent-encoding)',
       'pointer-defs',
-      (m) => expect(Object.keys((m.tools[0]!['inputSchema'] as Json)['$defs'] as Json)).toEqual(['*/ globalThis.__pwned = 1; /*', 'a/b~c', '50% off']),
+      (m) =>
+        expect(Object.keys((m.tools[0]!['inputSchema'] as Json)['$defs'] as Json)).toEqual([
+          '*/ globalThis.__pwned = 1; /*',
+          'a/b~c',
+          '50% off',
+        ]),
     ],
     [
       'a property named hasOwnProperty',
       'has-own-property',
-      (m) => expect(Object.keys((m.tools[0]!['inputSchema'] as Json)['properties'] as Json)).toEqual(['hasOwnProperty', 'isPrototypeOf']),
+      (m) =>
+        expect(Object.keys((m.tools[0]!['inputSchema'] as Json)['properties'] as Json)).toEqual([
+          'hasOwnProperty',
+          'isPrototypeOf',
+        ]),
     ],
     [
       'an optional property named like an Object.prototype member, left out of an example',
       'inherited',
-      (m) => expect(Object.keys((m.tools[0]!['inputSchema'] as Json)['properties'] as Json)).toEqual(['toString', 'valueOf', 'constructor']),
+      (m) =>
+        expect(Object.keys((m.tools[0]!['inputSchema'] as Json)['properties'] as Json)).toEqual([
+          'toString',
+          'valueOf',
+          'constructor',
+        ]),
     ],
   ];
   it.each(CASES)('%s', async (_title, folder, check) => {
@@ -378,7 +477,9 @@ describe('odd names beyond the corpus', () => {
       const generate = await runMain(['generate'], copy.dir);
       expect(generate.stderr).not.toMatch(/ error |\n\s+at /);
       expect(generate.code).toBe(0);
-      check(JSON.parse(fs.readFileSync(path.join(copy.dir, 'src/generated/manifest.json'), 'utf8')) as { tools: Json[] });
+      check(
+        JSON.parse(fs.readFileSync(path.join(copy.dir, 'src/generated/manifest.json'), 'utf8')) as { tools: Json[] },
+      );
       expect(compile(tsFiles(path.join(copy.dir, 'src')))).toEqual([]);
     } finally {
       copy.cleanup();
@@ -390,17 +491,29 @@ let dispatcherPromise: Promise<Dispatcher> | undefined;
 /** The generated dispatcher, built from the generated manifest, validators and registry, as server.ts builds it. */
 function dispatcher(): Promise<Dispatcher> {
   dispatcherPromise ??= (async () => {
-    const { createDispatcher } = await load<{ createDispatcher: (o: unknown) => Dispatcher }>('generated/dispatcher.js');
-    const { tools, loadBindings, timeouts } = await load<{ tools: unknown; loadBindings: unknown; timeouts?: unknown }>('generated/tools.js');
+    const { createDispatcher } = await load<{ createDispatcher: (o: unknown) => Dispatcher }>(
+      'generated/dispatcher.js',
+    );
+    const { tools, loadBindings, timeouts } = await load<{ tools: unknown; loadBindings: unknown; timeouts?: unknown }>(
+      'generated/tools.js',
+    );
     const { handlers } = await load<{ handlers: unknown }>('generated/registry.js');
-    return createDispatcher({ tools, bindings: loadBindings, handlers, onError: () => undefined, ...(timeouts ? { timeouts } : {}) });
+    return createDispatcher({
+      tools,
+      bindings: loadBindings,
+      handlers,
+      onError: () => undefined,
+      ...(timeouts ? { timeouts } : {}),
+    });
   })();
   return dispatcherPromise;
 }
 
 /** Calls a tool through the generated dispatcher, as the server does for one request (in-process, no client). */
 async function call(tool: string, args: unknown): Promise<CallResult> {
-  const { localRequest } = await load<{ localRequest: () => { sdk: never; connection: never } }>('generated/context.js');
+  const { localRequest } = await load<{ localRequest: () => { sdk: never; connection: never } }>(
+    'generated/context.js',
+  );
   const { sdk, connection } = localRequest();
   return (await dispatcher()).callTool(tool, args, sdk, connection);
 }
@@ -414,7 +527,10 @@ function namesArgument(text: string, name: string): boolean {
   // Every argument tested is declared: "is not an accepted argument" is not a line about its value.
   const lines = text.split('\n').filter((l) => l.startsWith('- ') && !l.endsWith(': is not an accepted argument'));
   const plain = name !== '' && !/^\d+$/.test(name);
-  return lines.some((l) => l.includes(JSON.stringify(name)) || (plain && [':', '[', '.'].some((next) => l.startsWith(`- ${name}${next}`))));
+  return lines.some(
+    (l) =>
+      l.includes(JSON.stringify(name)) || (plain && [':', '[', '.'].some((next) => l.startsWith(`- ${name}${next}`))),
+  );
 }
 
 /** The tools as written in the spec, as clients must see them: toolspec's `examples` left out, used shared $defs bundled. */
@@ -447,7 +563,8 @@ function bundle(schema: Json, shared: Json): Json {
   walk(schema);
   if (!used.size) return schema;
   const defs: Json = { ...local };
-  for (const [name, def] of used) Object.defineProperty(defs, name, { value: def, enumerable: true, writable: true, configurable: true });
+  for (const [name, def] of used)
+    Object.defineProperty(defs, name, { value: def, enumerable: true, writable: true, configurable: true });
   return { ...schema, $defs: defs };
 }
 
@@ -495,7 +612,9 @@ function markersOutsideData(file: string): string[] {
     const at = m.index;
     if (inert.some(([a, b]) => a <= at && at + m[0].length <= b)) continue;
     const { line, character } = sf.getLineAndCharacterOfPosition(at);
-    out.push(`${path.relative(project.dir, file)}:${line + 1}:${character + 1} ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 20))}`);
+    out.push(
+      `${path.relative(project.dir, file)}:${line + 1}:${character + 1} ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 20))}`,
+    );
   }
   return out;
 }

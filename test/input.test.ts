@@ -7,7 +7,14 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localRequest, type LocalCallOptions } from '../templates/runtime/context.js';
 import { createDispatcher, type AnyHandler } from '../templates/runtime/dispatcher.js';
-import { checkForm, InputRequired, InputRounds, Round, WaitingCalls, type ElicitSchema } from '../templates/runtime/input.js';
+import {
+  checkForm,
+  InputRequired,
+  InputRounds,
+  Round,
+  WaitingCalls,
+  type ElicitSchema,
+} from '../templates/runtime/input.js';
 
 const KEY = 'k'.repeat(32);
 const FORM = { type: 'object', properties: { sure: { type: 'boolean' } }, required: ['sure'] } as const;
@@ -15,7 +22,9 @@ const yes = { action: 'accept', content: { sure: true } };
 
 function request(options: LocalCallOptions & { clientId?: string } = {}): ServerContext {
   const { sdk } = localRequest(options);
-  return options.clientId === undefined ? sdk : ({ ...sdk, http: { authInfo: { clientId: options.clientId, token: 't', scopes: [] } } } as ServerContext);
+  return options.clientId === undefined
+    ? sdk
+    : ({ ...sdk, http: { authInfo: { clientId: options.clientId, token: 't', scopes: [] } } } as ServerContext);
 }
 
 afterEach(() => {
@@ -26,7 +35,9 @@ afterEach(() => {
 describe('a round of a call', () => {
   it('answers from this round, then from earlier rounds; asks for what has no answer', async () => {
     const first = new Round(1, undefined, undefined);
-    await expect(first.elicit('sure', { message: 'Sure?', requestedSchema: FORM })).rejects.toBeInstanceOf(InputRequired);
+    await expect(first.elicit('sure', { message: 'Sure?', requestedSchema: FORM })).rejects.toBeInstanceOf(
+      InputRequired,
+    );
     expect(first.hasAsked).toBe(true);
     expect(Object.keys(first.asked)).toEqual(['sure']);
 
@@ -43,8 +54,14 @@ describe('a round of a call', () => {
   });
 
   it('asks again when an answer does not fit its form or is of another kind', async () => {
-    const round = new Round(2, { sure: { action: 'accept', content: { sure: 'yes' } }, model: { action: 'accept' } }, undefined);
-    await expect(round.elicit('sure', { message: 'Sure?', requestedSchema: FORM })).rejects.toBeInstanceOf(InputRequired);
+    const round = new Round(
+      2,
+      { sure: { action: 'accept', content: { sure: 'yes' } }, model: { action: 'accept' } },
+      undefined,
+    );
+    await expect(round.elicit('sure', { message: 'Sure?', requestedSchema: FORM })).rejects.toBeInstanceOf(
+      InputRequired,
+    );
     await expect(round.sample('model', { messages: [], maxTokens: 5 })).rejects.toBeInstanceOf(InputRequired);
     expect(Object.keys(round.asked)).toEqual(['sure', 'model']);
   });
@@ -73,7 +90,11 @@ describe('the sealed requestState', () => {
     const r = rounds();
     const state = await firstState(r, { id: 1, tags: ['a'] });
     // The same arguments, keys in another order: the same call.
-    const next = await r.begin('delete', { tags: ['a'], id: 1 }, request({ requestState: state, inputResponses: { sure: yes } }));
+    const next = await r.begin(
+      'delete',
+      { tags: ['a'], id: 1 },
+      request({ requestState: state, inputResponses: { sure: yes } }),
+    );
     expect(next.number).toBe(2);
 
     const refusal = (args: unknown, options: Parameters<typeof request>[0], tool = 'delete') =>
@@ -81,12 +102,19 @@ describe('the sealed requestState', () => {
         () => 'accepted',
         (e: { code: number; message: string }) => `${e.code} ${e.message}`,
       );
-    expect(await refusal({ id: 2, tags: ['a'] }, { requestState: state })).toMatch(/^-32602 Invalid requestState: it was issued for another call/);
+    expect(await refusal({ id: 2, tags: ['a'] }, { requestState: state })).toMatch(
+      /^-32602 Invalid requestState: it was issued for another call/,
+    );
     expect(await refusal({ id: 1, tags: ['a'] }, { requestState: state }, 'other')).toMatch(/issued for another call/);
     const flipped = state.slice(0, -3) + (state.at(-3) === 'A' ? 'B' : 'A') + state.slice(-2);
     expect(await refusal({ id: 1, tags: ['a'] }, { requestState: flipped })).toMatch(/its seal does not match/);
-    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: 'not a state' })).toMatch(/not a requestState this server issued/);
-    const sealedElsewhere = await firstState(new InputRounds({ requestStateKey: 'x'.repeat(32) }), { id: 1, tags: ['a'] });
+    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: 'not a state' })).toMatch(
+      /not a requestState this server issued/,
+    );
+    const sealedElsewhere = await firstState(new InputRounds({ requestStateKey: 'x'.repeat(32) }), {
+      id: 1,
+      tags: ['a'],
+    });
     expect(await refusal({ id: 1, tags: ['a'] }, { requestState: sealedElsewhere })).toMatch(/its seal does not match/);
 
     const mine = await firstState(r, { id: 1 }, request({ clientId: 'alice' }));
@@ -95,15 +123,23 @@ describe('the sealed requestState', () => {
 
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 61_000);
-    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: state })).toMatch(/it has expired \(a call may wait 60 s for its input\)/);
+    expect(await refusal({ id: 1, tags: ['a'] }, { requestState: state })).toMatch(
+      /it has expired \(a call may wait 60 s for its input\)/,
+    );
   });
 
   it('takes its key from TOOLSPEC_REQUEST_STATE_KEY, and refuses a key shorter than 32 bytes', async () => {
     vi.stubEnv('TOOLSPEC_REQUEST_STATE_KEY', KEY);
     const state = await firstState(new InputRounds(), { id: 1 });
-    await expect(Promise.resolve(new InputRounds({ requestStateKey: KEY }).begin('delete', { id: 1 }, request({ requestState: state })))).resolves.toBeInstanceOf(Round);
+    await expect(
+      Promise.resolve(
+        new InputRounds({ requestStateKey: KEY }).begin('delete', { id: 1 }, request({ requestState: state })),
+      ),
+    ).resolves.toBeInstanceOf(Round);
     vi.stubEnv('TOOLSPEC_REQUEST_STATE_KEY', 'short');
-    expect(() => new InputRounds()).toThrow(/at least 32 bytes long, and TOOLSPEC_REQUEST_STATE_KEY \(or requestStateKey\) has 5/);
+    expect(() => new InputRounds()).toThrow(
+      /at least 32 bytes long, and TOOLSPEC_REQUEST_STATE_KEY \(or requestStateKey\) has 5/,
+    );
   });
 });
 
@@ -123,8 +159,25 @@ describe('accepted forms', () => {
   };
 
   it('keeps the fields of the schema that fit it, and nothing else', () => {
-    expect(checkForm(schema, { name: 'Ada', age: 36, score: 1.5, pick: 'b', many: ['x'], ok: false, mail: 'a@b.io', extra: 1 })).toEqual({
-      name: 'Ada', age: 36, score: 1.5, pick: 'b', many: ['x'], ok: false, mail: 'a@b.io',
+    expect(
+      checkForm(schema, {
+        name: 'Ada',
+        age: 36,
+        score: 1.5,
+        pick: 'b',
+        many: ['x'],
+        ok: false,
+        mail: 'a@b.io',
+        extra: 1,
+      }),
+    ).toEqual({
+      name: 'Ada',
+      age: 36,
+      score: 1.5,
+      pick: 'b',
+      many: ['x'],
+      ok: false,
+      mail: 'a@b.io',
     });
   });
 
@@ -147,9 +200,18 @@ describe('accepted forms', () => {
 
 describe('the dispatcher with handlers that ask', () => {
   const tools = [{ name: 'ask', inputSchema: { type: 'object' as const } }];
-  const bindings = new Map([['ask', { input: Object.assign((_data: unknown): _data is unknown => true, { errors: null }) }]]);
+  const bindings = new Map([
+    ['ask', { input: Object.assign((_data: unknown): _data is unknown => true, { errors: null }) }],
+  ]);
   const make = (handler: AnyHandler, waiting?: { max: number }) =>
-    createDispatcher({ tools, bindings, handlers: { ask: handler }, requestStateKey: KEY, onError: () => undefined, ...(waiting ? { waiting } : {}) });
+    createDispatcher({
+      tools,
+      bindings,
+      handlers: { ask: handler },
+      requestStateKey: KEY,
+      onError: () => undefined,
+      ...(waiting ? { waiting } : {}),
+    });
 
   it('asks even when the handler catches the rejection, and every question of the round at once', async () => {
     const swallowing = make((async (_a: unknown, ctx: import('../templates/runtime/context.js').ToolContext) => {
@@ -161,19 +223,28 @@ describe('the dispatcher with handlers that ask', () => {
       return 'done';
     }) as AnyHandler);
     const { sdk, connection } = localRequest({ clientCapabilities: { elicitation: {}, roots: {} } });
-    const result = (await swallowing.callTool('ask', {}, sdk, connection)) as { resultType?: string; inputRequests?: object };
+    const result = (await swallowing.callTool('ask', {}, sdk, connection)) as {
+      resultType?: string;
+      inputRequests?: object;
+    };
     expect(Object.keys(result.inputRequests ?? {})).toEqual(['one', 'two']);
   });
 
   it('ends a 2025 call that asks with an error result when too many calls wait already', async () => {
-    const asking = make((async (_a: unknown, ctx: import('../templates/runtime/context.js').ToolContext) => {
-      await ctx.elicit('one', { message: '1', requestedSchema: FORM });
-      return 'done';
-    }) as AnyHandler, { max: 1 });
+    const asking = make(
+      (async (_a: unknown, ctx: import('../templates/runtime/context.js').ToolContext) => {
+        await ctx.elicit('one', { message: '1', requestedSchema: FORM });
+        return 'done';
+      }) as AnyHandler,
+      { max: 1 },
+    );
     const first = localRequest({ era: 'legacy', requestId: 1 });
     expect(await asking.callTool('ask', {}, first.sdk, first.connection)).toHaveProperty('inputRequests');
     const second = localRequest({ era: 'legacy', requestId: 2 });
-    const refused = (await asking.callTool('ask', {}, second.sdk, second.connection)) as { isError?: boolean; content: { text: string }[] };
+    const refused = (await asking.callTool('ask', {}, second.sdk, second.connection)) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toContain('1 calls are waiting for answers already');
     // On 2026-07-28 the server holds nothing while the client answers: no cap.

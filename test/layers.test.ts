@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from './helpers/cli.js';
 
 const run = (src?: string) =>
-  spawnSync(process.execPath, [path.join(repoRoot, 'scripts/layers.mjs')], { encoding: 'utf8', env: { ...process.env, ...(src ? { LAYERS_SRC: src } : {}) } });
+  spawnSync(process.execPath, [path.join(repoRoot, 'scripts/layers.mjs')], {
+    encoding: 'utf8',
+    env: { ...process.env, ...(src ? { LAYERS_SRC: src } : {}) },
+  });
 
 describe('layers', () => {
   it('hold for src/', () => {
@@ -22,7 +25,10 @@ describe('layers', () => {
       fs.cpSync(path.join(repoRoot, 'src'), dir, { recursive: true });
       fs.appendFileSync(path.join(dir, 'emit/stub.ts'), "\nexport { checkTools } from '../validate/tools.js';\n");
       fs.appendFileSync(path.join(dir, 'lint/lint.ts'), "\nexport const shout = () => console.log('x');\n");
-      fs.appendFileSync(path.join(dir, 'emit/text.ts'), "\nimport fs from 'node:fs';\nexport const put = () => fs.writeFileSync('x', '');\n");
+      fs.appendFileSync(
+        path.join(dir, 'emit/text.ts'),
+        "\nimport fs from 'node:fs';\nexport const put = () => fs.writeFileSync('x', '');\n",
+      );
       const r = run(dir);
       expect(r.status).toBe(1);
       expect(r.stderr).toContain('src/emit/stub.ts: imports src/validate/tools.ts; emit may import only');

@@ -8,7 +8,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatLintCompact, formatLintReport, lintJson, lintLoaded, RULES, RULE_IDS, type LintFinding, type RuleId } from '../src/lint/index.js';
+import {
+  formatLintCompact,
+  formatLintReport,
+  lintJson,
+  lintLoaded,
+  RULES,
+  RULE_IDS,
+  type LintFinding,
+  type RuleId,
+} from '../src/lint/index.js';
 import { lint } from '../src/lint/lint.js';
 import { nameStyle, restyle } from '../src/lint/rules/names.js';
 import { countSummary, formatDiagnostics, PLAIN } from '../src/report.js';
@@ -18,7 +27,10 @@ import { scratchCopy } from './helpers/project.js';
 import { tempProject } from './helpers/tmp.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/lint');
-const cases = fs.readdirSync(fixtures).filter((d) => fs.statSync(path.join(fixtures, d)).isDirectory()).sort();
+const cases = fs
+  .readdirSync(fixtures)
+  .filter((d) => fs.statSync(path.join(fixtures, d)).isDirectory())
+  .sort();
 const cleanups: (() => void)[] = [];
 afterAll(() => cleanups.forEach((c) => c()));
 
@@ -38,7 +50,10 @@ const FIRES: Partial<Record<string, { rule: RuleId; tools: string[] }>> = {
   'vague-description': { rule: 'vague-description', tools: ['get_user', 'find_orders', 'user_profile'] },
   'missing-argument-description': { rule: 'missing-argument-description', tools: ['search_orders', 'place_order'] },
   'duplicate-description': { rule: 'duplicate-description', tools: ['find_notes', 'lookup_notes'] },
-  'long-tool-name': { rule: 'long-tool-name', tools: ['search_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'] },
+  'long-tool-name': {
+    rule: 'long-tool-name',
+    tools: ['search_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+  },
   'mixed-name-style': { rule: 'mixed-name-style', tools: ['getOrder', 'cancel-order', 'refund_orderItem'] },
   'destructive-not-marked': { rule: 'destructive-not-marked', tools: ['delete_file', 'remove_tag', 'dropTable'] },
   'conflicting-hints': { rule: 'conflicting-hints', tools: ['read_log'] },
@@ -51,7 +66,9 @@ const FIRES: Partial<Record<string, { rule: RuleId; tools: string[] }>> = {
 };
 
 /** The tools a rule reported on (the first tool of each finding: the one it is about). */
-const reported = (findings: readonly LintFinding[], rule: RuleId) => [...new Set(findings.filter((f) => f.rule === rule).map((f) => f.tools[0] ?? '(server)'))];
+const reported = (findings: readonly LintFinding[], rule: RuleId) => [
+  ...new Set(findings.filter((f) => f.rule === rule).map((f) => f.tools[0] ?? '(server)')),
+];
 
 describe('toolspec lint: golden cases', () => {
   it('has a case for every rule', async () => {
@@ -67,11 +84,17 @@ describe('toolspec lint: golden cases', () => {
         ? formatLintReport('toolspec.yaml', result, loaded.sources, PLAIN)
         : `${formatDiagnostics(loaded.diagnostics, PLAIN, loaded.sources)}\n\n${countSummary(loaded.diagnostics)}\n`;
       await expect(text).toMatchFileSnapshot(path.join(dir, 'expected.txt'));
-      if (name === 'json-output') await expect(lintJson('toolspec.yaml', result, loaded.diagnostics)).toMatchFileSnapshot(path.join(dir, 'expected.json'));
+      if (name === 'json-output')
+        await expect(lintJson('toolspec.yaml', result, loaded.diagnostics)).toMatchFileSnapshot(
+          path.join(dir, 'expected.json'),
+        );
       const fires = FIRES[name];
       if (fires) {
         expect(result, 'a rule case must be a valid spec').toBeDefined();
-        const tools = fires.rule === 'schema-refs' ? result!.findings.filter((f) => f.rule === 'schema-refs').flatMap((f) => f.tools) : reported(result!.findings, fires.rule);
+        const tools =
+          fires.rule === 'schema-refs'
+            ? result!.findings.filter((f) => f.rule === 'schema-refs').flatMap((f) => f.tools)
+            : reported(result!.findings, fires.rule);
         expect(tools).toEqual(fires.tools);
       }
     });
@@ -110,12 +133,33 @@ describe('rules', () => {
   it('without the files, points at the tool', async () => {
     const { loaded } = await lintCase('include-positions');
     const result = await lint(loaded.model!);
-    expect(result.findings.map((f) => `${f.file}:${f.line}:${f.column}`)).toEqual(['tools/notes.yaml:2:5', 'tools/notes.yaml:14:5']);
+    expect(result.findings.map((f) => `${f.file}:${f.line}:${f.column}`)).toEqual([
+      'tools/notes.yaml:2:5',
+      'tools/notes.yaml:14:5',
+    ]);
   });
 
   it('tells name styles apart and renames into the server style', async () => {
-    expect(['list_orders', 'cancel-order', 'getOrder', 'GetOrder', 'GET_ORDER', 'ping', 'billing.send_invoice', 'refund_orderItem'].map(nameStyle)).toEqual([
-      'snake_case', 'kebab-case', 'camelCase', 'PascalCase', 'SCREAMING_SNAKE_CASE', 'lower', 'snake_case', 'mixed',
+    expect(
+      [
+        'list_orders',
+        'cancel-order',
+        'getOrder',
+        'GetOrder',
+        'GET_ORDER',
+        'ping',
+        'billing.send_invoice',
+        'refund_orderItem',
+      ].map(nameStyle),
+    ).toEqual([
+      'snake_case',
+      'kebab-case',
+      'camelCase',
+      'PascalCase',
+      'SCREAMING_SNAKE_CASE',
+      'lower',
+      'snake_case',
+      'mixed',
     ]);
     expect(restyle('getHTTPStatus', 'snake_case')).toBe('get_http_status');
     expect(restyle('billing.send_invoice', 'camelCase')).toBe('billing.sendInvoice');
@@ -145,7 +189,10 @@ describe('rules', () => {
 describe('options.lint', () => {
   it('sets severities per rule, and fails on an error', async () => {
     const { result } = await lintCase('severity');
-    expect(result!.findings.map((f) => `${f.rule} ${f.severity}`)).toEqual(['missing-description error', 'conflicting-hints warning']);
+    expect(result!.findings.map((f) => `${f.rule} ${f.severity}`)).toEqual([
+      'missing-description error',
+      'conflicting-hints warning',
+    ]);
     expect(result!.failed).toBe(true);
   });
 
@@ -178,7 +225,9 @@ describe('options.lint', () => {
     const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schema/toolspec.schema.json'), 'utf8'));
     const lintSchema = schema.definitions.lint;
     expect(Object.keys(lintSchema.properties.rules.properties)).toEqual([...RULE_IDS]);
-    expect(lintSchema.properties.ignore.items.properties.rule.enum).toEqual(RULE_IDS.filter((id) => id !== 'ignore-without-reason' && id !== 'unused-ignore'));
+    expect(lintSchema.properties.ignore.items.properties.rule.enum).toEqual(
+      RULE_IDS.filter((id) => id !== 'ignore-without-reason' && id !== 'unused-ignore'),
+    );
   });
 
   it('the README documents every rule', async () => {
@@ -204,7 +253,10 @@ describe('token budget', () => {
   it('an overrun of the total or of a tool is an error, unless ignored for that tool', async () => {
     const { result } = await lintCase('tokens-budget');
     const budget = result!.findings.filter((f) => f.rule === 'token-budget');
-    expect(budget.map((f) => `${f.severity} ${f.tools.join(',') || '(total)'}`)).toEqual(['error (total)', 'error get_report']);
+    expect(budget.map((f) => `${f.severity} ${f.tools.join(',') || '(total)'}`)).toEqual([
+      'error (total)',
+      'error get_report',
+    ]);
     // describe_everything is over too (the table says so) but ignored with a reason.
     expect(result!.tokens!.tools.find((t) => t.name === 'describe_everything')!.overBudget).toBeGreaterThan(0);
     expect(result!.failed).toBe(true);
@@ -212,7 +264,10 @@ describe('token budget', () => {
 
   it('counts with cl100k_base when the spec says so', async () => {
     const { loaded } = await lintCase('tokens-table');
-    const model = { ...loaded.model!, options: { ...loaded.model!.options, lint: { ...loaded.model!.options.lint, encoding: 'cl100k_base' as const } } };
+    const model = {
+      ...loaded.model!,
+      options: { ...loaded.model!.options, lint: { ...loaded.model!.options.lint, encoding: 'cl100k_base' as const } },
+    };
     const other = await lint(model, { tokens: true });
     expect(other.tokens!.encoding).toBe('cl100k_base');
     expect(other.tokens!.models).toBe('GPT-4 and GPT-3.5');
@@ -220,13 +275,16 @@ describe('token budget', () => {
 });
 
 describe('toolspec lint (built CLI)', () => {
-  const run = (name: string, ...args: string[]) => runMain(['lint', `test/fixtures/lint/${name}/toolspec.yaml`, ...args], repoRoot);
+  const run = (name: string, ...args: string[]) =>
+    runMain(['lint', `test/fixtures/lint/${name}/toolspec.yaml`, ...args], repoRoot);
 
   it('exits 0 with warnings, 1 with errors, 2 on an invalid spec', async () => {
     const warn = await run('vague-description');
     expect(warn.code).toBe(0);
     expect(warn.stdout).toContain('test/fixtures/lint/vague-description/toolspec.yaml:8:18 warning vague-description');
-    expect(warn.stdout.trimEnd().split('\n').at(-1)).toBe('lint: 0 errors, 3 warnings — passes (options.lint.failOn: error)');
+    expect(warn.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'lint: 0 errors, 3 warnings — passes (options.lint.failOn: error)',
+    );
     expect((await run('conflicting-hints')).code).toBe(1);
     expect((await run('tokens-budget')).code).toBe(1);
     const invalid = await run('unknown-rule');
@@ -239,10 +297,22 @@ describe('toolspec lint (built CLI)', () => {
     const ok = await run('json-output', '--format', 'json');
     expect(ok.code).toBe(0);
     const body = JSON.parse(ok.stdout);
-    expect(body).toMatchObject({ ok: true, valid: true, errors: 0, warnings: 1, tokens: { encoding: 'o200k_base', budget: { perTool: 60 } } });
+    expect(body).toMatchObject({
+      ok: true,
+      valid: true,
+      errors: 0,
+      warnings: 1,
+      tokens: { encoding: 'o200k_base', budget: { perTool: 60 } },
+    });
     const invalid = await run('unknown-rule', '--format', 'json');
     expect(invalid.code).toBe(2);
-    expect(JSON.parse(invalid.stdout)).toMatchObject({ ok: false, valid: false, findings: [], tokens: null, diagnostics: [{ code: 'TS006' }, { code: 'TS009' }] });
+    expect(JSON.parse(invalid.stdout)).toMatchObject({
+      ok: false,
+      valid: false,
+      findings: [],
+      tokens: null,
+      diagnostics: [{ code: 'TS006' }, { code: 'TS009' }],
+    });
     expect((await run('conflicting-hints', '--format', 'json')).code).toBe(1);
   });
 
@@ -255,7 +325,10 @@ describe('toolspec lint (built CLI)', () => {
   it('lints the docs example: a token table of its 14 tools, the $ref note and its 2025-only execution field', async () => {
     const r = await runMain(['lint', 'specs/docs/toolspec.yaml'], repoRoot);
     expect(r.code).toBe(0);
-    expect(r.stdout.match(/^specs\/docs\/\S+ (warning|error) \S+/gm)!.map((l) => l.split(' ')[2])).toEqual(['schema-refs', 'legacy-execution']);
+    expect(r.stdout.match(/^specs\/docs\/\S+ (warning|error) \S+/gm)!.map((l) => l.split(' ')[2])).toEqual([
+      'schema-refs',
+      'legacy-execution',
+    ]);
     expect(r.stdout).toMatch(/^ {2}tool +tokens +share +description +inputSchema +if inlined +change$/m);
     expect(r.stdout.match(/^ {2}[a-z_]+ +\d+ +\d+%/gm)).toHaveLength(15); // 14 tools and the total
   });
@@ -273,7 +346,9 @@ describe('lint beside validate, generate and check (built CLI)', () => {
     const warn = await runMain(['validate'], project('vague-description'));
     expect(warn.code).toBe(0);
     expect(warn.stdout).toBe('toolspec.yaml is valid: 7 tools in 1 file (3 warnings)\n');
-    expect(warn.stderr).toContain('toolspec.yaml:8:18 warning vague-description description of tool "get_user" only repeats its name');
+    expect(warn.stderr).toContain(
+      'toolspec.yaml:8:18 warning vague-description description of tool "get_user" only repeats its name',
+    );
     expect(warn.stderr).toContain('  8 |     description: Gets the user.');
     const fail = await runMain(['validate', '--format', 'json'], project('severity'));
     expect(fail.code).toBe(1);
@@ -296,9 +371,14 @@ describe('lint beside validate, generate and check (built CLI)', () => {
     const failing = project('severity');
     const fail = await runMain(['generate'], failing);
     expect(fail.code).toBe(1);
-    expect(fail.stderr).toContain('lint: 1 error, 1 warning — fails (options.lint.failOn: error); nothing was written;');
+    expect(fail.stderr).toContain(
+      'lint: 1 error, 1 warning — fails (options.lint.failOn: error); nothing was written;',
+    );
     expect(fs.existsSync(path.join(failing, 'src'))).toBe(false);
-    expect(JSON.parse((await runMain(['generate', '--format', 'json'], failing)).stdout)).toMatchObject({ ok: false, lint: { failed: true } });
+    expect(JSON.parse((await runMain(['generate', '--format', 'json'], failing)).stdout)).toMatchObject({
+      ok: false,
+      lint: { failed: true },
+    });
   });
 
   it('check fails (exit 1) on a lint error with no drift, in every format', async () => {
@@ -309,12 +389,19 @@ describe('lint beside validate, generate and check (built CLI)', () => {
     fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace('lint: { failOn: never }', 'lint: { failOn: error }'));
     const text = await runMain(['check'], dir);
     expect(text.code).toBe(1);
-    expect(text.stderr).toContain('toolspec.yaml:9:40 error conflicting-hints tool "read_log" is marked both readOnlyHint: true and destructiveHint: true');
+    expect(text.stderr).toContain(
+      'toolspec.yaml:9:40 error conflicting-hints tool "read_log" is marked both readOnlyHint: true and destructiveHint: true',
+    );
     const json = await runMain(['check', '--format', 'json'], dir);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, lint: { failed: true, findings: [{ rule: 'conflicting-hints' }] } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      lint: { failed: true, findings: [{ rule: 'conflicting-hints' }] },
+    });
     const github = await runMain(['check', '--format', 'github'], dir);
     expect(github.code).toBe(1);
-    expect(github.stdout).toMatch(/^::error file=toolspec\.yaml,line=9,col=40,title=toolspec lint%3A conflicting-hints::tool "read_log"/m);
+    expect(github.stdout).toMatch(
+      /^::error file=toolspec\.yaml,line=9,col=40,title=toolspec lint%3A conflicting-hints::tool "read_log"/m,
+    );
   });
 });

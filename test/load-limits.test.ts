@@ -55,7 +55,8 @@ async function run(args: string[], cwd: string): Promise<{ code: number; stdout:
 }
 
 const at = (d: Diagnostic) => `${d.file}:${d.line}:${d.column} ${d.code}`;
-const errorsOf = (dir: string) => loadModel('toolspec.yaml', { cwd: dir }).diagnostics.filter((d) => d.severity === 'error');
+const errorsOf = (dir: string) =>
+  loadModel('toolspec.yaml', { cwd: dir }).diagnostics.filter((d) => d.severity === 'error');
 
 const HEAD = 'toolspec: 1\nserver: { name: s, version: 1.0.0 }\n';
 const TOOL = (i: number) => `  - { name: t${i}, description: T., inputSchema: { type: object } }\n`;
@@ -65,7 +66,9 @@ describe('spec files must be UTF-8', () => {
     const dir = project({ 'toolspec.yaml': Buffer.concat([Buffer.from([0x80]), todo]) });
     const r = await run(['validate'], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('toolspec.yaml:1:1 error TS036 toolspec.yaml is not valid UTF-8: the byte 0x80 here does not form a character');
+    expect(r.stderr).toContain(
+      'toolspec.yaml:1:1 error TS036 toolspec.yaml is not valid UTF-8: the byte 0x80 here does not form a character',
+    );
     expect(r.stderr).toContain('hint: re-save the file as UTF-8');
     expect(r.stderr).not.toContain('TS006');
     expect(r.stderr).not.toContain('\ufffd');
@@ -73,8 +76,16 @@ describe('spec files must be UTF-8', () => {
 
   it('finds the bad byte inside a value, and in an included file', () => {
     // "é" typed in Latin-1: the single byte E9, then ASCII.
-    const latin1 = Buffer.concat([Buffer.from(`${HEAD}include: [more.yaml]\ntools:\n  - name: a\n    description: Caf`), Buffer.from([0xe9]), Buffer.from(' au lait.\n    inputSchema: { type: object }\n')]);
-    const more = Buffer.concat([Buffer.from('tools:\n  - name: b\n    description: "'), Buffer.from([0xe2, 0x82]), Buffer.from('"\n')]);
+    const latin1 = Buffer.concat([
+      Buffer.from(`${HEAD}include: [more.yaml]\ntools:\n  - name: a\n    description: Caf`),
+      Buffer.from([0xe9]),
+      Buffer.from(' au lait.\n    inputSchema: { type: object }\n'),
+    ]);
+    const more = Buffer.concat([
+      Buffer.from('tools:\n  - name: b\n    description: "'),
+      Buffer.from([0xe2, 0x82]),
+      Buffer.from('"\n'),
+    ]);
     const dir = project({ 'toolspec.yaml': latin1, 'more.yaml': more });
     expect(errorsOf(dir).map((d) => `${at(d)} ${d.message}`)).toEqual([
       'toolspec.yaml:6:21 TS036 toolspec.yaml is not valid UTF-8: the byte 0xE9 here does not form a character; spec files must be UTF-8',
@@ -90,7 +101,10 @@ describe('spec files must be UTF-8', () => {
     const ok = loadModel('toolspec.yaml', { cwd: dir });
     expect(ok.diagnostics).toEqual([]);
     expect(ok.model?.tools).toHaveLength(4);
-    for (const [bom, name] of [[[0xff, 0xfe], '0xFF 0xFE'], [[0xfe, 0xff], '0xFE 0xFF']] as const) {
+    for (const [bom, name] of [
+      [[0xff, 0xfe], '0xFF 0xFE'],
+      [[0xfe, 0xff], '0xFE 0xFF'],
+    ] as const) {
       const utf16 = Buffer.from(todo.toString('utf8'), 'utf16le');
       if (bom[0] === 0xfe) utf16.swap16();
       fs.writeFileSync(path.join(dir, 'toolspec.yaml'), Buffer.concat([Buffer.from(bom), utf16]));
@@ -150,23 +164,57 @@ describe('control characters from the spec are printed escaped', () => {
   });
 
   it('escapes C0 and C1 controls, DEL, line separators and bidirectional controls, and nothing else', () => {
-    for (const c of ['\u0000', '\u0007', '\t', '\n', '\r', '\u001b', '\u007f', '\u0085', '\u009b', '\u2028', '\u2029', '\u202a', '\u202e', '\u2066', '\u2069', '\u200b', '\ufeff']) {
+    for (const c of [
+      '\u0000',
+      '\u0007',
+      '\t',
+      '\n',
+      '\r',
+      '\u001b',
+      '\u007f',
+      '\u0085',
+      '\u009b',
+      '\u2028',
+      '\u2029',
+      '\u202a',
+      '\u202e',
+      '\u2066',
+      '\u2069',
+      '\u200b',
+      '\ufeff',
+    ]) {
       expect(visible(`a${c}b`), JSON.stringify(c)).toBe(`a\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}b`);
     }
     expect(visible('plain ascii, "quotes" \\ é 中文 😀 ~')).toBe('plain ascii, "quotes" \\ é 中文 😀 ~');
   });
 
   it('keeps tabs as one space in frames, cuts long lines around the caret, and never prints a raw control', () => {
-    const d: Diagnostic = { code: 'TS021', severity: 'error', file: 'f\u001b.yaml', line: 1, column: 3, endLine: 1, endColumn: 6, message: 'm\u202e', hint: 'h\u0085' };
+    const d: Diagnostic = {
+      code: 'TS021',
+      severity: 'error',
+      file: 'f\u001b.yaml',
+      line: 1,
+      column: 3,
+      endLine: 1,
+      endColumn: 6,
+      message: 'm\u202e',
+      hint: 'h\u0085',
+    };
     expect(formatDiagnostic(d, PLAIN, '\tx\u2028yz\n')).toBe(
-      ['f\\u001b.yaml:1:3 error TS021 m\\u202e', '  1 |  x\\u2028yz', '    |   ^^^^^^^^', '  hint: h\\u0085'].join('\n'),
+      ['f\\u001b.yaml:1:3 error TS021 m\\u202e', '  1 |  x\\u2028yz', '    |   ^^^^^^^^', '  hint: h\\u0085'].join(
+        '\n',
+      ),
     );
     const long = `${'a'.repeat(300)}\u001b${'b'.repeat(300)}`;
     const out = formatDiagnostic({ ...d, column: 301, endColumn: 302 }, PLAIN, long).split('\n');
     expect(out[1]).toBe(`  1 | …${'a'.repeat(19)}\\u001b${'b'.repeat(74)}`);
     expect(out[2]).toBe(`    | ${' '.repeat(20)}^^^^^^`);
     // Cut right at an escape: "…" takes its place whole, and the caret stays under its character.
-    const atEscape = formatDiagnostic({ ...d, column: 96, endColumn: 97 }, PLAIN, `${'a'.repeat(79)}\u001b${'b'.repeat(300)}`).split('\n');
+    const atEscape = formatDiagnostic(
+      { ...d, column: 96, endColumn: 97 },
+      PLAIN,
+      `${'a'.repeat(79)}\u001b${'b'.repeat(300)}`,
+    ).split('\n');
     expect(atEscape[1]).toBe(`  1 | …${'b'.repeat(94)}`);
     expect(atEscape[2]).toBe(`    | ${' '.repeat(16)}^`);
   });
@@ -183,13 +231,17 @@ describe('inputs too large or too deep get a diagnostic, not a hang or a crash',
     expect(fs.statSync(path.join(dir, 'toolspec.yaml')).size).toBeGreaterThan(50 * 1024 * 1024);
     const r = await run(['validate'], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`toolspec.yaml:1:1 error TS037 toolspec.yaml is 50.0 MiB; a spec file may hold at most ${MAX_FILE_BYTES / 1024 / 1024} MiB`);
+    expect(r.stderr).toContain(
+      `toolspec.yaml:1:1 error TS037 toolspec.yaml is 50.0 MiB; a spec file may hold at most ${MAX_FILE_BYTES / 1024 / 1024} MiB`,
+    );
   });
 
   it('refuses a pipe named as an include instead of waiting on it forever', () => {
     const dir = project({ 'toolspec.yaml': `${HEAD}include: [pipe.yaml]\ntools:\n${TOOL(0)}` });
     execFileSync('mkfifo', [path.join(dir, 'pipe.yaml')]);
-    expect(errorsOf(dir).map((d) => `${at(d)} ${d.message}`)).toEqual(['toolspec.yaml:3:11 TS005 pipe.yaml is not a regular file']);
+    expect(errorsOf(dir).map((d) => `${at(d)} ${d.message}`)).toEqual([
+      'toolspec.yaml:3:11 TS005 pipe.yaml is not a regular file',
+    ]);
   });
 
   it('refuses includes that together pass the total limit, at the include that does', () => {
@@ -201,11 +253,17 @@ describe('inputs too large or too deep get a diagnostic, not a hang or a crash',
     const dir = project(files);
     const errors = errorsOf(dir);
     expect(errors.map(at)).toEqual(['toolspec.yaml:3:11 TS037']);
-    expect(errors[0]!.message).toMatch(new RegExp(`^parts/p${count - 1}\\.yaml \\(3\\.6 MiB\\) would bring the spec and its includes to .* MiB; together they may hold at most ${MAX_TOTAL_BYTES / 1024 / 1024} MiB$`));
+    expect(errors[0]!.message).toMatch(
+      new RegExp(
+        `^parts/p${count - 1}\\.yaml \\(3\\.6 MiB\\) would bring the spec and its includes to .* MiB; together they may hold at most ${MAX_TOTAL_BYTES / 1024 / 1024} MiB$`,
+      ),
+    );
   });
 
   it('counts tools before checking their schemas: 10,000 tools stop at the first past the limit', async () => {
-    const dir = project({ 'toolspec.yaml': `${HEAD}tools:\n${Array.from({ length: 10_000 }, (_, i) => TOOL(i)).join('')}` });
+    const dir = project({
+      'toolspec.yaml': `${HEAD}tools:\n${Array.from({ length: 10_000 }, (_, i) => TOOL(i)).join('')}`,
+    });
     const r = await run(['validate'], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
@@ -215,8 +273,14 @@ describe('inputs too large or too deep get a diagnostic, not a hang or a crash',
   });
 
   it('counts tools across included files, and reports the first one past the limit once', () => {
-    const half = (from: number) => `tools:\n${Array.from({ length: MAX_TOOLS / 2 + 1 }, (_, i) => TOOL(from + i)).join('')}`;
-    const dir = project({ 'toolspec.yaml': `${HEAD}include: [a.yaml, b.yaml, c.yaml]\n`, 'a.yaml': half(0), 'b.yaml': half(5000), 'c.yaml': half(9000) });
+    const half = (from: number) =>
+      `tools:\n${Array.from({ length: MAX_TOOLS / 2 + 1 }, (_, i) => TOOL(from + i)).join('')}`;
+    const dir = project({
+      'toolspec.yaml': `${HEAD}include: [a.yaml, b.yaml, c.yaml]\n`,
+      'a.yaml': half(0),
+      'b.yaml': half(5000),
+      'c.yaml': half(9000),
+    });
     const diags = new Diagnostics();
     const raw = loadSpec('toolspec.yaml', diags, { cwd: dir });
     expect(diags.sorted(raw!.files.map((f) => f.displayPath)).map(at)).toEqual([`b.yaml:${MAX_TOOLS / 2 + 1}:5 TS037`]);
@@ -237,7 +301,9 @@ describe('inputs too large or too deep get a diagnostic, not a hang or a crash',
       const deep = project({ 'toolspec.yaml': `${HEAD}x-deep:\n  ${nest(count).replace(/\n/g, '\n  ')}\n` });
       const r = await run(['validate'], deep);
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(new RegExp(`toolspec\\.yaml:\\d+:\\d+ error TS038 the YAML here nests deeper than ${MAX_DEPTH} levels`));
+      expect(r.stderr).toMatch(
+        new RegExp(`toolspec\\.yaml:\\d+:\\d+ error TS038 the YAML here nests deeper than ${MAX_DEPTH} levels`),
+      );
       // At the limit (the top-level mapping is one level): parsed, and judged on its content.
       const ok = project({ 'toolspec.yaml': `${HEAD}x-deep:\n  ${nest(MAX_DEPTH - 1).replace(/\n/g, '\n  ')}\n` });
       expect(errorsOf(ok).map((d) => d.code)).toEqual(['TS006']);
@@ -247,18 +313,27 @@ describe('inputs too large or too deep get a diagnostic, not a hang or a crash',
   }
 
   it('refuses an alias inside its own anchor, and aliases that nest values too deep', async () => {
-    const self = project({ 'toolspec.yaml': `${HEAD}tools:\n  - name: t\n    description: T.\n    inputSchema: &s { type: object, properties: { child: *s } }\n` });
+    const self = project({
+      'toolspec.yaml': `${HEAD}tools:\n  - name: t\n    description: T.\n    inputSchema: &s { type: object, properties: { child: *s } }\n`,
+    });
     const r = await run(['validate'], self);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('toolspec.yaml:6:58 error TS038 alias "*s" is inside the value of its own anchor, so that value would contain itself without end');
+    expect(r.stderr).toContain(
+      'toolspec.yaml:6:58 error TS038 alias "*s" is inside the value of its own anchor, so that value would contain itself without end',
+    );
     // Each anchor nests the one before 40 levels deeper: 3 aliases, 160 levels.
-    const chain = ['a0: &a0 1', ...[1, 2, 3, 4].map((i) => `a${i}: &a${i} ${'['.repeat(40)}*a${i - 1}${']'.repeat(40)}`)].join('\n');
+    const chain = [
+      'a0: &a0 1',
+      ...[1, 2, 3, 4].map((i) => `a${i}: &a${i} ${'['.repeat(40)}*a${i - 1}${']'.repeat(40)}`),
+    ].join('\n');
     const bomb = project({ 'toolspec.yaml': `${HEAD}x-chain:\n  ${chain.replace(/\n/g, '\n  ')}\n` });
-    expect(errorsOf(bomb).map((d) => `${at(d)} ${d.message}`)).toEqual([`toolspec.yaml:5:51 TS038 the aliases in this file nest values deeper than ${MAX_DEPTH} levels`]);
+    expect(errorsOf(bomb).map((d) => `${at(d)} ${d.message}`)).toEqual([
+      `toolspec.yaml:5:51 TS038 the aliases in this file nest values deeper than ${MAX_DEPTH} levels`,
+    ]);
     expect(depthOf({ a: [[1]], b: { c: {} } })).toBe(3);
   });
 
-  it('finds a duplicate among the 100,000 keys of one mapping (yaml\'s own check compares every pair of keys)', () => {
+  it("finds a duplicate among the 100,000 keys of one mapping (yaml's own check compares every pair of keys)", () => {
     const keys = Array.from({ length: 100_000 }, (_, i) => `    k${i}: 1\n`).join('');
     const dir = project({ 'toolspec.yaml': `${HEAD}x-wide:\n  m:\n${keys}    k5: 2\n` });
     const errors = errorsOf(dir);
@@ -290,7 +365,9 @@ describe('option folders', () => {
     const dir = project({ 'toolspec.yaml': spec });
     const r = await run(['generate'], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/toolspec\.yaml:\d+:17 error TS016 options\.generatedDir "toolspec\.yaml" must be a folder, but it is a file/);
+    expect(r.stderr).toMatch(
+      /toolspec\.yaml:\d+:17 error TS016 options\.generatedDir "toolspec\.yaml" must be a folder, but it is a file/,
+    );
     // A file on the way to a default folder, too.
     fs.writeFileSync(path.join(dir, 'toolspec.yaml'), todo);
     fs.writeFileSync(path.join(dir, 'src'), 'not a folder');

@@ -21,7 +21,7 @@ function project(files: Record<string, string>) {
 const HEAD = 'toolspec: 1\nserver: { name: s, version: 1.0.0 }\n';
 
 describe('loadModel', () => {
-  it('keeps the author\'s tool order and chooses TypeScript names', () => {
+  it("keeps the author's tool order and chooses TypeScript names", () => {
     const { model, diagnostics } = loadModel('specs/todo/toolspec.yaml', { cwd: repo });
     expect(diagnostics).toEqual([]);
     expect(model!.tools.map((t) => [t.name, t.typeName])).toEqual([
@@ -84,7 +84,7 @@ tools:
     expect(model!.tools[0]!.input.schema).toEqual({ type: 'object', properties: { q: { type: 'string' } } });
   });
 
-  it('keeps a tool\'s own $defs ahead of shared ones of the same name', () => {
+  it("keeps a tool's own $defs ahead of shared ones of the same name", () => {
     const dir = project({
       'toolspec.yaml': `${HEAD}$defs:
   Id: { type: integer }
@@ -147,7 +147,7 @@ tools:
     expect(model!.tools[0]!.definition.description).toBe('Walks a tree. */ ${x} `y` \u2028');
   });
 
-  it('reads tools from included files and folders, after the main file\'s, with exact positions', () => {
+  it("reads tools from included files and folders, after the main file's, with exact positions", () => {
     const dir = project({
       'toolspec.yaml': `${HEAD}include: [more/a.yaml, extra/]\ntools:\n  - name: first\n    description: First.\n    inputSchema: { type: object }\n`,
       'more/a.yaml': `$defs:\n  Q: { type: string }\ntools:\n  - name: second\n    description: Second.\n    inputSchema: { type: object, properties: { q: { $ref: "#/$defs/Q" } } }\n`,
@@ -186,7 +186,7 @@ tools:
     ]);
   });
 
-  it('refuses an include that is a link pointing outside the spec\'s folder', () => {
+  it("refuses an include that is a link pointing outside the spec's folder", () => {
     const outside = project({ 'x.yaml': 'tools: []\n' });
     const dir = project({ 'toolspec.yaml': `${HEAD}include: [link.yaml]\n` });
     fs.symlinkSync(path.join(outside, 'x.yaml'), path.join(dir, 'link.yaml'));
@@ -213,7 +213,8 @@ describe('loadModel from a file source other than the disk', () => {
     const { memorySource } = await import('../src/load/files.js');
     const root = path.resolve('/virtual/project');
     const spec = 'toolspec: 1\nserver: { name: s, version: 1.0.0 }\ninclude: [tools/, ../outside.yaml]\n';
-    const tool = (name: string) => `tools:\n  - name: ${name}\n    description: Do ${name}.\n    inputSchema: { type: object }\n`;
+    const tool = (name: string) =>
+      `tools:\n  - name: ${name}\n    description: Do ${name}.\n    inputSchema: { type: object }\n`;
     const files = (main: string) =>
       new Map([
         [path.join(root, 'toolspec.yaml'), main],
@@ -226,8 +227,14 @@ describe('loadModel from a file source other than the disk', () => {
     expect(refused.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`)).toEqual([
       'toolspec.yaml:3:19 TS016 include "../outside.yaml" points outside the spec\'s folder',
     ]);
-    const ok = loadModel('toolspec.yaml', { cwd: root, source: memorySource(files(spec.replace(', ../outside.yaml', ''))) });
-    expect(ok.model?.tools.map((t) => `${t.name} ${t.source.file}:${t.source.line}`)).toEqual(['a_tool tools/a.yaml:2', 'b_tool tools/b.yaml:2']);
+    const ok = loadModel('toolspec.yaml', {
+      cwd: root,
+      source: memorySource(files(spec.replace(', ../outside.yaml', ''))),
+    });
+    expect(ok.model?.tools.map((t) => `${t.name} ${t.source.file}:${t.source.line}`)).toEqual([
+      'a_tool tools/a.yaml:2',
+      'b_tool tools/b.yaml:2',
+    ]);
     expect(fs.existsSync(root)).toBe(false);
   });
 });

@@ -75,7 +75,12 @@ export class ContractCache {
         const text = read(file);
         const imports = [...text.matchAll(IMPORT)]
           .map((m) => resolveLocal(path.dirname(file), m[1]!))
-          .filter((r): r is string => r !== undefined && !r.includes(`${path.sep}node_modules${path.sep}`) && !r.startsWith(this.#generatedDir + path.sep));
+          .filter(
+            (r): r is string =>
+              r !== undefined &&
+              !r.includes(`${path.sep}node_modules${path.sep}`) &&
+              !r.startsWith(this.#generatedDir + path.sep),
+          );
         mod = { text, imports };
         this.#modules.set(file, mod);
       }
@@ -101,7 +106,14 @@ export class ContractCache {
 function resolveLocal(dir: string, spec: string): string | undefined {
   const base = path.resolve(dir, spec);
   const stem = base.replace(/\.(m|c)?js$/, '');
-  for (const candidate of [`${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${stem}.d.ts`, base, path.join(base, 'index.ts')]) {
+  for (const candidate of [
+    `${stem}.ts`,
+    `${stem}.tsx`,
+    `${stem}.mts`,
+    `${stem}.d.ts`,
+    base,
+    path.join(base, 'index.ts'),
+  ]) {
     if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
   }
   return undefined;

@@ -14,12 +14,14 @@ import { checkGenerated } from './generated.js';
 import { byPlace, checkHandlers } from './handlers.js';
 import { subjectOf } from './subject.js';
 
-
 /** The full check, from a loaded spec. Saves the state when the generated files turn out current. */
 export async function checkProject(
   model: ServerModel,
   validators: CompiledValidators,
-  cwd: string, inputs?: LoadResult['inputs'], specPath?: string): Promise<Finding[]> {
+  cwd: string,
+  inputs?: LoadResult['inputs'],
+  specPath?: string,
+): Promise<Finding[]> {
   const files = await generate(model, validators);
   const generated = checkGenerated(model, files, cwd);
   const subject = subjectOf(model);
@@ -28,5 +30,3 @@ export async function checkProject(
   }
   return [...generated.sort(byPlace), ...(await checkHandlers(subject, cwd, files, specPath))];
 }
-
-

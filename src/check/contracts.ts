@@ -18,7 +18,6 @@ import type { Finding } from './findings.js';
 
 const CHECK_FILE = '__toolspec_check__.ts';
 
-
 export type ContractTool = StateTool;
 
 export interface ContractInput {
@@ -27,7 +26,11 @@ export interface ContractInput {
   files?: readonly OutputFile[];
 }
 
-export async function checkContracts(input: ContractInput, handlers: readonly HandlerModule[], cwd: string): Promise<Finding[]> {
+export async function checkContracts(
+  input: ContractInput,
+  handlers: readonly HandlerModule[],
+  cwd: string,
+): Promise<Finding[]> {
   if (!handlers.length) return [];
   const { Project, ts } = await import('ts-morph');
   const { subject } = input;
@@ -38,7 +41,13 @@ export async function checkContracts(input: ContractInput, handlers: readonly Ha
     ...(hasTsconfig ? { tsConfigFilePath: tsconfig } : {}),
     skipAddingFilesFromTsConfig: true,
     compilerOptions: {
-      ...(hasTsconfig ? {} : { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }),
+      ...(hasTsconfig
+        ? {}
+        : {
+            target: ts.ScriptTarget.ES2022,
+            module: ts.ModuleKind.NodeNext,
+            moduleResolution: ts.ModuleResolutionKind.NodeNext,
+          }),
       strict: true,
       noEmit: true,
       skipLibCheck: true,
@@ -60,7 +69,9 @@ export async function checkContracts(input: ContractInput, handlers: readonly Ha
     return `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(h.tool)}> = handler${i};`;
   });
   const checkPath = path.join(subject.generatedDir, CHECK_FILE);
-  project.createSourceFile(checkPath, `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`, { overwrite: true });
+  project.createSourceFile(checkPath, `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`, {
+    overwrite: true,
+  });
 
   // From here on the compiler's own objects: ts-morph's wrappers cost more than the checking.
   const program = project.getProgram().compilerObject;
@@ -73,7 +84,8 @@ export async function checkContracts(input: ContractInput, handlers: readonly Ha
     mismatches.set(i, [...(mismatches.get(i) ?? []), d]);
   }
   const flatten = (d: ts.Diagnostic) => ts.flattenDiagnosticMessageText(d.messageText, '\n');
-  const text = (t: ts.Type, at: ts.Node) => checker.typeToString(t, at, ts.TypeFormatFlags.NoTruncation).replace(/import\("[^"]*"\)\./g, '');
+  const text = (t: ts.Type, at: ts.Node) =>
+    checker.typeToString(t, at, ts.TypeFormatFlags.NoTruncation).replace(/import\("[^"]*"\)\./g, '');
 
   const findings: Finding[] = [];
   handlers.forEach((h, i) => {
@@ -91,7 +103,13 @@ export async function checkContracts(input: ContractInput, handlers: readonly Ha
     const decl = symbol?.declarations?.[0];
     if (!symbol || !decl) {
       findings.push({
-        kind: 'handler-export', tool: h.tool, file, line: 1, column: 1, fix: 'handler', expected: `export const handler: Handler<'${h.tool}'> = …`,
+        kind: 'handler-export',
+        tool: h.tool,
+        file,
+        line: 1,
+        column: 1,
+        fix: 'handler',
+        expected: `export const handler: Handler<'${h.tool}'> = …`,
         message: 'exports no `handler`; the registry imports { handler } from it',
       });
       return;
@@ -104,18 +122,40 @@ export async function checkContracts(input: ContractInput, handlers: readonly Ha
     const declared = checker.getTypeOfSymbolAtLocation(symbol, decl);
     const anyProblem = anyIn(ts, checker, declared, actual, decl);
     if (anyProblem) {
-      findings.push({ kind: 'handler-any', tool: h.tool, file, ...where, message: anyProblem, fix: 'handler', expected, actual: text(actual, decl) });
+      findings.push({
+        kind: 'handler-any',
+        tool: h.tool,
+        file,
+        ...where,
+        message: anyProblem,
+        fix: 'handler',
+        expected,
+        actual: text(actual, decl),
+      });
       return;
     }
     for (const d of mismatches.get(i) ?? []) {
-      findings.push({ kind: 'handler-contract', tool: h.tool, file, ...where, message: explain(ts, d.messageText, tool), fix: 'handler', expected, actual: text(actual, decl) });
+      findings.push({
+        kind: 'handler-contract',
+        tool: h.tool,
+        file,
+        ...where,
+        message: explain(ts, d.messageText, tool),
+        fix: 'handler',
+        expected,
+        actual: text(actual, decl),
+      });
     }
     // The handler's own file: what the contract now gives may not support what its body does.
     for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
       if (d.category !== ts.DiagnosticCategory.Error || d.file !== sf) continue;
       const againstContract = againstHandler(ts, d.messageText);
       findings.push({
-        kind: 'handler-contract', tool: h.tool, file, ...at(d.start ?? 0), fix: 'handler',
+        kind: 'handler-contract',
+        tool: h.tool,
+        file,
+        ...at(d.start ?? 0),
+        fix: 'handler',
         message: againstContract ? explain(ts, d.messageText, tool) : flatten(d).split('\n')[0]!,
         ...(againstContract ? { expected, actual: text(actual, decl) } : {}),
       });
@@ -125,16 +165,24 @@ export async function checkContracts(input: ContractInput, handlers: readonly Ha
 }
 
 /** `any` makes every assignment pass: the handler, or a parameter or result of it, typed `any` cannot be checked. */
-function anyIn(api: typeof ts, checker: ts.TypeChecker, declared: ts.Type, type: ts.Type, decl: ts.Node): string | undefined {
+function anyIn(
+  api: typeof ts,
+  checker: ts.TypeChecker,
+  declared: ts.Type,
+  type: ts.Type,
+  decl: ts.Node,
+): string | undefined {
   const isAny = (t: ts.Type) => (t.flags & api.TypeFlags.Any) !== 0;
-  if (isAny(declared) || isAny(type)) return 'the handler is typed `any`, so its contract cannot be checked; declare it as Handler<…>';
+  if (isAny(declared) || isAny(type))
+    return 'the handler is typed `any`, so its contract cannot be checked; declare it as Handler<…>';
   for (const sig of checker.getSignaturesOfType(type, api.SignatureKind.Call)) {
     for (const param of sig.getParameters()) {
       if (isAny(checker.getTypeOfSymbolAtLocation(param, decl))) {
         return `parameter \`${param.name}\` is typed \`any\`, so the contract cannot check it; type it from the contract (ToolInputs[…]) or drop the annotation`;
       }
     }
-    if (isAny(checker.getReturnTypeOfSignature(sig))) return 'the handler returns `any`, so its result cannot be checked against the contract';
+    if (isAny(checker.getReturnTypeOfSignature(sig)))
+      return 'the handler returns `any`, so its result cannot be checked against the contract';
   }
   return undefined;
 }
@@ -167,7 +215,8 @@ let templates: Map<number, RegExp> | undefined;
 function argumentsOf(api: typeof ts, link: ChainLink): string[] {
   if (!templates) {
     templates = new Map();
-    const all = (api as unknown as { Diagnostics?: Record<string, { code: number; message: string }> }).Diagnostics ?? {};
+    const all =
+      (api as unknown as { Diagnostics?: Record<string, { code: number; message: string }> }).Diagnostics ?? {};
     const wanted = new Set<number>(Object.values(CODES));
     for (const d of Object.values(all)) {
       if (!wanted.has(d.code) || templates.has(d.code)) continue;
@@ -192,14 +241,18 @@ export function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChai
   const all = links(chain);
   const args = (l: ChainLink | undefined) => (l ? argumentsOf(api, l) : []);
   const param = args(all.find((l) => l.code === CODES.parametersIncompatible))[0];
-  const props = all.filter((l) => l.code === CODES.propertiesIncompatible).map((l) => args(l)[0]).filter((p): p is string => Boolean(p));
+  const props = all
+    .filter((l) => l.code === CODES.propertiesIncompatible)
+    .map((l) => args(l)[0])
+    .filter((p): p is string => Boolean(p));
   const assigns = all.filter((l) => l.code === CODES.notAssignable);
   const assign = args(assigns.at(-1));
   const missingProp = args(all.find((l) => l.code === CODES.propertyMissing));
   const returns = all.some((l) => l.code === CODES.returnTypesIncompatible);
   if (param) {
     const where = [param, ...props].join('.');
-    if (missingProp.length) return `${[param, ...props, missingProp[0]].join('.')}: the handler requires it, the spec does not provide it`;
+    if (missingProp.length)
+      return `${[param, ...props, missingProp[0]].join('.')}: the handler requires it, the spec does not provide it`;
     if (assign.length === 2) {
       const spec = param === 'args' && props.length ? schemaTypeAt(tool.inputSchema, props) : undefined;
       return `${where}: ${assign[1]} in the handler, the spec says ${spec ?? assign[0]}`;

@@ -7,7 +7,8 @@ import { closest } from '../suggest.js';
 import type { Finding } from './findings.js';
 
 /** A module that exports `handler` is a handler module; other modules in the folder are shared code. */
-const EXPORTS_HANDLER = /\bexport\s+(?:declare\s+)?(?:const|let|var|(?:async\s+)?function\*?)\s+handler\b|\bexport\s*\{[^}]*\bhandler\b[^}]*\}/;
+const EXPORTS_HANDLER =
+  /\bexport\s+(?:declare\s+)?(?:const|let|var|(?:async\s+)?function\*?)\s+handler\b|\bexport\s*\{[^}]*\bhandler\b[^}]*\}/;
 
 export interface HandlerModule {
   tool: string;
@@ -18,7 +19,9 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
   const dir = subject.handlersDir;
   let names: string[] = [];
   try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n));
+    names = fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n));
   } catch {
     // no handlers folder: every tool is missing its handler
   }
@@ -34,13 +37,21 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
     missing.push(tool.name);
   }
   const ownedBy = new Set(subject.tools.map((t) => path.basename(t.handler)));
-  const orphans = names.filter((n) => !ownedBy.has(n) && EXPORTS_HANDLER.test(fs.readFileSync(path.join(dir, n), 'utf8')));
+  const orphans = names.filter(
+    (n) => !ownedBy.has(n) && EXPORTS_HANDLER.test(fs.readFileSync(path.join(dir, n), 'utf8')),
+  );
   const renamedTo = new Map<string, string>();
   for (const n of orphans.sort()) {
     const base = n.replace(/\.ts$/, '');
     // One orphan and one tool without a handler: most likely a rename, however different the names.
     const guess =
-      closest(base, missing) ?? (orphans.length === 1 && missing.length === 1 ? missing[0] : closest(base, subject.tools.map((t) => t.name)));
+      closest(base, missing) ??
+      (orphans.length === 1 && missing.length === 1
+        ? missing[0]
+        : closest(
+            base,
+            subject.tools.map((t) => t.name),
+          ));
     if (guess && missing.includes(guess)) renamedTo.set(guess, base);
     findings.push({
       kind: 'orphan-handler',

@@ -20,7 +20,14 @@ export function checkGenerated(model: ServerModel, files: readonly OutputFile[],
     try {
       current = fs.readFileSync(abs, 'utf8');
     } catch {
-      findings.push({ kind: 'missing-file', file: show(f.path), line: 1, column: 1, message: 'missing: generate has not written it', fix: 'generate' });
+      findings.push({
+        kind: 'missing-file',
+        file: show(f.path),
+        line: 1,
+        column: 1,
+        message: 'missing: generate has not written it',
+        fix: 'generate',
+      });
       continue;
     }
     if (current === f.contents) continue;
@@ -29,7 +36,8 @@ export function checkGenerated(model: ServerModel, files: readonly OutputFile[],
       file: show(f.path),
       line: firstDifference(current, f.contents),
       column: 1,
-      message: 'stale: it differs from what the spec generates (edited by hand, or the spec changed since the last generate)',
+      message:
+        'stale: it differs from what the spec generates (edited by hand, or the spec changed since the last generate)',
       fix: 'generate',
       diff: unifiedDiff(show(f.path), current, f.contents),
     });
@@ -62,11 +70,19 @@ function firstDifference(a: string, b: string): number {
 /** From the file on disk to what generate would write; without the patch's own header lines. */
 function unifiedDiff(file: string, current: string, expected: string): string {
   // A diff of a large, much-changed file can take the diff algorithm minutes: bound it, and say so instead.
-  const patch = createTwoFilesPatch(`${file} (on disk)`, `${file} (generated)`, current, expected, undefined, undefined, {
-    context: 3,
-    maxEditLength: 5000,
-    timeout: 2000,
-  }) as string | undefined;
+  const patch = createTwoFilesPatch(
+    `${file} (on disk)`,
+    `${file} (generated)`,
+    current,
+    expected,
+    undefined,
+    undefined,
+    {
+      context: 3,
+      maxEditLength: 5000,
+      timeout: 2000,
+    },
+  ) as string | undefined;
   if (patch === undefined) {
     const lines = (t: string) => t.split('\n').length;
     return `(too many differences to show: ${lines(current)} lines on disk, ${lines(expected)} generated)`;

@@ -9,9 +9,15 @@ import { checkCoverage } from './coverage.js';
 import type { Finding } from './findings.js';
 import type { CheckSubject } from './subject.js';
 
-export const byPlace = (a: Finding, b: Finding) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column);
+export const byPlace = (a: Finding, b: Finding) =>
+  a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column;
 
-export async function checkHandlers(subject: CheckSubject, cwd: string, files?: readonly OutputFile[], specPath?: string): Promise<Finding[]> {
+export async function checkHandlers(
+  subject: CheckSubject,
+  cwd: string,
+  files?: readonly OutputFile[],
+  specPath?: string,
+): Promise<Finding[]> {
   const coverage = checkCoverage(subject, cwd);
   // Handlers known to fit in exactly this state (same handler code, contract, config and packages) are not read again.
   const cache = specPath ? new ContractCache(specPath, subject, files) : undefined;
@@ -19,7 +25,10 @@ export async function checkHandlers(subject: CheckSubject, cwd: string, files?: 
   const contracts = await checkContracts({ subject, ...(files ? { files } : {}) }, pending, cwd);
   if (cache) {
     const failed = new Set(contracts.map((f) => f.tool));
-    cache.save(coverage.handlers, pending.filter((h) => !failed.has(h.tool)));
+    cache.save(
+      coverage.handlers,
+      pending.filter((h) => !failed.has(h.tool)),
+    );
   }
   return [...coverage.findings, ...contracts].sort(byPlace);
 }

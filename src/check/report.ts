@@ -10,15 +10,23 @@ export function formatFindingsText(findings: readonly Finding[], style: Style, o
     if (!list.length) return;
     out.push(style.bold(title));
     for (const f of list) {
-      out.push(`  ${style.bold(`${f.file}:${f.line}:${f.column}`)} ${style.red(f.kind)}${f.tool ? ` ${style.dim(f.tool)}` : ''} ${visible(f.message)}`);
+      out.push(
+        `  ${style.bold(`${f.file}:${f.line}:${f.column}`)} ${style.red(f.kind)}${f.tool ? ` ${style.dim(f.tool)}` : ''} ${visible(f.message)}`,
+      );
       if (f.expected) out.push(`      ${style.dim('expected:')} ${f.expected}`);
       if (f.actual) out.push(`      ${style.dim('actual:  ')} ${f.actual}`);
       if (opts.diff && f.diff) out.push(colourDiff(f.diff, style).replace(/^/gm, '      '));
     }
     out.push('');
   };
-  group('Generated files', findings.filter((f) => f.kind.endsWith('-file')));
-  group('Handlers', findings.filter((f) => !f.kind.endsWith('-file')));
+  group(
+    'Generated files',
+    findings.filter((f) => f.kind.endsWith('-file')),
+  );
+  group(
+    'Handlers',
+    findings.filter((f) => !f.kind.endsWith('-file')),
+  );
   out.push(summary(findings));
   return `${out.join('\n')}\n`;
 }
@@ -29,7 +37,10 @@ export function summary(findings: readonly Finding[]): string {
   const people = [...new Set(findings.filter((f) => f.fix === 'handler').map((f) => f.file))];
   const parts = [];
   if (byGenerate) parts.push(`\`toolspec generate\` fixes ${byGenerate}`);
-  if (people.length) parts.push(`${people.length === 1 ? 'a handler needs' : `${people.length} handlers need`} a person: ${people.join(', ')}`);
+  if (people.length)
+    parts.push(
+      `${people.length === 1 ? 'a handler needs' : `${people.length} handlers need`} a person: ${people.join(', ')}`,
+    );
   return `${findings.length} problem${findings.length === 1 ? '' : 's'}: ${parts.join('; ')}`;
 }
 
@@ -53,10 +64,17 @@ export function formatFindingsGithub(findings: readonly Finding[]): string {
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-
 function colourDiff(diff: string, style: Style): string {
   return diff
     .split('\n')
-    .map((l) => (l.startsWith('+') && !l.startsWith('+++') ? style.cyan(l) : l.startsWith('-') && !l.startsWith('---') ? style.red(l) : l.startsWith('@@') ? style.dim(l) : l))
+    .map((l) =>
+      l.startsWith('+') && !l.startsWith('+++')
+        ? style.cyan(l)
+        : l.startsWith('-') && !l.startsWith('---')
+          ? style.red(l)
+          : l.startsWith('@@')
+            ? style.dim(l)
+            : l,
+    )
     .join('\n');
 }

@@ -23,12 +23,19 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   const { spec, cwd, format } = input;
   const style = input.style ?? PLAIN_STYLES;
   const specPath = path.resolve(cwd, spec);
-  const report = (findings: Finding[], tools: number, stderr = '', lintFailed = false, addLint = (json: string) => json): CommandResult => {
+  const report = (
+    findings: Finding[],
+    tools: number,
+    stderr = '',
+    lintFailed = false,
+    addLint = (json: string) => json,
+  ): CommandResult => {
     const code = findings.length || lintFailed ? EXIT.drift : EXIT.ok;
     let stdout: string;
     if (format === 'json') stdout = addLint(formatFindingsJson(findings, spec));
     else if (format === 'github') stdout = findings.length ? formatFindingsGithub(findings) : '';
-    else if (!findings.length) stdout = `${spec}: no drift — generated files, handlers and spec agree (${plural(tools, 'tool')})\n`;
+    else if (!findings.length)
+      stdout = `${spec}: no drift — generated files, handlers and spec agree (${plural(tools, 'tool')})\n`;
     else stdout = formatFindingsText(findings, style.out, { diff: input.diff });
     return { code, stdout, stderr };
   };
@@ -42,11 +49,19 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   const { result } = loaded;
   if (!result.model) {
     let stdout = '';
-    if (format === 'json') stdout = `${JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics }, null, 2)}\n`;
+    if (format === 'json')
+      stdout = `${JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics }, null, 2)}\n`;
     if (format === 'github') {
       const errors = result.diagnostics.filter((d) => d.severity === 'error');
       const lines = errors.map((d) =>
-        annotation({ level: 'error', file: d.file, line: d.line, column: d.column, title: `toolspec ${d.code}`, message: d.hint ? `${d.message} (${d.hint})` : d.message }),
+        annotation({
+          level: 'error',
+          file: d.file,
+          line: d.line,
+          column: d.column,
+          title: `toolspec ${d.code}`,
+          message: d.hint ? `${d.message} (${d.hint})` : d.message,
+        }),
       );
       stdout = lines.length ? `${lines.join('\n')}\n` : '';
     }
@@ -59,6 +74,8 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   // A spec that fails lint is never cached as proven: the next check must lint it again.
   const proven = lint.failed ? undefined : result.inputs;
   const findings = await checkProject(result.model, result.validators!, cwd, proven, specPath);
-  const r = report(findings, result.model.tools.length, loaded.stderr + stderr, lint.failed, (json) => withLint(json, lint));
+  const r = report(findings, result.model.tools.length, loaded.stderr + stderr, lint.failed, (json) =>
+    withLint(json, lint),
+  );
   return { ...r, stdout: lintLines + r.stdout };
 }

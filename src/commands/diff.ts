@@ -7,7 +7,14 @@ import type { CommandResult } from './result.js';
 import { isRecord } from '../load/load.js';
 import { SourceFile } from '../load/source.js';
 import type { ServerModel } from '../model.js';
-import { fails, formatDiffGithub, formatDiffJson, formatDiffText, type DiffReport, type FailOn } from '../diff/report.js';
+import {
+  fails,
+  formatDiffGithub,
+  formatDiffJson,
+  formatDiffText,
+  type DiffReport,
+  type FailOn,
+} from '../diff/report.js';
 import type { Change } from '../diff/rules.js';
 import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from '../diff/sides.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
@@ -18,7 +25,6 @@ export interface DiffCommandInput extends OperandInput {
   /** Style of stdout and of stderr. */
   style?: { out: Style; err: Style };
 }
-
 
 export function diffCommand(input: DiffCommandInput): CommandResult {
   const style = input.style ?? { out: PLAIN, err: PLAIN };
@@ -49,7 +55,11 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
   );
   const report: DiffReport = { old: before.label, new: after.label, changes, failed: fails(changes, input.failOn) };
   const stdout =
-    input.format === 'json' ? formatDiffJson(report) : input.format === 'github' ? formatDiffGithub(report) : formatDiffText(report, style.out);
+    input.format === 'json'
+      ? formatDiffJson(report)
+      : input.format === 'github'
+        ? formatDiffGithub(report)
+        : formatDiffText(report, style.out);
   return { code: report.failed ? 1 : 0, stdout, stderr };
 }
 

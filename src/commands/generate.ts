@@ -82,7 +82,16 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       ms: Math.round(performance.now() - started),
       cached: true,
     };
-    const json = { ok: true, spec, written: [], unchanged: outputs, removed: [], created: [], kept: state.tools.map((t) => displayPath(t.handler, state.rootDir)), diagnostics: [] };
+    const json = {
+      ok: true,
+      spec,
+      written: [],
+      unchanged: outputs,
+      removed: [],
+      created: [],
+      kept: state.tools.map((t) => displayPath(t.handler, state.rootDir)),
+      diagnostics: [],
+    };
     return {
       code: 0,
       stdout: text ? `${formatSummary(summary)}\n` : `${JSON.stringify(json, null, 2)}\n`,
@@ -96,8 +105,12 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
 
   const result = (await loader()).loadModel(spec, { cwd: input.cwd });
-  const inputs = { files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])), folders: result.inputs.folders };
-  let notes = text && result.diagnostics.length ? `${formatDiagnostics(result.diagnostics, style, result.sources)}\n\n` : '';
+  const inputs = {
+    files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])),
+    folders: result.inputs.folders,
+  };
+  let notes =
+    text && result.diagnostics.length ? `${formatDiagnostics(result.diagnostics, style, result.sources)}\n\n` : '';
   if (!result.model) {
     const failure = `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written\n`;
     const json = { ok: false, spec, diagnostics: result.diagnostics };
@@ -114,7 +127,10 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
 
   const model = result.model;
-  const outputDirs = [path.resolve(model.rootDir, model.options.generatedDir), path.resolve(model.rootDir, model.options.handlersDir)];
+  const outputDirs = [
+    path.resolve(model.rootDir, model.options.generatedDir),
+    path.resolve(model.rootDir, model.options.handlersDir),
+  ];
   const api = await linter();
   const lint = await api.lintLoaded({ model, sources: result.sources });
   if (text && lint.findings.length) {
@@ -125,7 +141,16 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   if (lint.failed) {
     const json = { ok: false, spec, diagnostics: result.diagnostics, lint };
     const failure = `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`;
-    return { code: 1, stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`, stderr: notes, notes, failure, json, inputs, outputDirs };
+    return {
+      code: 1,
+      stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,
+      stderr: notes,
+      notes,
+      failure,
+      json,
+      inputs,
+      outputDirs,
+    };
   }
 
   const files = await (await generator()).generate(model, result.validators!);
@@ -144,7 +169,9 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     cached: false,
   };
   const json = { ok: true, spec, ...report, diagnostics: result.diagnostics, lint };
-  const stdout = text ? `${formatSummary(summary)}\n${report.created.map((f) => `created ${f}: a stub to fill in\n`).join('')}` : `${JSON.stringify(json, null, 2)}\n`;
+  const stdout = text
+    ? `${formatSummary(summary)}\n${report.created.map((f) => `created ${f}: a stub to fill in\n`).join('')}`
+    : `${JSON.stringify(json, null, 2)}\n`;
   return { code: 0, stdout, stderr: notes, notes, json, summary, inputs, outputDirs };
 }
 

@@ -67,7 +67,11 @@ export async function importCommand(input: ImportInput): Promise<ImportResult> {
     return await run(input);
   } catch (e) {
     if (!(e instanceof UserError) || input.format !== 'json') throw e;
-    return { code: 2, stdout: `${JSON.stringify({ ok: false, error: e.message }, null, 2)}\n`, stderr: `toolspec: ${e.message}\n` };
+    return {
+      code: 2,
+      stdout: `${JSON.stringify({ ok: false, error: e.message }, null, 2)}\n`,
+      stderr: `toolspec: ${e.message}\n`,
+    };
   }
 }
 
@@ -83,7 +87,10 @@ async function run(input: ImportInput): Promise<ImportResult> {
   const shown = toStdout ? 'the spec' : displayPath(target, input.cwd);
   if (!toStdout) checkTarget(target, shown, input.force);
   const timeoutMs = parseDuration(input.timeout);
-  if (timeoutMs === undefined) throw new UserError(`--timeout ${JSON.stringify(input.timeout)} is not a duration; write a whole number and a unit, e.g. 10s, 500ms or 2m`);
+  if (timeoutMs === undefined)
+    throw new UserError(
+      `--timeout ${JSON.stringify(input.timeout)} is not a duration; write a whole number and a unit, e.g. 10s, 500ms or 2m`,
+    );
   if (input.headers.length && input.fromUrl === undefined) throw new UserError('--header applies to --from-url only');
 
   const read = await readListing(input, timeoutMs);
@@ -103,7 +110,9 @@ async function run(input: ImportInput): Promise<ImportResult> {
   const listing = tooDeep.length ? { ...read, tools: read.tools.filter((t) => !tooDeep.includes(t)) } : read;
   const origin = describeOrigin(input, listing);
   if (listing.tools.length === 0) {
-    const why = listing.declaresTools ? 'lists no tools' : 'offers no tools (its initialize result declares no tools capability)';
+    const why = listing.declaresTools
+      ? 'lists no tools'
+      : 'offers no tools (its initialize result declares no tools capability)';
     throw new UserError(`${origin} ${why}; there is nothing to import and nothing was written`);
   }
 
@@ -116,7 +125,9 @@ async function run(input: ImportInput): Promise<ImportResult> {
   // Entries that are not tools at all cannot go into the spec; the others are checked first, so that every
   // problem is reported at once.
   const structural = built.notes.filter((n) => n.severity === 'error').length;
-  const notes: ImportNote[] = [...deepNotes, ...built.notes].map((n) => (input.skipInvalid && n.severity === 'error' ? leftOut(n) : n));
+  const notes: ImportNote[] = [...deepNotes, ...built.notes].map((n) =>
+    input.skipInvalid && n.severity === 'error' ? leftOut(n) : n,
+  );
 
   const schema = schemaComment(toStdout ? input.cwd : path.dirname(target));
   let tools = built.data.tools;
@@ -124,15 +135,36 @@ async function run(input: ImportInput): Promise<ImportResult> {
   let positions = built.positions;
   const ignores: LintIgnore[] = [];
   for (;;) {
-    if (!tools.length) return refuse(notes, { total: listing.tools.length, bad: listing.tools.length, serverWide: false, skipping: true, format: input.format });
-    const attempt = await attemptSpec({ base: built.data, tools, positions, ignores, hoist: input.hoist, pageSize: built.pageSize, schema });
+    if (!tools.length)
+      return refuse(notes, {
+        total: listing.tools.length,
+        bad: listing.tools.length,
+        serverWide: false,
+        skipping: true,
+        format: input.format,
+      });
+    const attempt = await attemptSpec({
+      base: built.data,
+      tools,
+      positions,
+      ignores,
+      hoist: input.hoist,
+      pageSize: built.pageSize,
+      schema,
+    });
     const { verified } = attempt;
     const errors = verified.notes.filter((n) => n.severity === 'error');
     if (errors.length || (structural && !input.skipInvalid)) {
       const serverWide = errors.some((n) => n.tool === undefined);
       if (!input.skipInvalid || serverWide || verified.failing.size === tools.length) {
         const bad = verified.failing.size + (input.skipInvalid ? 0 : structural);
-        return refuse([...notes, ...verified.notes], { total: listing.tools.length, bad, serverWide, skipping: input.skipInvalid, format: input.format });
+        return refuse([...notes, ...verified.notes], {
+          total: listing.tools.length,
+          bad,
+          serverWide,
+          skipping: input.skipInvalid,
+          format: input.format,
+        });
       }
       notes.push(...verified.notes.filter((n) => n.severity === 'error' && n.tool !== undefined).map(leftOut));
       const keep = tools.map((_, i) => !verified.failing.has(i));
@@ -147,7 +179,8 @@ async function run(input: ImportInput): Promise<ImportResult> {
 
     notes.push(...verified.notes);
     const difference = firstDifference(verified.model!, expected, attempt.defs);
-    if (difference) throw new Error(`the imported spec does not reproduce the server's tools/list: ${difference} differs`);
+    if (difference)
+      throw new Error(`the imported spec does not reproduce the server's tools/list: ${difference} differs`);
 
     if (!toStdout) writeAtomically(target, shown, attempt.text, input.force);
     return report(input, {
@@ -173,13 +206,18 @@ async function readListing(input: ImportInput, timeoutMs: number): Promise<Listi
   try {
     connect = await import('../import/connect.js');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String((e as Error).message).includes('@modelcontextprotocol/client')) throw e;
+    if (
+      (e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' ||
+      !String((e as Error).message).includes('@modelcontextprotocol/client')
+    )
+      throw e;
     throw new UserError(
       'import talks to servers through @modelcontextprotocol/client, which is not installed here\n  hint: reinstall toolspec (npm install --save-dev toolspec): it depends on it',
     );
   }
   const options = { timeoutMs, timeoutLabel: input.timeout, clientVersion: input.version };
-  if (input.fromCommand !== undefined) return connect.listFromCommand(input.fromCommand, { cwd: input.cwd, env: input.env }, options);
+  if (input.fromCommand !== undefined)
+    return connect.listFromCommand(input.fromCommand, { cwd: input.cwd, env: input.env }, options);
   return connect.listFromUrl(input.fromUrl!, parseHeaders(input.headers), options);
 }
 
@@ -187,7 +225,10 @@ function parseHeaders(list: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const h of list) {
     const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(h);
-    if (!m) throw new UserError(`--header ${JSON.stringify(h)} is not "Name: value", e.g. --header "Authorization: Bearer <token>"`);
+    if (!m)
+      throw new UserError(
+        `--header ${JSON.stringify(h)} is not "Name: value", e.g. --header "Authorization: Bearer <token>"`,
+      );
     headers[m[1]!] = m[2]!;
   }
   return headers;
@@ -195,7 +236,10 @@ function parseHeaders(list: string[]): Record<string, string> {
 
 function describeOrigin(input: ImportInput, listing: Listing): string {
   const info = listing.serverInfo;
-  const id = info && typeof info['name'] === 'string' ? ` ${info['name']}${typeof info['version'] === 'string' ? ` ${info['version']}` : ''}` : '';
+  const id =
+    info && typeof info['name'] === 'string'
+      ? ` ${info['name']}${typeof info['version'] === 'string' ? ` ${info['version']}` : ''}`
+      : '';
   if (input.fromFile !== undefined) return input.fromFile;
   return `the server${id}`;
 }
@@ -217,7 +261,14 @@ function addIgnores(ignores: LintIgnore[], findings: { rule: string; tools: stri
   for (const f of findings) {
     if (!f.tools.length) continue;
     let entry = ignores.find((e) => e.rule === f.rule);
-    if (!entry) ignores.push((entry = { rule: f.rule, tools: [], reason: 'imported as the server defines it; review, then remove this entry' }));
+    if (!entry)
+      ignores.push(
+        (entry = {
+          rule: f.rule,
+          tools: [],
+          reason: 'imported as the server defines it; review, then remove this entry',
+        }),
+      );
     for (const t of f.tools) {
       if (!entry.tools.includes(t)) {
         entry.tools.push(t);
@@ -247,7 +298,8 @@ async function attemptSpec(a: {
   const tools = structuredClone(a.tools);
   const { defs, hoisted } = a.hoist ? hoist(tools, new Set()) : { defs: {}, hoisted: [] };
   const options: Record<string, unknown> = { ...(a.base.options ?? {}) };
-  if (a.ignores.length) options['lint'] = { ignore: a.ignores.map((e) => ({ rule: e.rule, tools: e.tools, reason: e.reason })) };
+  if (a.ignores.length)
+    options['lint'] = { ignore: a.ignores.map((e) => ({ rule: e.rule, tools: e.tools, reason: e.reason })) };
   const data: Record<string, unknown> = {
     toolspec: 1,
     server: a.base.server,
@@ -264,7 +316,9 @@ async function attemptSpec(a: {
   ];
   const text = specYaml(data, {
     header,
-    ...(a.pageSize === undefined ? {} : { pageSizeNote: `the server sends its tools ${a.pageSize} per tools/list page` }),
+    ...(a.pageSize === undefined
+      ? {}
+      : { pageSizeNote: `the server sends its tools ${a.pageSize} per tools/list page` }),
   });
   const verified = await verifySpec(
     text,
@@ -292,22 +346,31 @@ function leftOut(n: ImportNote): ImportNote {
 }
 
 function formatNote(n: ImportNote): string {
-  const who = n.tool === undefined ? '' : n.tool.startsWith('#') ? `tool ${n.tool}: ` : `tool ${JSON.stringify(n.tool)}: `;
+  const who =
+    n.tool === undefined ? '' : n.tool.startsWith('#') ? `tool ${n.tool}: ` : `tool ${JSON.stringify(n.tool)}: `;
   return `${n.severity}: ${who}${n.message}${n.hint ? `\n  hint: ${n.hint}` : ''}`;
 }
 
-function refuse(notes: ImportNote[], r: { total: number; bad: number; serverWide: boolean; skipping: boolean; format: 'text' | 'json' }): ImportResult {
+function refuse(
+  notes: ImportNote[],
+  r: { total: number; bad: number; serverWide: boolean; skipping: boolean; format: 'text' | 'json' },
+): ImportResult {
   const lines = notes.map(formatNote);
   const { total, bad } = r;
   const summary = r.serverWide
     ? `toolspec: the spec would not be valid (see above); nothing was written${
-        notes.some((n) => n.tool === undefined && n.message.includes('server.')) ? '\n  hint: --name and --server-version replace the name and version the server reports' : ''
+        notes.some((n) => n.tool === undefined && n.message.includes('server.'))
+          ? '\n  hint: --name and --server-version replace the name and version the server reports'
+          : ''
       }`
     : r.skipping
       ? `toolspec: ${total === 1 ? 'the one tool cannot be imported as it is' : `none of the ${total} tools can be imported as they are`}; nothing was written`
       : `toolspec: ${bad} of ${total} tool${total === 1 ? '' : 's'} cannot be imported as ${bad === 1 ? 'it is' : 'they are'}; nothing was written\n` +
         `  hint: fix ${bad === 1 ? 'it' : 'them'} in the server, or pass --skip-invalid to import the other ${total - bad}`;
-  const stdout = r.format === 'json' ? `${JSON.stringify({ ok: false, error: summary.replace(/^toolspec: /, ''), notes }, null, 2)}\n` : '';
+  const stdout =
+    r.format === 'json'
+      ? `${JSON.stringify({ ok: false, error: summary.replace(/^toolspec: /, ''), notes }, null, 2)}\n`
+      : '';
   return { code: 2, stdout, stderr: `${[...lines, summary].join('\n')}\n` };
 }
 
@@ -347,7 +410,8 @@ function report(input: ImportInput, s: Summary): ImportResult {
   const err: string[] = warnings.map(formatNote);
   const out: string[] = [];
   const n = s.tools.length;
-  const paging = s.pages > 1 ? ` (${s.pages} pages of tools/list; options.pageSize: ${s.pageSize} keeps the paging)` : '';
+  const paging =
+    s.pages > 1 ? ` (${s.pages} pages of tools/list; options.pageSize: ${s.pageSize} keeps the paging)` : '';
   const line = `${n} tool${n === 1 ? '' : 's'} from ${s.origin}${paging}`;
   if (s.toStdout) err.push(`imported ${line}`);
   else out.push(`${s.shown}: imported ${line}`);
@@ -355,14 +419,23 @@ function report(input: ImportInput, s: Summary): ImportResult {
   if (s.hoisted.length) {
     say.push(`hoisted into $defs: ${s.hoisted.map((h) => `${h.name} (${h.tools.join(', ')})`).join('; ')}`);
   }
-  for (const i of s.ignores) say.push(`kept as the server has it, with options.lint.ignore: ${i.rule} for ${i.tools.join(', ')}`);
-  if (s.skipped) say.push(`left out: ${s.skipped} tool${s.skipped === 1 ? '' : 's'} toolspec cannot take (see the warnings)`);
+  for (const i of s.ignores)
+    say.push(`kept as the server has it, with options.lint.ignore: ${i.rule} for ${i.tools.join(', ')}`);
+  if (s.skipped)
+    say.push(`left out: ${s.skipped} tool${s.skipped === 1 ? '' : 's'} toolspec cannot take (see the warnings)`);
   say.push(
     s.hoisted.length
       ? 'checked: generate sends the same tools with the same schemas; those with hoisted parts refer to $defs instead of writing them out'
       : `checked: generate sends exactly this tools/list${s.skipped ? ', less the tools left out' : ''}`,
   );
-  if (s.lintWarnings) say.push(`lint: ${s.lintWarnings} warning${s.lintWarnings === 1 ? '' : 's'}; \`toolspec lint${s.toStdout ? '' : ` ${s.shown}`}\` lists them`);
+  if (s.lintWarnings)
+    say.push(
+      `lint: ${s.lintWarnings} warning${s.lintWarnings === 1 ? '' : 's'}; \`toolspec lint${s.toStdout ? '' : ` ${s.shown}`}\` lists them`,
+    );
   if (!s.toStdout) say.push(`next: toolspec generate${s.shown === 'toolspec.yaml' ? '' : ` ${s.shown}`}`);
-  return { code: 0, stdout: s.toStdout ? s.text : `${out.join('\n')}\n`, stderr: err.length ? `${err.join('\n')}\n` : '' };
+  return {
+    code: 0,
+    stdout: s.toStdout ? s.text : `${out.join('\n')}\n`,
+    stderr: err.length ? `${err.join('\n')}\n` : '',
+  };
 }

@@ -42,7 +42,12 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     }
   }
   const spec = path.join(abs, 'toolspec.yaml');
-  const { result, stderr, code } = await loadForCommand(path.relative(cwd, spec) || spec, cwd, 'text', (input.style ?? PLAIN_STYLES).err);
+  const { result, stderr, code } = await loadForCommand(
+    path.relative(cwd, spec) || spec,
+    cwd,
+    'text',
+    (input.style ?? PLAIN_STYLES).err,
+  );
   if (!result.model) return { code, stdout: '', stderr };
   const { generate } = await import('../emit/generate.js');
   writeOutput(result.model.rootDir, result.model.options, await generate(result.model, result.validators!));

@@ -16,9 +16,16 @@ export async function lintCommand(input: LintInput): Promise<CommandResult> {
   if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(style.out), stderr: '' };
   const { result, stderr, code } = await loadForCommand(input.spec, input.cwd, input.format, style.err);
   if (!result.model) {
-    return { code, stdout: input.format === 'json' ? `${api.lintJson(input.spec, undefined, result.diagnostics)}` : '', stderr };
+    return {
+      code,
+      stdout: input.format === 'json' ? `${api.lintJson(input.spec, undefined, result.diagnostics)}` : '',
+      stderr,
+    };
   }
   const lint = await api.lintLoaded({ ...result, model: result.model }, { tokens: true });
-  const stdout = input.format === 'json' ? api.lintJson(input.spec, lint, result.diagnostics) : api.formatLintReport(input.spec, lint, result.sources, style.out);
+  const stdout =
+    input.format === 'json'
+      ? api.lintJson(input.spec, lint, result.diagnostics)
+      : api.formatLintReport(input.spec, lint, result.sources, style.out);
   return { code: lint.failed ? EXIT.lint : EXIT.ok, stdout, stderr };
 }

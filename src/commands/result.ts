@@ -35,7 +35,10 @@ export async function loadForCommand(
   style: Style,
 ): Promise<{ result: LoadResult; stderr: string; code: number }> {
   const result = (await loader()).loadModel(spec, { cwd });
-  let stderr = format === 'text' && result.diagnostics.length ? `${formatDiagnostics(result.diagnostics, style, result.sources)}\n\n` : '';
+  let stderr =
+    format === 'text' && result.diagnostics.length
+      ? `${formatDiagnostics(result.diagnostics, style, result.sources)}\n\n`
+      : '';
   if (result.model) return { result, stderr, code: EXIT.ok };
   if (format === 'text') {
     stderr += `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written\n`;
@@ -47,7 +50,12 @@ export async function loadForCommand(
  * Lints a loaded spec beside validate and check: findings for stderr (validate with code frames, check one line
  * each), and whether they reach options.lint.failOn.
  */
-export async function lintBeside(result: LoadResult, format: string, frames: boolean, style: Style): Promise<{ lint: LintResult; stderr: string }> {
+export async function lintBeside(
+  result: LoadResult,
+  format: string,
+  frames: boolean,
+  style: Style,
+): Promise<{ lint: LintResult; stderr: string }> {
   const api = await linter();
   const lint = await api.lintLoaded({ ...result, model: result.model! });
   if (format !== 'text' || !lint.findings.length) return { lint, stderr: '' };

@@ -29,7 +29,10 @@ export async function validateCommand(input: ValidateInput): Promise<CommandResu
   } else if (lint?.failed) {
     stdout = `${spec} is valid, but ${(await import('../lint/index.js')).lintSummary(lint)}\n`;
   } else if (valid) {
-    const counts = [plural(lint?.errors ?? 0, 'lint error'), plural(result.diagnostics.length + (lint?.warnings ?? 0), 'warning')].filter((c) => !c.startsWith('0 '));
+    const counts = [
+      plural(lint?.errors ?? 0, 'lint error'),
+      plural(result.diagnostics.length + (lint?.warnings ?? 0), 'warning'),
+    ].filter((c) => !c.startsWith('0 '));
     const warn = counts.length ? ` (${counts.join(', ')})` : '';
     stdout = `${spec} is valid: ${plural(result.model!.tools.length, 'tool')} in ${plural(result.files.length, 'file')}${warn}\n`;
   }

@@ -73,7 +73,8 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
    * found the spec invalid, which may name a file that is not there yet — any spec file in a watched folder.
    */
   const relevant = (file: string, dirs: ReadonlySet<string>): boolean =>
-    inputs.has(file) || (YAML.test(file) && (folders.has(path.dirname(file)) || (failed && dirs.has(path.dirname(file)))));
+    inputs.has(file) ||
+    (YAML.test(file) && (folders.has(path.dirname(file)) || (failed && dirs.has(path.dirname(file)))));
 
   /** Every file a change could matter in: the inputs, and the spec files in the watched and included folders. */
   const candidates = (skip: ReadonlySet<string> = new Set()): Set<string> => {
@@ -99,7 +100,10 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
       const before = baseline.get(file) ?? null;
       const now = hashOf(file);
       if (before === now) continue;
-      found.push({ file: displayPath(file, input.cwd), change: before === null ? 'added' : now === null ? 'removed' : 'changed' });
+      found.push({
+        file: displayPath(file, input.cwd),
+        change: before === null ? 'added' : now === null ? 'removed' : 'changed',
+      });
     }
     return found.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   };
@@ -149,7 +153,12 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     let result: GenerateResult | undefined;
     let problem: string | undefined;
     try {
-      result = await generateCommand({ spec: input.spec, cwd: input.cwd, format: input.format, style: input.style ?? PLAIN });
+      result = await generateCommand({
+        spec: input.spec,
+        cwd: input.cwd,
+        format: input.format,
+        style: input.style ?? PLAIN,
+      });
     } catch (e) {
       // What would end `toolspec generate` (a refused write, a bug) ends this run only.
       const user = e instanceof UserError ? e : fileSystemError(e, input.cwd);
@@ -175,7 +184,12 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     refreshWatchers();
   };
 
-  const report = (cause: Change[] | undefined, result: GenerateResult | undefined, problem: string | undefined, ms: number) => {
+  const report = (
+    cause: Change[] | undefined,
+    result: GenerateResult | undefined,
+    problem: string | undefined,
+    ms: number,
+  ) => {
     const time = new Date();
     if (input.format === 'json') {
       const what = result ? result.json : { ok: false, spec: input.spec, error: problem };
@@ -190,7 +204,9 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     }
     if (result.notes) input.err(result.notes);
     if (!result.summary) return input.out(`${head} ${result.failure}; nothing written, still watching`);
-    const created = result.summary.created.length ? `; created ${result.summary.created.join(', ')} (stubs to fill in)` : '';
+    const created = result.summary.created.length
+      ? `; created ${result.summary.created.join(', ')} (stubs to fill in)`
+      : '';
     input.out(`${head} ${formatSummary(result.summary)}${created}`);
   };
 
@@ -205,7 +221,11 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
 
   const start = (cause: Change[] | undefined) => {
     running = runOnce(cause)
-      .catch((e: unknown) => input.err(`toolspec: internal error — this is a bug in toolspec, please report it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`))
+      .catch((e: unknown) =>
+        input.err(
+          `toolspec: internal error — this is a bug in toolspec, please report it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+        ),
+      )
       .finally(() => {
         running = undefined;
         // Events during the run (they found it busy), or a file edited while it read: look once more, after the

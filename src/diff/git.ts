@@ -14,10 +14,15 @@ const posix = path.posix;
 /** Runs git; a failure becomes a UserError that says what was asked and what git said. */
 function git(args: readonly string[], cwd: string, what: string): Buffer {
   try {
-    return execFileSync('git', ['--literal-pathspecs', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: MAX_FILE_BYTES * 2 + MAX_TOTAL_BYTES });
+    return execFileSync('git', ['--literal-pathspecs', ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: MAX_FILE_BYTES * 2 + MAX_TOTAL_BYTES,
+    });
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: Buffer };
-    if (err.code === 'ENOENT') throw new UserError('git is not installed (or not on PATH); comparing with a revision needs git');
+    if (err.code === 'ENOENT')
+      throw new UserError('git is not installed (or not on PATH); comparing with a revision needs git');
     const said = err.stderr?.toString('utf8').trim().split('\n')[0];
     throw new UserError(`${what}${said ? ` (git: ${said})` : ''}`);
   }
@@ -48,7 +53,8 @@ export function resolveRevision(root: string, rev: string): string {
 /** `abs` as a path inside the repository at `root`, with forward slashes; links in the folders above resolved. */
 export function pathInRepository(root: string, abs: string): string {
   const rel = path.relative(root, realPathLoose(abs));
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new UserError(`${abs} is outside the git repository at ${root}`);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel))
+    throw new UserError(`${abs} is outside the git repository at ${root}`);
   return rel.split(path.sep).join('/');
 }
 
@@ -86,10 +92,19 @@ export function gitSource(root: string, commit: string, specPath: string): FileS
   const entryAt = (rel: string): TreeEntry | undefined => {
     if (inSpecDir(rel) || rel.startsWith('../') || rel === '..') return tree.get(rel);
     if (!outside.has(rel)) {
-      const line = git(['ls-tree', '-z', '-l', '--full-tree', commit, '--', rel], root, `cannot list ${rel} at ${commit}`).toString('utf8').split('\0')[0];
+      const line = git(
+        ['ls-tree', '-z', '-l', '--full-tree', commit, '--', rel],
+        root,
+        `cannot list ${rel} at ${commit}`,
+      )
+        .toString('utf8')
+        .split('\0')[0];
       const tab = line ? line.indexOf('\t') : -1;
       const [mode = '', type = '', oid = '', size = ''] = tab > 0 ? line!.slice(0, tab).split(/\s+/) : [];
-      outside.set(rel, tab > 0 && line!.slice(tab + 1) === rel ? { mode, type, oid, size: Number(size) || 0 } : undefined);
+      outside.set(
+        rel,
+        tab > 0 && line!.slice(tab + 1) === rel ? { mode, type, oid, size: Number(size) || 0 } : undefined,
+      );
     }
     return outside.get(rel);
   };
@@ -136,7 +151,13 @@ export function gitSource(root: string, commit: string, specPath: string): FileS
       }
       return [...names].sort();
     },
-    realpath: (abs) => path.join(root, ...resolve(relOf(abs)).split('/').filter((s) => s !== '.')),
+    realpath: (abs) =>
+      path.join(
+        root,
+        ...resolve(relOf(abs))
+          .split('/')
+          .filter((s) => s !== '.'),
+      ),
   };
 }
 

@@ -22,7 +22,8 @@ export function fieldName(segments: Segments): string {
 export function explain(rule: RuleId, side: Side, segments: Segments, tool: string | null, before?: unknown): string {
   const name = fieldName(segments.slice(1));
   const q = JSON.stringify(name);
-  const subject = side === 'output' ? (name ? `output field ${q}` : 'the output') : name ? `argument ${q}` : 'the arguments';
+  const subject =
+    side === 'output' ? (name ? `output field ${q}` : 'the output') : name ? `argument ${q}` : 'the arguments';
   switch (rule) {
     case 'TOOL_ADDED':
       return `new tool ${JSON.stringify(tool)}`;
@@ -88,7 +89,9 @@ export function explain(rule: RuleId, side: Side, segments: Segments, tool: stri
     case 'SCHEMA_CHANGED_UNKNOWN':
       return `toolspec cannot tell whether ${subject} accepts more or fewer values, so it counts as breaking: review it`;
     case 'DEFAULT_CHANGED':
-      return side === 'input' ? `calls that leave ${q || 'it'} out now get this default` : 'an annotation in an output schema: results are unchanged';
+      return side === 'input'
+        ? `calls that leave ${q || 'it'} out now get this default`
+        : 'an annotation in an output schema: results are unchanged';
     case 'ANNOTATION_CHANGED':
       return 'an annotation: no value is accepted or rejected differently';
     default:

@@ -16,10 +16,16 @@ export interface DiffReport {
 export type FailOn = 'breaking' | 'prompt' | 'any';
 
 export function fails(changes: readonly Change[], failOn: FailOn): boolean {
-  return changes.some((c) => c.class === 'breaking' || (failOn === 'prompt' && c.class === 'prompt') || failOn === 'any');
+  return changes.some(
+    (c) => c.class === 'breaking' || (failOn === 'prompt' && c.class === 'prompt') || failOn === 'any',
+  );
 }
 
-const TITLES: Record<ChangeClass, string> = { breaking: 'Breaking changes', compatible: 'Compatible changes', prompt: 'Prompt changes' };
+const TITLES: Record<ChangeClass, string> = {
+  breaking: 'Breaking changes',
+  compatible: 'Compatible changes',
+  prompt: 'Prompt changes',
+};
 
 /** `BOUNDS_TIGHTENED search_docs inputSchema.properties.limit.maximum 50 → 20` */
 export function headline(c: Change): string {
@@ -28,7 +34,11 @@ export function headline(c: Change): string {
 
 export function formatDiffText(report: DiffReport, style: Style = PLAIN): string {
   const out: string[] = [`${style.bold('toolspec diff')} ${report.old} → ${report.new}`, ''];
-  const colour: Record<ChangeClass, (s: string) => string> = { breaking: style.red, compatible: style.cyan, prompt: style.yellow };
+  const colour: Record<ChangeClass, (s: string) => string> = {
+    breaking: style.red,
+    compatible: style.cyan,
+    prompt: style.yellow,
+  };
   for (const cls of CLASS_ORDER) {
     const list = report.changes.filter((c) => c.class === cls);
     if (!list.length) continue;
@@ -85,9 +95,14 @@ export function formatDiffJson(report: DiffReport): string {
 
 /** One annotation per change: breaking → error, prompt → warning, compatible → notice; at the tool in the new spec. */
 export function formatDiffGithub(report: DiffReport): string {
-  const level: Record<ChangeClass, Annotation['level']> = { breaking: 'error', prompt: 'warning', compatible: 'notice' };
+  const level: Record<ChangeClass, Annotation['level']> = {
+    breaking: 'error',
+    prompt: 'warning',
+    compatible: 'notice',
+  };
   const lines = report.changes.map((c) => {
-    const body = c.class === 'prompt' ? [headline(c), ...textDiff(c.before, c.after, PLAIN)] : [`${headline(c)}: ${c.message}`];
+    const body =
+      c.class === 'prompt' ? [headline(c), ...textDiff(c.before, c.after, PLAIN)] : [`${headline(c)}: ${c.message}`];
     return annotation({
       level: level[c.class],
       ...(c.file !== undefined ? { file: c.file } : {}),
@@ -100,4 +115,3 @@ export function formatDiffGithub(report: DiffReport): string {
   lines.push(summary(report));
   return `${lines.join('\n')}\n`;
 }
-

@@ -27,13 +27,19 @@ export const RULES = {
   // Tools
   TOOL_ADDED: both('compatible', 'a tool was added'),
   TOOL_REMOVED: both('breaking', 'a tool was removed: clients calling it get an unknown-tool error'),
-  TOOL_RENAMED: both('breaking', 'a tool was removed and one with the same schemas added: a rename, breaking for callers of the old name'),
+  TOOL_RENAMED: both(
+    'breaking',
+    'a tool was removed and one with the same schemas added: a rename, breaking for callers of the old name',
+  ),
   TITLE_CHANGED: both('prompt', "a tool's title or annotations.title changed"),
   DESCRIPTION_CHANGED: both('prompt', "a tool's description changed"),
   INSTRUCTIONS_CHANGED: both('prompt', "the server's instructions changed"),
   READ_ONLY_HINT_OFF: both('breaking', 'readOnlyHint turned off: the tool may now modify its environment'),
   READ_ONLY_HINT_ON: both('compatible', 'readOnlyHint turned on'),
-  DESTRUCTIVE_HINT_ON: both('breaking', 'destructiveHint turned on (explicitly, or by removing destructiveHint: false)'),
+  DESTRUCTIVE_HINT_ON: both(
+    'breaking',
+    'destructiveHint turned on (explicitly, or by removing destructiveHint: false)',
+  ),
   DESTRUCTIVE_HINT_OFF: both('compatible', 'destructiveHint turned off'),
   IDEMPOTENT_HINT_OFF: both('breaking', 'idempotentHint turned off: retrying a call is no longer safe'),
   IDEMPOTENT_HINT_ON: both('compatible', 'idempotentHint turned on'),
@@ -42,7 +48,10 @@ export const RULES = {
     'openWorldHint turned on (explicitly, or by removing openWorldHint: false): the tool now reaches outside systems',
   ),
   OPEN_WORLD_HINT_OFF: both('compatible', 'openWorldHint turned off'),
-  TASK_SUPPORT_NARROWED: both('breaking', 'execution.taskSupport no longer allows a way of calling the tool that it allowed'),
+  TASK_SUPPORT_NARROWED: both(
+    'breaking',
+    'execution.taskSupport no longer allows a way of calling the tool that it allowed',
+  ),
   TASK_SUPPORT_WIDENED: both('compatible', 'execution.taskSupport allows more ways of calling the tool'),
   OUTPUT_SCHEMA_REMOVED: both('breaking', 'the output schema was removed: clients no longer get structuredContent'),
   OUTPUT_SCHEMA_ADDED: both('compatible', 'an output schema was added'),
@@ -51,13 +60,22 @@ export const RULES = {
   // Object properties: arguments in an input schema, fields in an output schema
   ARGUMENT_REQUIRED_ADDED: both('breaking', 'a required argument was added: calls without it are rejected'),
   ARGUMENT_ADDED: both('compatible', 'an optional argument was added'),
-  ARGUMENT_REMOVED: both('breaking', 'an argument was removed and extra arguments are rejected (or must match a schema it does not)'),
-  ARGUMENT_REMOVED_STILL_ACCEPTED: both('compatible', 'an argument was removed, but extra arguments are accepted, so calls that send it still pass'),
+  ARGUMENT_REMOVED: both(
+    'breaking',
+    'an argument was removed and extra arguments are rejected (or must match a schema it does not)',
+  ),
+  ARGUMENT_REMOVED_STILL_ACCEPTED: both(
+    'compatible',
+    'an argument was removed, but extra arguments are accepted, so calls that send it still pass',
+  ),
   ARGUMENT_MADE_REQUIRED: both('breaking', 'an optional argument became required'),
   ARGUMENT_MADE_OPTIONAL: both('compatible', 'a required argument became optional'),
   OUTPUT_FIELD_ADDED: both('compatible', 'an output field was added'),
   OUTPUT_FIELD_REMOVED: both('breaking', 'an output field was removed'),
-  OUTPUT_FIELD_MADE_OPTIONAL: both('breaking', 'a required output field became optional: readers can no longer rely on it'),
+  OUTPUT_FIELD_MADE_OPTIONAL: both(
+    'breaking',
+    'a required output field became optional: readers can no longer rely on it',
+  ),
   OUTPUT_FIELD_MADE_REQUIRED: both('compatible', 'an optional output field became required'),
   ADDITIONAL_PROPERTIES_CLOSED: {
     input: 'breaking',
@@ -85,14 +103,22 @@ export const RULES = {
   FORMAT_CHANGED: both('breaking', 'format changed'),
   PATTERN_ADDED: narrows('pattern added'),
   PATTERN_REMOVED: widens('pattern removed'),
-  PATTERN_CHANGED: both('breaking', 'pattern changed (toolspec cannot tell whether one regular expression accepts more than another)'),
+  PATTERN_CHANGED: both(
+    'breaking',
+    'pattern changed (toolspec cannot tell whether one regular expression accepts more than another)',
+  ),
   UNIQUE_ITEMS_ADDED: narrows('uniqueItems turned on'),
   UNIQUE_ITEMS_REMOVED: widens('uniqueItems turned off'),
-  CONSTRAINT_CHANGED: both('breaking', 'a constraint changed to one that is neither narrower nor wider (e.g. multipleOf 2 → 3)'),
+  CONSTRAINT_CHANGED: both(
+    'breaking',
+    'a constraint changed to one that is neither narrower nor wider (e.g. multipleOf 2 → 3)',
+  ),
   SCHEMA_NARROWED: narrows(
     'a subschema accepts fewer values: an allOf member or patternProperties entry added, an anyOf/oneOf branch removed, a subschema became false',
   ),
-  SCHEMA_WIDENED: widens('a subschema accepts more values: an allOf member removed, an anyOf/oneOf branch added, a subschema became true'),
+  SCHEMA_WIDENED: widens(
+    'a subschema accepts more values: an allOf member removed, an anyOf/oneOf branch added, a subschema became true',
+  ),
   SCHEMA_CHANGED_UNKNOWN: both(
     'breaking',
     'a change toolspec cannot classify (not, if/then/else, dependencies, overlapping oneOf branches, …): treated as breaking; review it',
@@ -100,8 +126,14 @@ export const RULES = {
   // Text and annotations
   ARGUMENT_DESCRIPTION_CHANGED: both('prompt', 'a description or title inside the input schema changed'),
   OUTPUT_DESCRIPTION_CHANGED: both('prompt', 'a description or title inside the output schema changed'),
-  DEFAULT_CHANGED: both('compatible', 'a default value added, removed or changed: calls that leave the argument out behave differently'),
-  ANNOTATION_CHANGED: both('compatible', 'a schema annotation changed: examples, deprecated, readOnly, writeOnly, content*, x-*'),
+  DEFAULT_CHANGED: both(
+    'compatible',
+    'a default value added, removed or changed: calls that leave the argument out behave differently',
+  ),
+  ANNOTATION_CHANGED: both(
+    'compatible',
+    'a schema annotation changed: examples, deprecated, readOnly, writeOnly, content*, x-*',
+  ),
 } as const satisfies Record<string, Rule>;
 
 export type RuleId = keyof typeof RULES;

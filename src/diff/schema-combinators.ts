@@ -2,7 +2,16 @@
  * allOf, anyOf, oneOf (branches matched by meaning, whatever their order), and not / if / then / else, which
  * toolspec does not try to classify.
  */
-import { allowed, change, jsonType, TEXT_ONLY, typeSet, type Comparer, type Ctx, type SchemaChange } from './schema-common.js';
+import {
+  allowed,
+  change,
+  jsonType,
+  TEXT_ONLY,
+  typeSet,
+  type Comparer,
+  type Ctx,
+  type SchemaChange,
+} from './schema-common.js';
 import { isAnnotation, isObject, sameData, type SchemaNode, type SchemaView } from './schema-node.js';
 
 const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
@@ -81,7 +90,11 @@ function oneOf(cmp: Comparer, ctx: Ctx): void {
  * order, as changed versions of each other (sound for anyOf and allOf, whose meaning grows or shrinks with each
  * member's). What is left on one side was added or removed.
  */
-function match(cmp: Comparer, o: readonly unknown[], n: readonly unknown[]): { pairs: [number, number][]; oldOnly: number[]; newOnly: number[] } {
+function match(
+  cmp: Comparer,
+  o: readonly unknown[],
+  n: readonly unknown[],
+): { pairs: [number, number][]; oldOnly: number[]; newOnly: number[] } {
   const pairs: [number, number][] = [];
   const used = new Set<number>();
   const left: number[] = [];
@@ -101,13 +114,19 @@ function match(cmp: Comparer, o: readonly unknown[], n: readonly unknown[]): { p
 
 function disjoint(view: SchemaView, branches: readonly unknown[]): boolean {
   for (let i = 0; i < branches.length; i++) {
-    for (let j = i + 1; j < branches.length; j++) if (!disjointNodes(view, view.node(branches[i]), view.node(branches[j]), 1)) return false;
+    for (let j = i + 1; j < branches.length; j++)
+      if (!disjointNodes(view, view.node(branches[i]), view.node(branches[j]), 1)) return false;
   }
   return true;
 }
 
 /** `k` as a one-branch anyOf (oneOf) of its assertions, keeping its annotations; the branch keeps one identity. */
-export function liftInto(view: SchemaView, id: object, k: Record<string, unknown>, kw: string): Record<string, unknown> {
+export function liftInto(
+  view: SchemaView,
+  id: object,
+  k: Record<string, unknown>,
+  kw: string,
+): Record<string, unknown> {
   const annotations = Object.fromEntries(Object.entries(k).filter(([key]) => isAnnotation(key)));
   const rest = Object.fromEntries(Object.entries(k).filter(([key]) => !isAnnotation(key)));
   const branch = view.made(id, `lift-${kw}`, () => rest);
@@ -119,7 +138,12 @@ function disjointNodes(view: SchemaView, a: SchemaNode, b: SchemaNode, depth: nu
   if (a.never || b.never) return true;
   const ta = typeSet(a.keywords['type']);
   const tb = typeSet(b.keywords['type']);
-  if (ta && tb && ![...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))) return true;
+  if (
+    ta &&
+    tb &&
+    ![...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))
+  )
+    return true;
   const va = allowed(a.keywords);
   const vb = allowed(b.keywords);
   if (va && vb && !va.some((x) => vb.some((y) => sameData(x, y)))) return true;
@@ -131,6 +155,10 @@ function disjointNodes(view: SchemaView, a: SchemaNode, b: SchemaNode, depth: nu
   const ra = Array.isArray(a.keywords['required']) ? (a.keywords['required'] as string[]) : [];
   const rb = Array.isArray(b.keywords['required']) ? (b.keywords['required'] as string[]) : [];
   return ra.some(
-    (p) => rb.includes(p) && Object.hasOwn(pa, p) && Object.hasOwn(pb, p) && disjointNodes(view, view.node(pa[p]), view.node(pb[p]), depth - 1),
+    (p) =>
+      rb.includes(p) &&
+      Object.hasOwn(pa, p) &&
+      Object.hasOwn(pb, p) &&
+      disjointNodes(view, view.node(pa[p]), view.node(pb[p]), depth - 1),
   );
 }

@@ -32,7 +32,12 @@ export interface Ctx {
 }
 
 /** Rules that say nothing about which values are accepted. */
-export const TEXT_ONLY = new Set<RuleId>(['ARGUMENT_DESCRIPTION_CHANGED', 'OUTPUT_DESCRIPTION_CHANGED', 'ANNOTATION_CHANGED', 'DEFAULT_CHANGED']);
+export const TEXT_ONLY = new Set<RuleId>([
+  'ARGUMENT_DESCRIPTION_CHANGED',
+  'OUTPUT_DESCRIPTION_CHANGED',
+  'ANNOTATION_CHANGED',
+  'DEFAULT_CHANGED',
+]);
 /** Rules by which a schema accepts values it did not accept before. */
 export const WIDENING = new Set<RuleId>([
   'ARGUMENT_ADDED',
@@ -117,13 +122,15 @@ export function numericBound(k: Record<string, unknown>, dir: 'lower' | 'upper',
   if (e !== undefined) candidates.push({ v: e, excl: true, kw: exc, raw: e });
   const norm = candidates.map((b) => {
     if (!intOnly) return b;
-    const v = dir === 'lower' ? (b.excl ? Math.floor(b.v) + 1 : Math.ceil(b.v)) : b.excl ? Math.ceil(b.v) - 1 : Math.floor(b.v);
+    const v =
+      dir === 'lower' ? (b.excl ? Math.floor(b.v) + 1 : Math.ceil(b.v)) : b.excl ? Math.ceil(b.v) - 1 : Math.floor(b.v);
     return { ...b, v, excl: false };
   });
   let best: Bound | undefined;
   for (const b of norm) {
     if (!best) best = b;
-    else if (dir === 'lower' ? b.v > best.v || (b.v === best.v && b.excl) : b.v < best.v || (b.v === best.v && b.excl)) best = b;
+    else if (dir === 'lower' ? b.v > best.v || (b.v === best.v && b.excl) : b.v < best.v || (b.v === best.v && b.excl))
+      best = b;
   }
   return best;
 }

@@ -16,7 +16,16 @@ export interface SchemaNode {
 }
 
 /** Keywords that only name or hold definitions: they mean nothing when compared on their own. */
-const STRUCTURAL = new Set(['$schema', '$id', '$anchor', '$dynamicAnchor', '$comment', '$defs', 'definitions', '$vocabulary']);
+const STRUCTURAL = new Set([
+  '$schema',
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$comment',
+  '$defs',
+  'definitions',
+  '$vocabulary',
+]);
 
 /** Keywords that describe without constraining. */
 export function isAnnotation(key: string): boolean {
@@ -41,7 +50,8 @@ const MAX_REF_CHAIN = 64;
 const LOWER = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'minContains']);
 const UPPER = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties', 'maxContains']);
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads the nodes of one schema (one tool's inputSchema or outputSchema, with its bundled `$defs`). */
 export class SchemaView {
@@ -89,7 +99,11 @@ export class SchemaView {
   #withSiblings(raw: Record<string, unknown>, target: unknown, depth: number): SchemaNode {
     const siblings = Object.keys(raw).filter((k) => k !== '$ref' && !STRUCTURAL.has(k));
     const base =
-      target === false ? { id: undefined, never: true, keywords: {} } : isObject(target) ? this.#read(target, depth + 1) : this.node(target);
+      target === false
+        ? { id: undefined, never: true, keywords: {} }
+        : isObject(target)
+          ? this.#read(target, depth + 1)
+          : this.node(target);
     if (!siblings.length) return base;
     const own = normalize(Object.fromEntries(siblings.map((k) => [k, raw[k]])), this.dialect);
     const merged = new Set<string>();
@@ -100,12 +114,14 @@ export class SchemaView {
       const bothNumbers = typeof a === 'number' && typeof b === 'number';
       if (bothNumbers && LOWER.has(k)) own[k] = Math.max(a, b);
       else if (bothNumbers && UPPER.has(k)) own[k] = Math.min(a, b);
-      else if (k === 'required' && Array.isArray(a) && Array.isArray(b)) own[k] = [...new Set([...(a as string[]), ...(b as string[])])].sort();
+      else if (k === 'required' && Array.isArray(a) && Array.isArray(b))
+        own[k] = [...new Set([...(a as string[]), ...(b as string[])])].sort();
       else continue;
       merged.add(k);
     }
     const clash = Object.keys(own).some(
-      (k) => !isAnnotation(k) && !merged.has(k) && k in base.keywords && canonical(base.keywords[k]) !== canonical(own[k]),
+      (k) =>
+        !isAnnotation(k) && !merged.has(k) && k in base.keywords && canonical(base.keywords[k]) !== canonical(own[k]),
     );
     if (base.never || clash) {
       // Both must hold: keep them apart, as allOf, rather than guess how they combine.

@@ -12,7 +12,8 @@ export function arrays(ctx: Ctx): void {
     child(i < op.length ? op[i] : ok['items'], i < np.length ? np[i] : nk['items'], ['prefixItems', i]);
   }
   if ('items' in ok || 'items' in nk) child(ok['items'], nk['items'], ['items']);
-  if ('unevaluatedItems' in ok || 'unevaluatedItems' in nk) child(ok['unevaluatedItems'], nk['unevaluatedItems'], ['unevaluatedItems']);
+  if ('unevaluatedItems' in ok || 'unevaluatedItems' in nk)
+    child(ok['unevaluatedItems'], nk['unevaluatedItems'], ['unevaluatedItems']);
   if (Boolean(ok['uniqueItems']) !== Boolean(nk['uniqueItems'])) {
     add(
       nk['uniqueItems'] ? 'UNIQUE_ITEMS_ADDED' : 'UNIQUE_ITEMS_REMOVED',
@@ -95,7 +96,8 @@ export function objects(cmp: Comparer, ctx: Ctx): void {
         npp[p],
       );
   }
-  if ('propertyNames' in ok || 'propertyNames' in nk) child(ok['propertyNames'], nk['propertyNames'], ['propertyNames']);
+  if ('propertyNames' in ok || 'propertyNames' in nk)
+    child(ok['propertyNames'], nk['propertyNames'], ['propertyNames']);
 }
 
 /** additionalProperties / unevaluatedProperties: open (absent, true, {}), closed (false), or a schema. */
@@ -119,7 +121,12 @@ function openness(view: SchemaView, v: unknown): 'open' | 'closed' | 'schema' {
 }
 
 /** Whether calls that still send a removed argument pass: the schema that now applies to the name accepts it. */
-function stillAccepted(cmp: Comparer, oldProp: unknown, name: string, nk: Record<string, unknown>): { ok: boolean; why: string } {
+function stillAccepted(
+  cmp: Comparer,
+  oldProp: unknown,
+  name: string,
+  nk: Record<string, unknown>,
+): { ok: boolean; why: string } {
   const patterns = isObject(nk['patternProperties']) ? nk['patternProperties'] : {};
   const match = Object.keys(patterns).find((p) => {
     try {
@@ -138,5 +145,7 @@ function stillAccepted(cmp: Comparer, oldProp: unknown, name: string, nk: Record
   if (node.never) return { ok: false, why: `${kw} is false` };
   if (Object.keys(node.keywords).every(isAnnotation)) return { ok: true, why: 'extra arguments are accepted' };
   const narrower = cmp.pair(oldProp, target).some((c) => !TEXT_ONLY.has(c.rule) && !WIDENING.has(c.rule));
-  return narrower ? { ok: false, why: `${kw} does not accept every value it accepted` } : { ok: true, why: `${kw} accepts every value it accepted` };
+  return narrower
+    ? { ok: false, why: `${kw} does not accept every value it accepted` }
+    : { ok: true, why: `${kw} accepts every value it accepted` };
 }

@@ -33,7 +33,17 @@ export type { SchemaChange } from './schema-common.js';
 const FAMILIES: Record<string, readonly string[]> = {
   number: ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf'],
   string: ['minLength', 'maxLength', 'pattern'],
-  array: ['prefixItems', 'items', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'unevaluatedItems'],
+  array: [
+    'prefixItems',
+    'items',
+    'minItems',
+    'maxItems',
+    'uniqueItems',
+    'contains',
+    'minContains',
+    'maxContains',
+    'unevaluatedItems',
+  ],
   object: [
     'properties',
     'required',
@@ -91,13 +101,23 @@ class SchemaComparer implements Comparer {
   #nodes(on: SchemaNode, nn: SchemaNode): SchemaChange[] {
     const out: SchemaChange[] = [];
     const add = (rule: RuleId, segments: Segments, detail: string, before?: unknown, after?: unknown) =>
-      out.push({ rule, segments, detail, ...(before !== undefined && { before }), ...(after !== undefined && { after }) });
+      out.push({
+        rule,
+        segments,
+        detail,
+        ...(before !== undefined && { before }),
+        ...(after !== undefined && { after }),
+      });
     const child = (o: unknown, n: unknown, segments: Segments) => {
       for (const c of this.pair(o, n)) out.push({ ...c, segments: [...segments, ...c.segments] });
     };
     if (on.never || nn.never) {
       if (!(on.never && nn.never))
-        add(nn.never ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED', [], nn.never ? 'now false: accepts nothing' : 'was false: now accepts values');
+        add(
+          nn.never ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED',
+          [],
+          nn.never ? 'now false: accepts nothing' : 'was false: now accepts values',
+        );
       return out;
     }
     const [ok, nk] = this.#lift(on, nn);
@@ -106,7 +126,8 @@ class SchemaComparer implements Comparer {
     const common = this.#types(ctx);
     this.#values(ctx);
     this.#format(ctx);
-    const applies = (family: string) => common === undefined || common.has(family) || (family === 'number' && common.has('integer'));
+    const applies = (family: string) =>
+      common === undefined || common.has(family) || (family === 'number' && common.has('integer'));
     for (const [family, keys] of Object.entries(FAMILIES)) {
       for (const k of keys) ctx.handled.add(k);
       if (!applies(family)) continue;
@@ -131,7 +152,8 @@ class SchemaComparer implements Comparer {
     let ok = on.keywords;
     let nk = nn.keywords;
     for (const kw of ['anyOf', 'oneOf'] as const) {
-      const onlyThis = (k: Record<string, unknown>) => Array.isArray(k[kw]) && Object.keys(k).every((key) => key === kw || isAnnotation(key));
+      const onlyThis = (k: Record<string, unknown>) =>
+        Array.isArray(k[kw]) && Object.keys(k).every((key) => key === kw || isAnnotation(key));
       const hasNone = (k: Record<string, unknown>) => !('anyOf' in k) && !('oneOf' in k);
       const constrains = (k: Record<string, unknown>) => Object.keys(k).some((key) => !isAnnotation(key));
       if (onlyThis(nk) && hasNone(ok) && constrains(ok) && on.id) ok = liftInto(this.oldView, on.id, ok, kw);
@@ -146,7 +168,13 @@ class SchemaComparer implements Comparer {
       handled.add(k);
       if (sameData(ok[k], nk[k])) continue;
       if (k === 'description' || k === 'title') {
-        add(this.side === 'input' ? 'ARGUMENT_DESCRIPTION_CHANGED' : 'OUTPUT_DESCRIPTION_CHANGED', [k], presence(ok[k], nk[k]), ok[k], nk[k]);
+        add(
+          this.side === 'input' ? 'ARGUMENT_DESCRIPTION_CHANGED' : 'OUTPUT_DESCRIPTION_CHANGED',
+          [k],
+          presence(ok[k], nk[k]),
+          ok[k],
+          nk[k],
+        );
       } else if (k === 'default') {
         add('DEFAULT_CHANGED', [k], change(ok[k], nk[k]), ok[k], nk[k]);
       } else {
@@ -191,7 +219,13 @@ class SchemaComparer implements Comparer {
     const removed = o.filter((v) => !nKeys.has(canonical(v)));
     const added = n.filter((v) => !oKeys.has(canonical(v)));
     if ('const' in ok && 'const' in nk && removed.length && added.length) {
-      return void add('CONSTRAINT_CHANGED', ['const'], `${show(ok['const'])} → ${show(nk['const'])}`, ok['const'], nk['const']);
+      return void add(
+        'CONSTRAINT_CHANGED',
+        ['const'],
+        `${show(ok['const'])} → ${show(nk['const'])}`,
+        ok['const'],
+        nk['const'],
+      );
     }
     if (removed.length) add('ENUM_VALUE_REMOVED', [kw], `removed ${showList(removed)}`, ok[kw] ?? ok['const'], nk[kw]);
     if (added.length) add('ENUM_VALUE_ADDED', [kw], `added ${showList(added)}`, ok[kw] ?? ok['const'], nk[kw]);
@@ -213,9 +247,16 @@ class SchemaComparer implements Comparer {
       const n = numericBound(nk, dir, intOnly);
       if (!o && !n) continue;
       if (o && n && o.v === n.v && o.excl === n.excl) continue;
-      const tighter = !o ? true : !n ? false : dir === 'lower' ? n.v > o.v || (n.v === o.v && n.excl) : n.v < o.v || (n.v === o.v && n.excl);
+      const tighter = !o
+        ? true
+        : !n
+          ? false
+          : dir === 'lower'
+            ? n.v > o.v || (n.v === o.v && n.excl)
+            : n.v < o.v || (n.v === o.v && n.excl);
       const kw = (n ?? o)!.kw;
-      const detail = !o || !n || o.kw === n.kw ? change(o?.raw, n?.raw) : `${o.kw} ${show(o.raw)} → ${n.kw} ${show(n.raw)}`;
+      const detail =
+        !o || !n || o.kw === n.kw ? change(o?.raw, n?.raw) : `${o.kw} ${show(o.raw)} → ${n.kw} ${show(n.raw)}`;
       add(tighter ? 'BOUNDS_TIGHTENED' : 'BOUNDS_RELAXED', [kw], detail, o?.raw, n?.raw);
     }
     const o = num(ok['multipleOf']);
@@ -241,6 +282,12 @@ class SchemaComparer implements Comparer {
     const o = ok['pattern'];
     const n = nk['pattern'];
     if (o === n) return;
-    add(o === undefined ? 'PATTERN_ADDED' : n === undefined ? 'PATTERN_REMOVED' : 'PATTERN_CHANGED', ['pattern'], change(o, n), o, n);
+    add(
+      o === undefined ? 'PATTERN_ADDED' : n === undefined ? 'PATTERN_REMOVED' : 'PATTERN_CHANGED',
+      ['pattern'],
+      change(o, n),
+      o,
+      n,
+    );
   }
 }

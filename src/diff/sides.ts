@@ -58,7 +58,8 @@ function parseOperand(arg: string, spec: string, cwd: string): Operand {
     const root = repositoryRoot(cwd);
     return { kind: 'git', rev, root, path: posixNormalize(p) };
   }
-  if (/\.ya?ml$/i.test(arg)) throw new UserError(`cannot find ${arg}; pass a spec file, a git revision, or <rev>:<path>`);
+  if (/\.ya?ml$/i.test(arg))
+    throw new UserError(`cannot find ${arg}; pass a spec file, a git revision, or <rev>:<path>`);
   return revisionOf(arg, spec, cwd);
 }
 
@@ -90,12 +91,20 @@ export function loadOperand(op: Operand, cwd: string): LoadedSide {
   try {
     if (source.stat(spec).kind !== 'file') throw new Error('not a file');
   } catch {
-    return { label, result: { diagnostics: [], files: [], sources: new Map(), inputs: { files: [], folders: [] } }, missing: true };
+    return {
+      label,
+      result: { diagnostics: [], files: [], sources: new Map(), inputs: { files: [], folders: [] } },
+      missing: true,
+    };
   }
   const result = loadModel(spec, { cwd: op.root, source });
   // Files are shown as <rev>:<path in the repository>, which is what `git show` takes.
   const shown = (f: string) => `${op.rev}:${f}`;
-  const relabel = (d: Diagnostic): Diagnostic => ({ ...d, file: shown(d.file), message: d.message.split(op.root + path.sep).join('') });
+  const relabel = (d: Diagnostic): Diagnostic => ({
+    ...d,
+    file: shown(d.file),
+    message: d.message.split(op.root + path.sep).join(''),
+  });
   return {
     label,
     missing: false,

@@ -10,7 +10,8 @@ const CONTEXT = 40;
 
 export function textDiff(before: unknown, after: unknown, style: Style = PLAIN): string[] {
   // Spec text is shown with its control and invisible characters escaped (line breaks kept for the line diff).
-  const show = (v: unknown) => (v === undefined ? undefined : (typeof v === 'string' ? v : JSON.stringify(v)).split('\n').map(visible).join('\n'));
+  const show = (v: unknown) =>
+    v === undefined ? undefined : (typeof v === 'string' ? v : JSON.stringify(v)).split('\n').map(visible).join('\n');
   const a = show(before);
   const b = show(after);
   if (a === undefined && b === undefined) return [];

@@ -20,7 +20,15 @@ export const EMPTY_SUBJECT: DiffSubject = { server: {}, tools: [] };
 
 export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
   const out: Change[] = [];
-  const make = (rule: RuleId, side: Side, tool: string | null, segments: Segments, detail: string, b?: unknown, a?: unknown): Change => ({
+  const make = (
+    rule: RuleId,
+    side: Side,
+    tool: string | null,
+    segments: Segments,
+    detail: string,
+    b?: unknown,
+    a?: unknown,
+  ): Change => ({
     class: classOf(rule, side),
     rule,
     tool,
@@ -33,7 +41,8 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
 
   const oi = before.server.instructions;
   const ni = after.server.instructions;
-  if (oi !== ni) out.push(make('INSTRUCTIONS_CHANGED', 'tool', null, ['server', 'instructions'], presence(oi, ni), oi, ni));
+  if (oi !== ni)
+    out.push(make('INSTRUCTIONS_CHANGED', 'tool', null, ['server', 'instructions'], presence(oi, ni), oi, ni));
 
   const oldByName = new Map(before.tools.map((t) => [t.name, t]));
   const newNames = new Set(after.tools.map((t) => t.name));
@@ -73,7 +82,9 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
       r.name,
       added.map((t) => t.name),
     );
-    const detail = near ? `removed (did you mean ${JSON.stringify(near)}? It was added, with different schemas)` : 'removed';
+    const detail = near
+      ? `removed (did you mean ${JSON.stringify(near)}? It was added, with different schemas)`
+      : 'removed';
     out.push(make('TOOL_REMOVED', 'tool', r.name, [], detail));
   }
   return out;
@@ -105,9 +116,16 @@ function diffTool(o: ToolModel, n: ToolModel): ToolChange[] {
     );
   }
   if (od.description !== nd.description)
-    add('DESCRIPTION_CHANGED', ['description'], presence(od.description, nd.description), od.description, nd.description);
+    add(
+      'DESCRIPTION_CHANGED',
+      ['description'],
+      presence(od.description, nd.description),
+      od.description,
+      nd.description,
+    );
   hints(od.annotations, nd.annotations, add);
-  const modes = (t: string | undefined) => new Set(t === 'required' ? ['task'] : t === 'optional' ? ['plain', 'task'] : ['plain']);
+  const modes = (t: string | undefined) =>
+    new Set(t === 'required' ? ['task'] : t === 'optional' ? ['plain', 'task'] : ['plain']);
   const ot = od.execution?.taskSupport;
   const nt = nd.execution?.taskSupport;
   if ((ot ?? 'forbidden') !== (nt ?? 'forbidden')) {
@@ -155,7 +173,13 @@ function hints(
   const flip = (key: 'readOnly' | 'destructive' | 'idempotent' | 'openWorld', on: RuleId, off: RuleId, extra = '') => {
     const hint = `${key}Hint` as const;
     if (e0[key] === e1[key]) return;
-    add(e1[key] ? on : off, ['annotations', hint], `${shown(o?.[hint], e0[key])} → ${shown(n?.[hint], e1[key])}${extra}`, o?.[hint], n?.[hint]);
+    add(
+      e1[key] ? on : off,
+      ['annotations', hint],
+      `${shown(o?.[hint], e0[key])} → ${shown(n?.[hint], e1[key])}${extra}`,
+      o?.[hint],
+      n?.[hint],
+    );
   };
   const implied =
     !e1.readOnly && e0.readOnly

@@ -75,7 +75,9 @@ export { handlerFileName } from '../names.js';
 export function emitRegistry(model: ServerModel): string {
   const rows = model.tools.map((t) => {
     const one = `  ${key(t.name)}: lazy(() => import(${tsStr(handlerImport(model, t))})),`;
-    return one.length <= PRINT_WIDTH ? one : `  ${key(t.name)}: lazy(\n    () => import(${tsStr(handlerImport(model, t))}),\n  ),`;
+    return one.length <= PRINT_WIDTH
+      ? one
+      : `  ${key(t.name)}: lazy(\n    () => import(${tsStr(handlerImport(model, t))}),\n  ),`;
   });
   return `import type { Handler, ToolHandlers, ToolName } from './contract.js';
 
@@ -102,7 +104,9 @@ function mcpHeadersLiteral(model: ServerModel): string {
   const entries = model.tools.flatMap((t) => {
     const declared = t.mcpHeaders;
     if (!declared.length) return [];
-    const list = declared.map((d) => `{ header: ${tsStr(d.header)}, path: [${d.path.map(tsStr).join(', ')}], type: ${tsStr(d.type)} }`);
+    const list = declared.map(
+      (d) => `{ header: ${tsStr(d.header)}, path: [${d.path.map(tsStr).join(', ')}], type: ${tsStr(d.type)} }`,
+    );
     return [`${key(t.name)}: [${list.join(', ')}]`];
   });
   return entries.length ? `{ ${entries.join(', ')} }` : '{}';

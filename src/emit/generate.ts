@@ -54,14 +54,29 @@ export async function generate(model: ServerModel, validators: CompiledValidator
     ...STATIC_FILES.map((name) => plain(name, readTemplate(name))),
   ]);
   // Machine-made code, deterministic already: formatting it would only cost time.
-  files.push({ path: `${dir}/validators.ts`, contents: normalizeText(head + emitValidators(model, validators)), kind: 'generated' });
+  files.push({
+    path: `${dir}/validators.ts`,
+    contents: normalizeText(head + emitValidators(model, validators)),
+    kind: 'generated',
+  });
   files.push({ path: `${dir}/manifest.json`, contents: emitManifestJson(model), kind: 'generated' });
   // Code review tools (GitHub's linguist) fold this folder's files in pull requests: nobody reviews them by hand.
-  files.push({ path: `${dir}/.gitattributes`, contents: `${header(specName, '#')}* linguist-generated=true\n`, kind: 'generated' });
+  files.push({
+    path: `${dir}/.gitattributes`,
+    contents: `${header(specName, '#')}* linguist-generated=true\n`,
+    kind: 'generated',
+  });
   for (const tool of model.tools) {
     const file = `${model.options.handlersDir}/${handlerFileName(tool)}`;
     // Written in prettier's shape already (a golden test holds them to it): formatting 500 stubs would take seconds.
-    files.push({ path: file, contents: normalizeText(await formatIfNeeded(emitStub(model, tool, file))), kind: 'handler', tool: tool.name });
+    files.push({
+      path: file,
+      contents: normalizeText(await formatIfNeeded(emitStub(model, tool, file))),
+      kind: 'handler',
+      tool: tool.name,
+    });
   }
-  return files.sort((a, b) => (a.kind === b.kind ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.kind === 'generated' ? -1 : 1));
+  return files.sort((a, b) =>
+    a.kind === b.kind ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.kind === 'generated' ? -1 : 1,
+  );
 }

@@ -39,6 +39,10 @@ export const tools: readonly Tool[] = JSON.parse(
 ) as Tool[];
 
 /** Every tool name, in the spec's order. */
-${fitOrBreak('export const toolNames = [', model.tools.map((t) => tsStr(t.name)), '] as const;')}
+${fitOrBreak(
+  'export const toolNames = [',
+  model.tools.map((t) => tsStr(t.name)),
+  '] as const;',
+)}
 `;
 }

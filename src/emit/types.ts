@@ -43,7 +43,10 @@ const ROOT = 'ToolspecTypes';
  */
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
 const PLACEHOLDER = (name: string) => `__toolspec_inherited_${name}__`;
-const INHERITED_BACK = new RegExp(`"?__toolspec_inherited_(${[...INHERITED].sort((a, b) => b.length - a.length).join('|')})__"?`, 'g');
+const INHERITED_BACK = new RegExp(
+  `"?__toolspec_inherited_(${[...INHERITED].sort((a, b) => b.length - a.length).join('|')})__"?`,
+  'g',
+);
 
 export async function emitTypes(model: ServerModel): Promise<string> {
   const names = toolTypeNames(model);
@@ -86,7 +89,9 @@ export async function emitTypes(model: ServerModel): Promise<string> {
       const value = (schema.schema[container] as Schema)[name];
       defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, own, sharedNames, base));
     }
-    const body: Schema = Object.fromEntries(Object.entries(schema.schema).filter(([k]) => k !== '$defs' && k !== 'definitions'));
+    const body: Schema = Object.fromEntries(
+      Object.entries(schema.schema).filter(([k]) => k !== '$defs' && k !== 'definitions'),
+    );
     // A root that is a $ref would be named after its target; as allOf it keeps the tool's own name.
     if (typeof body['$ref'] === 'string') {
       body['allOf'] = [{ $ref: body['$ref'] }, ...(Array.isArray(body['allOf']) ? body['allOf'] : [])];
@@ -107,11 +112,16 @@ export async function emitTypes(model: ServerModel): Promise<string> {
       add(tool.input, n.input, withDefaultsRequired);
     } else {
       add(tool.input, n.input, (s) => s);
-      aliases.push(`/** The arguments a client sends; this tool's schema has no defaults. */\nexport type ${n.args} = ${n.input};\n`);
+      aliases.push(
+        `/** The arguments a client sends; this tool's schema has no defaults. */\nexport type ${n.args} = ${n.input};\n`,
+      );
     }
     if (tool.output && n.output) add(tool.output, n.output, (s) => s);
     const shared = sharedKeys();
-    keysOf.set(tool.name, Object.keys(defs).filter((k) => !before.has(k) && !shared.has(k)));
+    keysOf.set(
+      tool.name,
+      Object.keys(defs).filter((k) => !before.has(k) && !shared.has(k)),
+    );
   }
 
   let ts: string;
@@ -123,12 +133,16 @@ export async function emitTypes(model: ServerModel): Promise<string> {
   // A tool's type that json-schema-to-typescript named otherwise (it happens with some anyOf shapes) still exists.
   for (const n of names.values()) {
     for (const name of [n.hasDefaults ? n.args : undefined, n.input, n.output]) {
-      if (name && !new RegExp(`^export (?:interface|type) ${name}\\b`, 'm').test(ts)) ts += `\nexport type ${name} = ${LOOSE_TYPE};\n`;
+      if (name && !new RegExp(`^export (?:interface|type) ${name}\\b`, 'm').test(ts))
+        ts += `\nexport type ${name} = ${LOOSE_TYPE};\n`;
     }
   }
   const cleaned = ts
     .replace(new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm'), '')
-    .replace(/^ \* This (?:interface|type) was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "[^\n]*"\.\n/gm, '')
+    .replace(
+      /^ \* This (?:interface|type) was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "[^\n]*"\.\n/gm,
+      '',
+    )
     .replace(/^\/\*\*\n \*\/\n/gm, '')
     .replace(INHERITED_BACK, (_m, name: string) => (name === '__proto__' ? '"__proto__"' : name));
   const body = indentByNesting(cleaned)
@@ -158,7 +172,12 @@ function typesOf(defs: Schema): Promise<string> {
  * The tools whose schemas json-schema-to-typescript cannot turn into types (it throws on a few valid shapes, such as
  * some recursive refs with siblings): each tool is tried alone, with the shared definitions.
  */
-async function untypable(model: ServerModel, defs: Schema, keysOf: Map<string, string[]>, shared: Set<string>): Promise<Set<string>> {
+async function untypable(
+  model: ServerModel,
+  defs: Schema,
+  keysOf: Map<string, string[]>,
+  shared: Set<string>,
+): Promise<Set<string>> {
   const failing = new Set<string>();
   const sharedDefs = Object.fromEntries(Object.entries(defs).filter(([k]) => shared.has(k)));
   for (const tool of model.tools) {
@@ -204,7 +223,11 @@ function forTypes(schema: unknown, rename: (ref: string) => string): unknown {
   if (!isObject(schema)) return schema;
   const node = mapChildren(schema, (c) => forTypes(c, rename));
   // minItems above maxItems is valid (nothing matches); json-schema-to-typescript cannot build its tuple type.
-  if (typeof node['minItems'] === 'number' && typeof node['maxItems'] === 'number' && node['minItems'] > node['maxItems']) {
+  if (
+    typeof node['minItems'] === 'number' &&
+    typeof node['maxItems'] === 'number' &&
+    node['minItems'] > node['maxItems']
+  ) {
     delete node['minItems'];
     delete node['maxItems'];
   }
@@ -252,7 +275,9 @@ function asSchemaObject(value: unknown): unknown {
 function withDefaultsRequired(schema: Schema): Schema {
   const visit = (node: unknown): unknown => {
     if (!isObject(node)) return node;
-    const out = mapChildren(node, (child, path) => (path[0] === 'properties' || path[0] === 'items' || path[0] === 'additionalProperties' ? visit(child) : child));
+    const out = mapChildren(node, (child, path) =>
+      path[0] === 'properties' || path[0] === 'items' || path[0] === 'additionalProperties' ? visit(child) : child,
+    );
     const props = out['properties'];
     if (isObject(props)) {
       const withDefault = Object.entries(props)

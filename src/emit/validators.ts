@@ -29,7 +29,13 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
   const types = toolTypeNames(model);
   const helpers = new Map<string, string>();
   let guarded = false;
-  const exportOf = (tool: string, which: 'inputSchema' | 'outputSchema', name: string, type: string, v: ValidatorCode) => {
+  const exportOf = (
+    tool: string,
+    which: 'inputSchema' | 'outputSchema',
+    name: string,
+    type: string,
+    v: ValidatorCode,
+  ) => {
     const head = HEADER.exec(v.source);
     if (!head) throw new Error(`ajv's standalone code for ${tool} ${which} has an unexpected shape`);
     const body = v.source.slice(head[0].length).replace(REQUIRE, (_m, mod: string) => {
@@ -38,7 +44,9 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
       return id;
     });
     const fn = `(() => {\n${body.trimEnd()}\nreturn ${head[1]};\n})()`;
-    const value = v.inherited.length ? `guardInherited(${fn}, ${JSON.stringify(v.inherited)}, ${v.kind === 'output'})` : fn;
+    const value = v.inherited.length
+      ? `guardInherited(${fn}, ${JSON.stringify(v.inherited)}, ${v.kind === 'output'})`
+      : fn;
     guarded ||= v.inherited.length > 0;
     return `/** ${commentLine(tool)}: ${which}. */\nexport const ${name}: Validator<${type}> = ${value};`;
   };
@@ -61,7 +69,9 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
   const sorted = [...helpers].sort(([a], [b]) => (a < b ? -1 : 1));
   const lines = [
     "// @ts-nocheck: ajv's standalone code; each export's type is declared.",
-    guarded ? "import { guardInherited, type Validator } from './arguments.js';" : "import type { Validator } from './arguments.js';",
+    guarded
+      ? "import { guardInherited, type Validator } from './arguments.js';"
+      : "import type { Validator } from './arguments.js';",
     ...(imported.length ? [`import type { ${imported.join(', ')} } from './types.js';`] : []),
     ...sorted.map(([id, mod]) => `import * as ${id}_module from ${JSON.stringify(`${mod}.js`)};`),
     '',

@@ -22,7 +22,17 @@ export interface SpecData {
 }
 
 /** MCP's Tool fields (2025-11-25), in the order the spec writes them when the server's order is not kept. */
-const TOOL_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'];
+const TOOL_FIELDS = [
+  'name',
+  'title',
+  'description',
+  'inputSchema',
+  'outputSchema',
+  'annotations',
+  'icons',
+  'execution',
+  '_meta',
+];
 const ANNOTATION_FIELDS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 const ICON_FIELDS = ['src', 'mimeType', 'sizes', 'theme'];
 const EXECUTION_FIELDS = ['taskSupport'];
@@ -84,18 +94,31 @@ export function buildSpec(input: BuildInput): Built {
 function cleanTool(raw: unknown, index: number, notes: ImportNote[]): Record<string, unknown> | undefined {
   const position = `#${index + 1}`;
   if (!isRecord(raw)) {
-    notes.push({ severity: 'error', tool: position, message: `the ${ordinal(index + 1)} tool is not an object but ${JSON.stringify(raw)?.slice(0, 60)}` });
+    notes.push({
+      severity: 'error',
+      tool: position,
+      message: `the ${ordinal(index + 1)} tool is not an object but ${JSON.stringify(raw)?.slice(0, 60)}`,
+    });
     return undefined;
   }
   const name = raw['name'];
   if (typeof name !== 'string') {
-    notes.push({ severity: 'error', tool: position, message: `the ${ordinal(index + 1)} tool has no name (a string)`, hint: 'every MCP tool needs a unique name' });
+    notes.push({
+      severity: 'error',
+      tool: position,
+      message: `the ${ordinal(index + 1)} tool has no name (a string)`,
+      hint: 'every MCP tool needs a unique name',
+    });
     return undefined;
   }
   const tool: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!TOOL_FIELDS.includes(key)) {
-      notes.push({ severity: 'warning', tool: name, message: `field "${key}" is not part of MCP's Tool object and was left out` });
+      notes.push({
+        severity: 'warning',
+        tool: name,
+        message: `field "${key}" is not part of MCP's Tool object and was left out`,
+      });
       continue;
     }
     if (value === undefined) continue;
@@ -109,7 +132,13 @@ function cleanTool(raw: unknown, index: number, notes: ImportNote[]): Record<str
   return tool;
 }
 
-function keepKnown(tool: Record<string, unknown>, field: string, known: string[], name: string, notes: ImportNote[]): void {
+function keepKnown(
+  tool: Record<string, unknown>,
+  field: string,
+  known: string[],
+  name: string,
+  notes: ImportNote[],
+): void {
   keepKnownIn(tool[field], known, field, name, notes);
 }
 
@@ -118,11 +147,15 @@ function keepKnownIn(value: unknown, known: string[], where: string, name: strin
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
     delete value[key];
-    notes.push({ severity: 'warning', tool: name, message: `${where}.${key} is not part of MCP's Tool object and was left out` });
+    notes.push({
+      severity: 'warning',
+      tool: name,
+      message: `${where}.${key} is not part of MCP's Tool object and was left out`,
+    });
   }
 }
 
 function ordinal(n: number): string {
-  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
 }

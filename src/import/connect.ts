@@ -45,7 +45,10 @@ export async function listFromCommand(
     throw new UserError(`cannot read --from-command ${JSON.stringify(commandLine)}: ${(e as Error).message}`);
   }
   const [command, ...args] = words;
-  if (!command) throw new UserError('--from-command is empty: give the command that starts the server, e.g. --from-command "node build/index.js"');
+  if (!command)
+    throw new UserError(
+      '--from-command is empty: give the command that starts the server, e.g. --from-command "node build/index.js"',
+    );
   const shown = JSON.stringify(commandLine);
   const attempt = async (legacy: boolean) => {
     const transport = new ChildProcessTransport(command, args, child);
@@ -55,7 +58,8 @@ export async function listFromCommand(
         if (transport.spawnError) return spawnFailure(transport.spawnError, command, commandLine);
         if (isTimeout(error)) hung = true;
         // Some 2025 servers end on any request before initialize (the era probe): start them again, legacy.
-        if (!legacy && phase === 'initialize' && transport.exit && !transport.spawnError && !transport.badOutput) return RETRY;
+        if (!legacy && phase === 'initialize' && transport.exit && !transport.spawnError && !transport.badOutput)
+          return RETRY;
         return childFailure(error, phase, transport, shown, options);
       });
     } finally {
@@ -74,20 +78,30 @@ export async function listFromCommand(
 const RETRY = new UserError('retry');
 
 /** Connects to a Streamable HTTP endpoint, reads its tools, and ends the session. */
-export async function listFromUrl(url: string, headers: Record<string, string>, options: ConnectOptions): Promise<Listing> {
+export async function listFromUrl(
+  url: string,
+  headers: Record<string, string>,
+  options: ConnectOptions,
+): Promise<Listing> {
   let endpoint: URL;
   try {
     endpoint = new URL(url);
   } catch {
-    throw new UserError(`--from-url ${JSON.stringify(url)} is not a URL; give the server's MCP endpoint, e.g. http://127.0.0.1:3000/mcp`);
+    throw new UserError(
+      `--from-url ${JSON.stringify(url)} is not a URL; give the server's MCP endpoint, e.g. http://127.0.0.1:3000/mcp`,
+    );
   }
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
-    throw new UserError(`--from-url ${JSON.stringify(url)} must be an http: or https: URL of a Streamable HTTP endpoint`);
+    throw new UserError(
+      `--from-url ${JSON.stringify(url)} must be an http: or https: URL of a Streamable HTTP endpoint`,
+    );
   }
   const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers }, fetch: boundedFetch });
   const shown = `${endpoint.origin}${endpoint.pathname}`;
   try {
-    return await read(transport, options, `the server at ${shown}`, false, (error, phase) => httpFailure(error, phase, shown, options));
+    return await read(transport, options, `the server at ${shown}`, false, (error, phase) =>
+      httpFailure(error, phase, shown, options),
+    );
   } finally {
     await transport.terminateSession().catch(() => undefined);
     await transport.close().catch(() => undefined);
@@ -105,7 +119,10 @@ const boundedFetch: typeof fetch = async (input, init) => {
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         bytes += chunk.byteLength;
-        if (bytes > MAX_OUTPUT_BYTES) controller.error(new Error(`the server sent more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB in one response`));
+        if (bytes > MAX_OUTPUT_BYTES)
+          controller.error(
+            new Error(`the server sent more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB in one response`),
+          );
         else controller.enqueue(chunk);
       },
     }),
@@ -118,7 +135,13 @@ const AS_SENT = {
   '~standard': { version: 1, vendor: 'toolspec', validate: (value: unknown) => ({ value }) },
 } as const;
 
-async function read(transport: Transport, options: ConnectOptions, who: string, legacy: boolean, describe: Describe): Promise<Listing> {
+async function read(
+  transport: Transport,
+  options: ConnectOptions,
+  who: string,
+  legacy: boolean,
+  describe: Describe,
+): Promise<Listing> {
   const client = new Client(
     { name: 'toolspec-import', version: options.clientVersion },
     { capabilities: {}, versionNegotiation: { mode: 'auto', probe: { timeoutMs: options.timeoutMs } } },
@@ -127,7 +150,10 @@ async function read(transport: Transport, options: ConnectOptions, who: string, 
   client.onerror = () => undefined;
   let phase = 'initialize';
   try {
-    await client.connect(transport, { timeout: options.timeoutMs, ...(legacy ? { prior: { kind: 'legacy' as const } } : {}) });
+    await client.connect(transport, {
+      timeout: options.timeoutMs,
+      ...(legacy ? { prior: { kind: 'legacy' as const } } : {}),
+    });
     const info = client.getServerVersion();
     const capabilities = client.getServerCapabilities() ?? {};
     const tools: unknown[] = [];
@@ -138,13 +164,26 @@ async function read(transport: Transport, options: ConnectOptions, who: string, 
       phase = page === 1 ? 'tools/list' : `tools/list (page ${page})`;
       let result: Record<string, unknown>;
       try {
-        const sent: unknown = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, AS_SENT, { timeout: options.timeoutMs });
+        const sent: unknown = await client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          AS_SENT,
+          { timeout: options.timeoutMs },
+        );
         result = typeof sent === 'object' && sent !== null ? (sent as Record<string, unknown>) : {};
       } catch (e) {
         if (page === 1 && e instanceof ProtocolError && e.code === ProtocolErrorCode.MethodNotFound) {
           // A server without the tools capability may well not know the method: it has no tools.
-          if (capabilities.tools === undefined) return { serverInfo: info ? { ...info } : undefined, instructions: client.getInstructions(), declaresTools: false, tools: [], pageSizes: [] };
-          throw new UserError(`${who} declares tools but does not answer tools/list (${e.message}); nothing was written`);
+          if (capabilities.tools === undefined)
+            return {
+              serverInfo: info ? { ...info } : undefined,
+              instructions: client.getInstructions(),
+              declaresTools: false,
+              tools: [],
+              pageSizes: [],
+            };
+          throw new UserError(
+            `${who} declares tools but does not answer tools/list (${e.message}); nothing was written`,
+          );
         }
         throw e;
       }
@@ -161,9 +200,12 @@ async function read(transport: Transport, options: ConnectOptions, who: string, 
       }
       const next = result['nextCursor'];
       if (next === undefined || next === null) break;
-      if (typeof next !== 'string') throw new UserError(`${who} sent a nextCursor that is not a string (${JSON.stringify(next)}) in ${phase}`);
+      if (typeof next !== 'string')
+        throw new UserError(`${who} sent a nextCursor that is not a string (${JSON.stringify(next)}) in ${phase}`);
       if (cursors.has(next) || page >= MAX_PAGES) {
-        throw new UserError(`${who} pages tools/list in a loop: cursor ${JSON.stringify(next)} came back after ${page} pages`);
+        throw new UserError(
+          `${who} pages tools/list in a loop: cursor ${JSON.stringify(next)} came back after ${page} pages`,
+        );
       }
       cursors.add(next);
       cursor = next;
@@ -201,7 +243,13 @@ function spawnFailure(error: NodeJS.ErrnoException, command: string, line: strin
   return new UserError(`${why}\n  hint: ${hint}`);
 }
 
-function childFailure(error: unknown, phase: string, transport: ChildProcessTransport, who: string, options: ConnectOptions): UserError {
+function childFailure(
+  error: unknown,
+  phase: string,
+  transport: ChildProcessTransport,
+  who: string,
+  options: ConnectOptions,
+): UserError {
   const lines: string[] = [];
   const exit = transport.exit;
   if (isTimeout(error)) {
@@ -232,7 +280,9 @@ function childFailure(error: unknown, phase: string, transport: ChildProcessTran
 
 function httpFailure(error: unknown, phase: string, who: string, options: ConnectOptions): UserError {
   if (isTimeout(error)) {
-    return new UserError(`the server at ${who} did not answer ${phase} within ${options.timeoutLabel}\n  hint: pass a longer --timeout if it is only slow`);
+    return new UserError(
+      `the server at ${who} did not answer ${phase} within ${options.timeoutLabel}\n  hint: pass a longer --timeout if it is only slow`,
+    );
   }
   if (error instanceof SdkHttpError || (error instanceof Error && error.name === 'UnauthorizedError')) {
     const status = error instanceof SdkHttpError ? error.status : 401;
@@ -242,17 +292,25 @@ function httpFailure(error: unknown, phase: string, who: string, options: Connec
       404: 'no MCP endpoint at this path: check the URL (it often ends in /mcp)',
       405: 'the endpoint does not take POST: it may be an SSE-only server (the older HTTP+SSE transport), which import does not read',
     };
-    const hint = hints[status ?? 0] ?? 'check that the URL is the server\'s Streamable HTTP endpoint';
-    return new UserError(`the server at ${who} answered ${phase} with HTTP ${status ?? '?'}: ${error.message}\n  hint: ${hint}`);
+    const hint = hints[status ?? 0] ?? "check that the URL is the server's Streamable HTTP endpoint";
+    return new UserError(
+      `the server at ${who} answered ${phase} with HTTP ${status ?? '?'}: ${error.message}\n  hint: ${hint}`,
+    );
   }
   // The network error sits a few causes down (the era probe wraps fetch's error, which wraps the socket's).
   let cause: NodeJS.ErrnoException | undefined;
-  for (let e: unknown = error instanceof Error ? error.cause : undefined, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+  for (
+    let e: unknown = error instanceof Error ? error.cause : undefined, depth = 0;
+    e instanceof Error && depth < 5;
+    e = e.cause, depth++
+  ) {
     cause = e as NodeJS.ErrnoException;
     if (cause.code) break;
   }
   if (cause?.code === 'ECONNREFUSED') {
-    return new UserError(`cannot connect to ${who}: connection refused\n  hint: start the server first, and check the host and port`);
+    return new UserError(
+      `cannot connect to ${who}: connection refused\n  hint: start the server first, and check the host and port`,
+    );
   }
   if (cause?.code === 'ENOTFOUND') return new UserError(`cannot connect to ${who}: the host name does not resolve`);
   const detail = error instanceof Error ? `${error.message}${cause ? ` (${cause.message})` : ''}` : String(error);

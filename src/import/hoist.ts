@@ -36,9 +36,14 @@ const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
  * that must not be used: the spec's own $defs and every name under a tool schema's own $defs (a tool's own entry
  * would shadow a shared one of the same name).
  */
-export function hoist(tools: Record<string, unknown>[], taken: ReadonlySet<string>): { defs: Record<string, unknown>; hoisted: Hoisted[] } {
+export function hoist(
+  tools: Record<string, unknown>[],
+  taken: ReadonlySet<string>,
+): { defs: Record<string, unknown>; hoisted: Hoisted[] } {
   const used = new Set(taken);
-  for (const t of tools) for (const s of [t['inputSchema'], t['outputSchema']]) if (isObject(s)) for (const n of localDefNames(s)) used.add(n);
+  for (const t of tools)
+    for (const s of [t['inputSchema'], t['outputSchema']])
+      if (isObject(s)) for (const n of localDefNames(s)) used.add(n);
   const defs: Record<string, unknown> = {};
   const hoisted: Hoisted[] = [];
   for (;;) {
@@ -69,7 +74,12 @@ export function hoist(tools: Record<string, unknown>[], taken: ReadonlySet<strin
 }
 
 /** Every movable sub-schema below `node`, grouped by its exact JSON text. */
-function collect(node: Record<string, unknown>, tool: number, path: SchemaPath, groups: Map<string, Occurrence[]>): void {
+function collect(
+  node: Record<string, unknown>,
+  tool: number,
+  path: SchemaPath,
+  groups: Map<string, Occurrence[]>,
+): void {
   for (const [key, value] of Object.entries(node)) {
     if (key === '$defs' || key === 'definitions') continue;
     for (const [child, sub] of children(key, value)) {

@@ -27,7 +27,8 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 export function listFromFile(file: string, shown: string): Listing {
   let text: string;
   try {
-    if (fs.statSync(file).size > MAX_FILE_BYTES) throw new UserError(`${shown} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB; it is not a tools/list result`);
+    if (fs.statSync(file).size > MAX_FILE_BYTES)
+      throw new UserError(`${shown} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB; it is not a tools/list result`);
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
     if (e instanceof UserError) throw e;
@@ -38,7 +39,9 @@ export function listFromFile(file: string, shown: string): Listing {
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (e) {
-    throw new UserError(`${shown} is not JSON: ${(e as Error).message}\n  hint: save the result of tools/list, e.g. the "result" of its JSON-RPC response, or an array of tools`);
+    throw new UserError(
+      `${shown} is not JSON: ${(e as Error).message}\n  hint: save the result of tools/list, e.g. the "result" of its JSON-RPC response, or an array of tools`,
+    );
   }
   const record = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (record(data) && record(data['result'])) data = data['result'];

@@ -32,7 +32,11 @@ export interface Verified {
  * Loads `text` as a spec file would be loaded (from memory: nothing touches the disk). `toolNames` and
  * `positions` are the spec's tools' names and their places in the server's list, for messages.
  */
-export async function verifySpec(text: string, toolNames: readonly string[], positions: readonly number[]): Promise<Verified> {
+export async function verifySpec(
+  text: string,
+  toolNames: readonly string[],
+  positions: readonly number[],
+): Promise<Verified> {
   // A folder that exists only in memory: options' folders are judged against it, and nothing else is there.
   const dir = path.resolve(os.tmpdir(), 'toolspec-import');
   const file = path.join(dir, 'toolspec.yaml');
@@ -129,14 +133,20 @@ function pathAt(node: Node, offset: number, lead = ''): string {
  * one is put back in place first: the comparison is then of meaning, not of bytes. Returns the first tool that
  * differs, or undefined.
  */
-export function firstDifference(model: ServerModel, expected: readonly Record<string, unknown>[], hoisted: Record<string, unknown>): string | undefined {
+export function firstDifference(
+  model: ServerModel,
+  expected: readonly Record<string, unknown>[],
+  hoisted: Record<string, unknown>,
+): string | undefined {
   const sent = manifestTools(model) as unknown as Record<string, unknown>[];
   if (sent.length !== expected.length) return `${sent.length} tools instead of ${expected.length}`;
   const names = Object.keys(hoisted);
   for (let i = 0; i < sent.length; i++) {
     const tool = { ...sent[i]! };
-    for (const k of ['inputSchema', 'outputSchema']) if (isObject(tool[k]) && names.length) tool[k] = restore(tool[k], hoisted);
-    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(tool)), JSON.parse(JSON.stringify(expected[i])))) return `tool "${String(expected[i]!['name'])}"`;
+    for (const k of ['inputSchema', 'outputSchema'])
+      if (isObject(tool[k]) && names.length) tool[k] = restore(tool[k], hoisted);
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(tool)), JSON.parse(JSON.stringify(expected[i]))))
+      return `tool "${String(expected[i]!['name'])}"`;
   }
   return undefined;
 }

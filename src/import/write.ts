@@ -16,8 +16,14 @@ export function checkTarget(target: string, shown: string, force: boolean): void
   } catch {
     return;
   }
-  if (st.isDirectory()) throw new UserError(`${shown} is a folder; give --out the path of the spec file to write, e.g. --out ${path.posix.join(shown, 'toolspec.yaml')}`);
-  if (!force) throw new UserError(`${shown} exists already; nothing was imported\n  hint: pass --force to replace it, or --out another.yaml to write beside it`);
+  if (st.isDirectory())
+    throw new UserError(
+      `${shown} is a folder; give --out the path of the spec file to write, e.g. --out ${path.posix.join(shown, 'toolspec.yaml')}`,
+    );
+  if (!force)
+    throw new UserError(
+      `${shown} exists already; nothing was imported\n  hint: pass --force to replace it, or --out another.yaml to write beside it`,
+    );
 }
 
 export function writeAtomically(target: string, shown: string, text: string, force: boolean): void {
@@ -34,7 +40,10 @@ export function writeAtomically(target: string, shown: string, text: string, for
       fs.linkSync(temp, target);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw new UserError(`${shown} was created while importing; it was left as it is\n  hint: pass --force to replace it`);
+      if (code === 'EEXIST')
+        throw new UserError(
+          `${shown} was created while importing; it was left as it is\n  hint: pass --force to replace it`,
+        );
       if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV') throw e;
       // A file system without hard links: exclusive create, then write (not atomic, but never over a file).
       fs.writeFileSync(target, text, { flag: 'wx' });

@@ -21,7 +21,8 @@ const LINE_WIDTH = 100;
 const FLOW_LIST_MAX = 60;
 const TEXT_KEYS = new Set(['description', 'instructions']);
 /** Characters a person cannot see or an editor may change: such text stays double-quoted, with escapes. */
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f\u2060\u3000\ufeff]/;
+const INVISIBLE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f\u2060\u3000\ufeff]/;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'g');
 
 export function specYaml(data: Record<string, unknown>, options: YamlOptions): string {
@@ -41,7 +42,8 @@ function render(data: Record<string, unknown>, options: YamlOptions, styled: boo
     doc.contents.items.forEach((pair, i) => {
       const key = isScalar(pair.key) ? pair.key.value : undefined;
       if (i > 0 && isScalar(pair.key)) pair.key.spaceBefore = true;
-      if (key === 'tools' && isSeq(pair.value)) pair.value.items.forEach((tool, j) => j > 0 && isMap(tool) && (tool.spaceBefore = true));
+      if (key === 'tools' && isSeq(pair.value))
+        pair.value.items.forEach((tool, j) => j > 0 && isMap(tool) && (tool.spaceBefore = true));
       if (key === 'options' && isMap(pair.value) && options.pageSizeNote) {
         const page = pair.value.items.find((p) => isScalar(p.key) && p.key.value === 'pageSize');
         if (page && isScalar(page.value)) page.value.comment = ` ${options.pageSizeNote}`;
@@ -56,7 +58,9 @@ function render(data: Record<string, unknown>, options: YamlOptions, styled: boo
     },
     Seq(_, seq) {
       if (!styled) return;
-      const scalars = seq.items.every((item) => isScalar(item) && (typeof item.value !== 'string' || !/[\n]/.test(item.value)));
+      const scalars = seq.items.every(
+        (item) => isScalar(item) && (typeof item.value !== 'string' || !/[\n]/.test(item.value)),
+      );
       if (scalars && seq.items.length > 0 && JSON.stringify(seq.toJSON()).length <= FLOW_LIST_MAX) seq.flow = true;
     },
     Scalar(_, node) {
@@ -65,7 +69,12 @@ function render(data: Record<string, unknown>, options: YamlOptions, styled: boo
       if (typeof node.value === 'string' && !readableAsIs(node.value)) node.type = 'QUOTE_DOUBLE';
     },
   });
-  const text = doc.toString({ lineWidth: LINE_WIDTH, minContentWidth: 40, flowCollectionPadding: false, doubleQuotedAsJSON: true });
+  const text = doc.toString({
+    lineWidth: LINE_WIDTH,
+    minContentWidth: 40,
+    flowCollectionPadding: false,
+    doubleQuotedAsJSON: true,
+  });
   // JSON leaves U+2028 and the like as they are; every string holding one is double-quoted (above), where an
   // escape means the same character, and in a comment the escape is only text.
   return text.replace(INVISIBLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

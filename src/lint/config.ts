@@ -69,8 +69,14 @@ export class Suppressions {
       e.tools.forEach((tool, j) => {
         if (this.#used[i]!.has(tool)) return;
         const [message, hint] = known.has(tool)
-          ? [`options.lint.ignore[${i}] silences ${e.rule} for ${quoted(tool)}, but the rule reports nothing there`, 'remove it: what it silenced is gone']
-          : [`options.lint.ignore[${i}] names ${quoted(tool)}, which is not a tool of this server`, didYouMean(tool, toolNames) || 'remove it, or correct the name'];
+          ? [
+              `options.lint.ignore[${i}] silences ${e.rule} for ${quoted(tool)}, but the rule reports nothing there`,
+              'remove it: what it silenced is gone',
+            ]
+          : [
+              `options.lint.ignore[${i}] names ${quoted(tool)}, which is not a tool of this server`,
+              didYouMean(tool, toolNames) || 'remove it, or correct the name',
+            ];
         out.push({ rule: 'unused-ignore', tools: [], span: at.inSpec([...where, 'tools', j]), message, hint });
       });
     });

@@ -6,7 +6,17 @@ import { sourceLocator } from './positions.js';
 
 export { lint, type LintResult } from './lint.js';
 export { RULES } from './rules/index.js';
-export { formatLintCompact, formatLintFindings, formatLintGithub, formatLintReport, formatRules, formatTokenTable, lintJson, lintSummary, withLint } from './report.js';
+export {
+  formatLintCompact,
+  formatLintFindings,
+  formatLintGithub,
+  formatLintReport,
+  formatRules,
+  formatTokenTable,
+  lintJson,
+  lintSummary,
+  withLint,
+} from './report.js';
 export type { TokenReport } from './tokens.js';
 export { RULE_IDS, type LintFinding, type RuleId } from './types.js';
 
@@ -15,5 +25,8 @@ export function lintLoaded(
   loaded: { model: ServerModel; sources: ReadonlyMap<string, string>; parsed?: ReadonlyMap<string, SourceFile> },
   opts: { tokens?: boolean } = {},
 ): Promise<LintResult> {
-  return lint(loaded.model, { locator: sourceLocator(loaded.model, loaded.sources, loaded.parsed), tokens: opts.tokens ?? false });
+  return lint(loaded.model, {
+    locator: sourceLocator(loaded.model, loaded.sources, loaded.parsed),
+    tokens: opts.tokens ?? false,
+  });
 }

@@ -45,15 +45,37 @@ export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintR
   if (tokens && budgeted) raw.push(...budgetFindings(tokens, model, at));
 
   const kept = raw.filter((f) => !suppressions.silences(f));
-  kept.push(...suppressions.check(model.tools.map((t) => t.name), active, at).filter((f) => active(f.rule)));
+  kept.push(
+    ...suppressions
+      .check(
+        model.tools.map((t) => t.name),
+        active,
+        at,
+      )
+      .filter((f) => active(f.rule)),
+  );
 
   const rank = (file: string) => {
     const i = model.files.indexOf(file);
     return i === -1 ? model.files.length : i;
   };
   const findings: LintFinding[] = kept
-    .map(({ span, rule, tools, message, hint }) => ({ rule, severity: level(rule) as LintFinding['severity'], ...span, message, hint, tools }))
-    .sort((a, b) => rank(a.file) - rank(b.file) || a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule) || a.message.localeCompare(b.message));
+    .map(({ span, rule, tools, message, hint }) => ({
+      rule,
+      severity: level(rule) as LintFinding['severity'],
+      ...span,
+      message,
+      hint,
+      tools,
+    }))
+    .sort(
+      (a, b) =>
+        rank(a.file) - rank(b.file) ||
+        a.line - b.line ||
+        a.column - b.column ||
+        a.rule.localeCompare(b.rule) ||
+        a.message.localeCompare(b.message),
+    );
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
   const failed = options.failOn === 'error' ? errors > 0 : options.failOn === 'warning' ? findings.length > 0 : false;

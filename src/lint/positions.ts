@@ -13,7 +13,11 @@ import type { Locator } from './types.js';
  * A locator over the spec's files as loadModel returns them: the parsed files when given, else parsed again from
  * `sources` (display path → text), lazily, only for a file a finding is in.
  */
-export function sourceLocator(model: ServerModel, sources: ReadonlyMap<string, string>, parsed?: ReadonlyMap<string, SourceFile>): Locator {
+export function sourceLocator(
+  model: ServerModel,
+  sources: ReadonlyMap<string, string>,
+  parsed?: ReadonlyMap<string, SourceFile>,
+): Locator {
   const files = new Map<string, SourceFile | undefined>(parsed);
   /** Per file, where each tool's mapping starts ("line:column") → its JSON path. */
   const toolIndex = new Map<SourceFile, Map<string, JsonPath>>();

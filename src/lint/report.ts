@@ -8,7 +8,11 @@ import type { TokenReport } from './tokens.js';
 import type { LintFinding } from './types.js';
 
 /** Findings as validate prints diagnostics: file:line:col, severity, rule id, message, code frame, hint. */
-export function formatLintFindings(findings: readonly LintFinding[], style: Style, sources: ReadonlyMap<string, string>): string {
+export function formatLintFindings(
+  findings: readonly LintFinding[],
+  style: Style,
+  sources: ReadonlyMap<string, string>,
+): string {
   // The diagnostic printer shows the code as it is; a rule id takes its place.
   return findings.map((f) => formatDiagnostic(asDiagnostic(f), style, sources.get(f.file))).join('\n\n');
 }
@@ -16,7 +20,10 @@ export function formatLintFindings(findings: readonly LintFinding[], style: Styl
 /** One line per finding, for the commands that lint on the side (generate, check). */
 export function formatLintCompact(findings: readonly LintFinding[], style: Style): string {
   return findings
-    .map((f) => `${style.bold(visible(`${f.file}:${f.line}:${f.column}`))} ${severity(f, style)} ${style.dim(f.rule)} ${visible(f.message)}`)
+    .map(
+      (f) =>
+        `${style.bold(visible(`${f.file}:${f.line}:${f.column}`))} ${severity(f, style)} ${style.dim(f.rule)} ${visible(f.message)}`,
+    )
     .join('\n');
 }
 
@@ -30,7 +37,16 @@ export function lintSummary(result: LintResult): string {
 export function formatTokenTable(report: TokenReport, style: Style = PLAIN): string {
   const alt = report.alternativeRefs === 'inline' ? 'if inlined' : 'if bundled';
   const perTool = report.budget.perTool;
-  const head = ['tool', 'tokens', 'share', 'description', 'inputSchema', alt, 'change', ...(perTool ? ['over budget'] : [])];
+  const head = [
+    'tool',
+    'tokens',
+    'share',
+    'description',
+    'inputSchema',
+    alt,
+    'change',
+    ...(perTool ? ['over budget'] : []),
+  ];
   const pct = (n: number) => `${report.total ? Math.round((n / report.total) * 100) : 0}%`;
   const change = (now: number, other: number) => (now === other ? ['-', ''] : [String(other), signed(other - now)]);
   const rows = report.tools.map((t) => [
@@ -49,12 +65,16 @@ export function formatTokenTable(report: TokenReport, style: Style = PLAIN): str
     '100%',
     String(sum((t) => t.description)),
     String(sum((t) => t.inputSchema)),
-    ...change(sum((t) => t.inputSchema), sum((t) => t.alternative)),
+    ...change(
+      sum((t) => t.inputSchema),
+      sum((t) => t.alternative),
+    ),
     ...(perTool ? [''] : []),
   ];
   const all = [head, ...rows, totalRow];
   const widths = head.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
-  const line = (r: string[]) => `  ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')}`.trimEnd();
+  const line = (r: string[]) =>
+    `  ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')}`.trimEnd();
 
   const out = [
     `${style.bold('Tokens')} a model reads of each tool: ${report.counted.join(', ')}, as compact JSON.`,
@@ -75,20 +95,35 @@ export function formatTokenTable(report: TokenReport, style: Style = PLAIN): str
   if (total || each) {
     const over = report.tools.filter((t) => t.overBudget).length;
     const parts = [];
-    if (total) parts.push(`${report.total} of ${total} tokens in all${report.total > total ? ` (over by ${report.total - total})` : ''}`);
+    if (total)
+      parts.push(
+        `${report.total} of ${total} tokens in all${report.total > total ? ` (over by ${report.total - total})` : ''}`,
+      );
     if (each) parts.push(`${each} per tool${over ? ` (${over} tool${over === 1 ? '' : 's'} over)` : ''}`);
     out.push(`Budget (options.lint.budget): ${parts.join('; ')}.`);
   } else {
     out.push('No budget: set options.lint.budget.total and .perTool to fail when the tools outgrow them.');
   }
-  out.push(`The whole tools/list result, with titles, output schemas, annotations and icons, is ${report.payload} tokens.`);
+  out.push(
+    `The whole tools/list result, with titles, output schemas, annotations and icons, is ${report.payload} tokens.`,
+  );
   return out.join('\n');
 }
 
 /** `toolspec lint --format json`. */
 export function lintJson(spec: string, result: LintResult | undefined, diagnostics: readonly Diagnostic[]): string {
   const body = result
-    ? { ok: !result.failed, valid: true, spec, failOn: result.failOn, errors: result.errors, warnings: result.warnings, findings: result.findings, tokens: result.tokens ?? null, diagnostics }
+    ? {
+        ok: !result.failed,
+        valid: true,
+        spec,
+        failOn: result.failOn,
+        errors: result.errors,
+        warnings: result.warnings,
+        findings: result.findings,
+        tokens: result.tokens ?? null,
+        diagnostics,
+      }
     : { ok: false, valid: false, spec, findings: [], tokens: null, diagnostics };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
@@ -100,7 +135,12 @@ export function withLint(json: string, result: LintResult): string {
 }
 
 /** `toolspec lint`: the findings with code frames, the token table, and the verdict. */
-export function formatLintReport(spec: string, result: LintResult, sources: ReadonlyMap<string, string>, style: Style): string {
+export function formatLintReport(
+  spec: string,
+  result: LintResult,
+  sources: ReadonlyMap<string, string>,
+  style: Style,
+): string {
   const parts: string[] = [];
   if (result.findings.length) parts.push(formatLintFindings(result.findings, style, sources));
   if (result.tokens) parts.push(formatTokenTable(result.tokens, style));
@@ -111,17 +151,28 @@ export function formatLintReport(spec: string, result: LintResult, sources: Read
 /** `toolspec lint --rules`. */
 export function formatRules(style: Style = PLAIN): string {
   const width = Math.max(...RULES.map((r) => r.id.length));
-  const lines = RULES.map((r) => `  ${r.id.padEnd(width)}  ${(r.severity === 'error' ? style.red : style.yellow)(r.severity.padEnd(7))}  ${r.summary}`);
+  const lines = RULES.map(
+    (r) =>
+      `  ${r.id.padEnd(width)}  ${(r.severity === 'error' ? style.red : style.yellow)(r.severity.padEnd(7))}  ${r.summary}`,
+  );
   return `${style.bold('Lint rules')} (id, default severity, what it finds); set them in options.lint.rules: { <id>: off | warning | error }\n\n${lines.join('\n')}\n`;
 }
 
 /** GitHub workflow commands: findings show on the pull request's lines. */
 export function formatLintGithub(findings: readonly LintFinding[]): string {
   return findings
-    .map((f) => annotation({ level: f.severity, file: f.file, line: f.line, column: f.column, title: `toolspec lint: ${f.rule}`, message: `${f.message} (${f.hint})` }))
+    .map((f) =>
+      annotation({
+        level: f.severity,
+        file: f.file,
+        line: f.line,
+        column: f.column,
+        title: `toolspec lint: ${f.rule}`,
+        message: `${f.message} (${f.hint})`,
+      }),
+    )
     .join('\n');
 }
-
 
 function severity(f: LintFinding, style: Style): string {
   return f.severity === 'error' ? style.red(style.bold('error')) : style.yellow(style.bold('warning'));

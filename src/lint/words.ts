@@ -49,7 +49,9 @@ export function looksEnglish(text: string): boolean {
 
 /** Words that carry no meaning of their own in a tool description. */
 export const STOPWORDS: ReadonlySet<string> = new Set(
-  'a an the this that these those it its of to in on at by for from with and or but as is are be was were been this tool tools function api endpoint via using use used one all any some given'.split(' '),
+  'a an the this that these those it its of to in on at by for from with and or but as is are be was were been this tool tools function api endpoint via using use used one all any some given'.split(
+    ' ',
+  ),
 );
 
 /** Content words: not stop words. */
@@ -96,5 +98,8 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 
 /** Text from the spec, quoted for a message: control characters (C0, DEL, C1) and line separators escaped. */
 export function quoted(text: string): string {
-  return JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(text).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

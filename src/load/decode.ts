@@ -6,10 +6,10 @@
 
 /** The decoded text, or why the bytes are not a UTF-8 file (the message follows the file's name). */
 export type Decoded =
-  | { ok: true; text: string }
-  | { ok: false; line: number; column: number; message: string; hint: string };
+  { ok: true; text: string } | { ok: false; line: number; column: number; message: string; hint: string };
 
-const RESAVE = 're-save the file as UTF-8 (in most editors: "Save with Encoding" or "Reopen with Encoding", then UTF-8)';
+const RESAVE =
+  're-save the file as UTF-8 (in most editors: "Save with Encoding" or "Reopen with Encoding", then UTF-8)';
 
 export function decodeUtf8(bytes: Uint8Array): Decoded {
   if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {

@@ -49,7 +49,11 @@ export function memorySource(files: ReadonlyMap<string, string | Buffer>): FileS
   const bytes = new Map([...files].map(([p, t]) => [norm(p), typeof t === 'string' ? Buffer.from(t, 'utf8') : t]));
   const children = (dir: string) => {
     const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
-    return [...new Set([...bytes.keys()].filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length).split(path.sep)[0]!))];
+    return [
+      ...new Set(
+        [...bytes.keys()].filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length).split(path.sep)[0]!),
+      ),
+    ];
   };
   return {
     stat(abs) {

@@ -137,7 +137,12 @@ function readSource(
     const st = source.stat(abs);
     if (st.kind === 'folder') {
       diags.add(
-        diagnostic('TS005', where, `${shown} is a folder, not a spec file`, 'name a .yaml file; to include a whole folder, end the path with /'),
+        diagnostic(
+          'TS005',
+          where,
+          `${shown} is a folder, not a spec file`,
+          'name a .yaml file; to include a whole folder, end the path with /',
+        ),
       );
       return undefined;
     }
@@ -178,14 +183,22 @@ function readSource(
         'TS005',
         where,
         code === 'ENOENT' ? `cannot find ${shown}` : `cannot read ${shown} (${code ?? String(e)})`,
-        from ? 'include paths are relative to the file that includes them' : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml',
+        from
+          ? 'include paths are relative to the file that includes them'
+          : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml',
       ),
     );
     return undefined;
   }
   const decoded = decodeUtf8(bytes);
   if (!decoded.ok) {
-    const at = { file: shown, line: decoded.line, column: decoded.column, endLine: decoded.line, endColumn: decoded.column + 1 };
+    const at = {
+      file: shown,
+      line: decoded.line,
+      column: decoded.column,
+      endLine: decoded.line,
+      endColumn: decoded.column + 1,
+    };
     diags.add(diagnostic('TS036', at, `${shown} ${decoded.message}`, decoded.hint));
     return undefined;
   }
@@ -211,22 +224,34 @@ function resolveInclude(
   const at = file.locate(['include', index]);
   const refuse = (why: string) => {
     diags.add(
-      diagnostic('TS016', at, `include "${entry}" ${why}`, 'included files must lie in the spec file\'s folder or below it; use a relative path'),
+      diagnostic(
+        'TS016',
+        at,
+        `include "${entry}" ${why}`,
+        "included files must lie in the spec file's folder or below it; use a relative path",
+      ),
     );
     return [];
   };
   if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
   const target = path.resolve(path.dirname(includingPath), entry);
-  if (!isInside(rootDir, target)) return refuse('points outside the spec\'s folder');
+  if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
   if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target))) {
-    return refuse('is a link that points outside the spec\'s folder');
+    return refuse("is a link that points outside the spec's folder");
   }
   if (!/[\\/]$/.test(entry)) return [target];
   let names: string[];
   try {
     names = source.list(target);
   } catch {
-    diags.add(diagnostic('TS005', at, `cannot read folder "${entry}"`, 'include paths are relative to the file that includes them'));
+    diags.add(
+      diagnostic(
+        'TS005',
+        at,
+        `cannot read folder "${entry}"`,
+        'include paths are relative to the file that includes them',
+      ),
+    );
     return [];
   }
   return names

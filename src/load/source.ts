@@ -2,7 +2,20 @@
  * One YAML file with its positions: parses with the `yaml` package, keeps the document so any JSON path can be
  * mapped back to file:line:col, and turns YAML's own problems into diagnostics.
  */
-import { Composer, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parseDocument, visit, YAMLParseError } from 'yaml';
+import {
+  Composer,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  Lexer,
+  LineCounter,
+  Parser,
+  parseDocument,
+  visit,
+  YAMLParseError,
+} from 'yaml';
 import type { CST, Document, Node, Pair, YAMLMap } from 'yaml';
 import { diagnostic, type Diagnostic, type Span } from '../diagnostics.js';
 import { MAX_DEPTH, MAX_TEXT_CHARS } from './limits.js';
@@ -36,7 +49,14 @@ export class SourceFile {
     }
     this.document = parsed;
     for (const e of [...this.document.errors, ...this.document.warnings]) {
-      this.diagnostics.push(diagnostic('TS001', this.spanOf(e.pos[0], Math.max(e.pos[1], e.pos[0] + 1)), yamlMessage(e.message), YAML_HINTS[e.code] ?? YAML_HINT));
+      this.diagnostics.push(
+        diagnostic(
+          'TS001',
+          this.spanOf(e.pos[0], Math.max(e.pos[1], e.pos[0] + 1)),
+          yamlMessage(e.message),
+          YAML_HINTS[e.code] ?? YAML_HINT,
+        ),
+      );
     }
     // Duplicate keys leave the data well-formed (the last one wins), so the rest of the file is still checked.
     this.#checkDuplicateKeys();
@@ -80,7 +100,12 @@ export class SourceFile {
         if (pair.key !== null && !isScalar(pair.key) && !isAlias(pair.key)) {
           unresolved = true;
           this.diagnostics.push(
-            diagnostic('TS001', this.spanOfNode(pair.key as Node), 'a mapping key must be a plain value, not a list or mapping', 'write the key as a string'),
+            diagnostic(
+              'TS001',
+              this.spanOfNode(pair.key as Node),
+              'a mapping key must be a plain value, not a list or mapping',
+              'write the key as a string',
+            ),
           );
         }
       },
@@ -238,10 +263,12 @@ export class SourceFile {
   }
 }
 
-const YAML_HINT = 'fix the YAML syntax here; quote text that contains ": ", " #", "{", "[", a comma inside { }, or starts with a special character';
+const YAML_HINT =
+  'fix the YAML syntax here; quote text that contains ": ", " #", "{", "[", a comma inside { }, or starts with a special character';
 const YAML_HINTS: Partial<Record<string, string>> = {
   TAB_AS_INDENT: 'YAML indents with spaces only: replace the tabs with spaces',
-  MULTIPLE_DOCS: 'a spec file holds one YAML document: remove the "---" line and what follows, or move it to an included file',
+  MULTIPLE_DOCS:
+    'a spec file holds one YAML document: remove the "---" line and what follows, or move it to an included file',
   BAD_INDENT: 'align the keys of one mapping at the same column, with spaces',
   MISSING_CHAR: 'close every "[" with "]" and every "{" with "}"; quote text that contains a comma inside { }',
 };
@@ -271,14 +298,17 @@ function parseWithin(text: string, lineCounter: LineCounter): Document.Parsed | 
     const offset = parser.offset;
     for (const token of parser.next(lexeme)) tokens.push(token);
     // The stack also holds the document and the node being read; count only the collections when it is long.
-    if (parser.stack.length > MAX_DEPTH && parser.stack.filter((t) => COLLECTIONS.has(t.type)).length > MAX_DEPTH) return offset;
+    if (parser.stack.length > MAX_DEPTH && parser.stack.filter((t) => COLLECTIONS.has(t.type)).length > MAX_DEPTH)
+      return offset;
   }
   for (const token of parser.end()) tokens.push(token);
   let doc: Document.Parsed | undefined;
   for (const next of new Composer(PARSE_OPTIONS).compose(tokens, true, text.length)) {
     if (!doc) doc = next;
     else {
-      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+      doc.errors.push(
+        new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'),
+      );
       break;
     }
   }

@@ -38,7 +38,7 @@ const FIELD_HINTS: Record<string, string> = {
   inputSchema: 'a tool without parameters takes: inputSchema: { type: object, additionalProperties: false }',
   toolspec: 'start the file with "toolspec: 1"',
   server: 'add: server: { name: my-server, version: 1.0.0 }',
-  arguments: 'an example gives the call\'s arguments, e.g. arguments: { query: install }',
+  arguments: "an example gives the call's arguments, e.g. arguments: { query: install }",
 };
 
 export function checkStructure(file: SourceFile, kind: 'main' | 'include', diags: Diagnostics): void {
@@ -53,7 +53,8 @@ export function checkStructure(file: SourceFile, kind: 'main' | 'include', diags
 function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') {
   if ('propertyName' in err) return undefined; // reported once more by its propertyNames error
   const path = pointerToPath(err.instancePath, file.value);
-  const parent = err.parentSchema as { title?: string; properties?: Record<string, { description?: string }> } | undefined;
+  const parent = err.parentSchema as
+    { title?: string; properties?: Record<string, { description?: string }> } | undefined;
   const where = context(path, parent?.title, file.value, kind);
   const last = path[path.length - 1];
   const at = (p = path, key = false) => file.locate(p, { key });
@@ -85,7 +86,14 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
     }
     case 'type': {
       if (path.length === 0 && (err.data === null || err.data === undefined)) {
-        return make('TS033', at(), `${file.displayPath} is empty`, kind === 'main' ? 'a spec starts with: toolspec: 1, then server: { name: my-server, version: 1.0.0 } and tools: [...]' : 'an included file holds tools: [...] and/or $defs: {...}');
+        return make(
+          'TS033',
+          at(),
+          `${file.displayPath} is empty`,
+          kind === 'main'
+            ? 'a spec starts with: toolspec: 1, then server: { name: my-server, version: 1.0.0 } and tools: [...]'
+            : 'an included file holds tools: [...] and/or $defs: {...}',
+        );
       }
       const expected = String(err.params['type']).split(',').join(' or ');
       const own = (err.parentSchema as { description?: string } | undefined)?.description;
@@ -99,7 +107,12 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
     }
     case 'const':
       if (path.length === 1 && last === 'toolspec') {
-        return make('TS010', at(), `unsupported format version ${JSON.stringify(err.data)}`, 'this version of toolspec reads "toolspec: 1"');
+        return make(
+          'TS010',
+          at(),
+          `unsupported format version ${JSON.stringify(err.data)}`,
+          'this version of toolspec reads "toolspec: 1"',
+        );
       }
       return make('TS009', at(), `${label(path)} must be ${JSON.stringify(err.params['allowedValue'])}`);
     case 'enum': {
@@ -119,7 +132,8 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
           `MCP tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . (case-sensitive); e.g. "${fixed}"`,
         );
       }
-      if (last === 'src') return make('TS009', at(), `icon src must be an https: or data: URI`, 'e.g. src: https://example.com/icon.png');
+      if (last === 'src')
+        return make('TS009', at(), `icon src must be an https: or data: URI`, 'e.g. src: https://example.com/icon.png');
       return make('TS009', at(), `${label(path)} must match ${String(err.params['pattern'])}`);
     case 'propertyNames': {
       const name = String(err.params['propertyName']);
@@ -131,7 +145,11 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
       );
     }
     case 'format':
-      return make('TS009', at(), `${label(path)} must be a valid ${String(err.params['format'])}, not ${JSON.stringify(err.data)}`);
+      return make(
+        'TS009',
+        at(),
+        `${label(path)} must be a valid ${String(err.params['format'])}, not ${JSON.stringify(err.data)}`,
+      );
     default:
       return make('TS009', at(), `${label(path)} ${err.message ?? 'is invalid'}`);
   }
@@ -149,7 +167,10 @@ function context(path: readonly (string | number)[], title: string | undefined, 
 
 function label(path: readonly (string | number)[]): string {
   if (path.length === 0) return 'the file';
-  return `"${path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[')}"`;
+  return `"${path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+    .join('.')
+    .replace(/\.\[/g, '[')}"`;
 }
 
 function article(t: string): string {

@@ -21,7 +21,10 @@ export function inlineRefs(schema: Schema): Schema {
       const target = inline(structuredClone(resolvePointer(root, ref)), depth + 1);
       const rest = Object.fromEntries(Object.entries(node).filter(([k]) => k !== '$ref'));
       if (!Object.keys(rest).length) return target;
-      return { ...mapChildren(rest, (c) => inline(c, depth)), allOf: [...((rest['allOf'] as unknown[]) ?? []), target] };
+      return {
+        ...mapChildren(rest, (c) => inline(c, depth)),
+        allOf: [...((rest['allOf'] as unknown[]) ?? []), target],
+      };
     }
     return mapChildren(node, (c) => inline(c, depth));
   };
@@ -82,7 +85,12 @@ export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath)
       const m: Schema = {};
       for (const [name, c] of Object.entries(v as Schema)) {
         const isSub = subs.some(([, p]) => p[1] === name);
-        Object.defineProperty(m, name, { value: isSub ? fn(c, [k, name]) : c, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(m, name, {
+          value: isSub ? fn(c, [k, name]) : c,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       value = m;
     }

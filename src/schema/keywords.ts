@@ -41,21 +41,69 @@ const SCHEMA_ARRAYS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
 export const IN_PLACE = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas']);
 
 const COMMON = [
-  '$schema', '$id', '$ref', '$comment', '$defs', 'definitions',
-  'properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'contains', 'items',
-  'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else',
-  'type', 'const', 'enum', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties',
-  'required', 'title', 'description', 'default', 'examples', 'readOnly', 'writeOnly', 'format',
-  'contentEncoding', 'contentMediaType',
+  '$schema',
+  '$id',
+  '$ref',
+  '$comment',
+  '$defs',
+  'definitions',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'propertyNames',
+  'contains',
+  'items',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'type',
+  'const',
+  'enum',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'readOnly',
+  'writeOnly',
+  'format',
+  'contentEncoding',
+  'contentMediaType',
 ];
 
 export const KEYWORDS: Record<Dialect, ReadonlySet<string>> = {
   '2020-12': new Set([
     ...COMMON,
-    '$anchor', '$dynamicRef', '$dynamicAnchor', '$vocabulary',
-    'prefixItems', 'dependentSchemas', 'dependentRequired', 'unevaluatedItems', 'unevaluatedProperties',
-    'maxContains', 'minContains', 'deprecated', 'contentSchema',
+    '$anchor',
+    '$dynamicRef',
+    '$dynamicAnchor',
+    '$vocabulary',
+    'prefixItems',
+    'dependentSchemas',
+    'dependentRequired',
+    'unevaluatedItems',
+    'unevaluatedProperties',
+    'maxContains',
+    'minContains',
+    'deprecated',
+    'contentSchema',
   ]),
   'draft-07': new Set([...COMMON, 'additionalItems', 'dependencies']),
 };
@@ -125,10 +173,7 @@ export function resolvePointer(root: unknown, ref: string): unknown {
 
 export function pointerSegments(ref: string): string[] {
   if (!ref.startsWith('#/')) return [];
-  return ref
-    .slice(2)
-    .split('/')
-    .map(unescapeSegment);
+  return ref.slice(2).split('/').map(unescapeSegment);
 }
 
 /** One JSON-pointer segment of a URI fragment: percent-decoding (kept as written when malformed), then ~1 and ~0. */
@@ -144,7 +189,30 @@ function unescapeSegment(raw: string): string {
 
 /** ajv's own formats plus ajv-formats': what `format` may name. */
 export const FORMATS = [
-  'date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template',
-  'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer', 'json-pointer-uri-fragment',
-  'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary',
+  'date',
+  'time',
+  'date-time',
+  'iso-time',
+  'iso-date-time',
+  'duration',
+  'uri',
+  'uri-reference',
+  'uri-template',
+  'url',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'regex',
+  'uuid',
+  'json-pointer',
+  'json-pointer-uri-fragment',
+  'relative-json-pointer',
+  'byte',
+  'int32',
+  'int64',
+  'float',
+  'double',
+  'password',
+  'binary',
 ];

@@ -52,7 +52,10 @@ export function ajvOptions(kind: SchemaKind, purpose: 'judge' | 'export'): Optio
     logger,
     ...(purpose === 'export'
       ? // No meta-schemas (a judge instance checks against them); code kept for standalone output, a statement a line.
-        { meta: false, code: { source: true, lines: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } }
+        {
+          meta: false,
+          code: { source: true, lines: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+        }
       : {}),
   };
 }

@@ -42,11 +42,21 @@ export function checkExamples(
       const first = errors[0];
       const where = first ? tool.file.locate([...argsPath, ...pointerToPath(first.instancePath, ex['arguments'])]) : at;
       diags.add(
-        diagnostic('TS030', where, `example ${i + 1} does not match the inputSchema: ${why}`, 'fix the arguments, or mark the example "invalid: true" if it is meant to be rejected'),
+        diagnostic(
+          'TS030',
+          where,
+          `example ${i + 1} does not match the inputSchema: ${why}`,
+          'fix the arguments, or mark the example "invalid: true" if it is meant to be rejected',
+        ),
       );
     } else if (ok && invalid) {
       diags.add(
-        diagnostic('TS031', at, `example ${i + 1} is marked invalid, but the inputSchema accepts it`, 'tighten the schema, or remove "invalid: true"'),
+        diagnostic(
+          'TS031',
+          at,
+          `example ${i + 1} is marked invalid, but the inputSchema accepts it`,
+          'tighten the schema, or remove "invalid: true"',
+        ),
       );
     } else if (!ok) {
       model.rejected = [...new Set((input.validate.errors ?? []).map((e) => rejectedPath(e, args)))];
@@ -56,20 +66,39 @@ export function checkExamples(
 }
 
 /** An `expect` that no call can meet is a spec error: the example's contract test could never pass. */
-function checkExpectation(tool: RawTool, i: number, example: ExampleModel, output: CheckedSchema | undefined, diags: Diagnostics): void {
+function checkExpectation(
+  tool: RawTool,
+  i: number,
+  example: ExampleModel,
+  output: CheckedSchema | undefined,
+  diags: Diagnostics,
+): void {
   const expect = example.expect!;
-  const at = (p: (string | number)[], key: boolean) => tool.file.locate([...tool.path, 'examples', i, 'expect', ...p], { key });
+  const at = (p: (string | number)[], key: boolean) =>
+    tool.file.locate([...tool.path, 'examples', i, 'expect', ...p], { key });
   const fail = (where: (string | number)[], message: string, hint: string, key = true) =>
     diags.add(diagnostic('TS039', at(where, key), `example ${i + 1}: ${message}`, hint));
   if (expect.error !== undefined && expect.isError === false) {
-    fail(['error'], 'expects an error message and "isError: false" together', 'remove one of them: "error" means the call must fail');
+    fail(
+      ['error'],
+      'expects an error message and "isError: false" together',
+      'remove one of them: "error" means the call must fail',
+    );
   }
   if (example.invalid) {
     if (expect.isError === false) {
-      fail(['isError'], 'is marked invalid, so its call ends in an error result, but expects "isError: false"', 'remove "isError: false", or "invalid: true"');
+      fail(
+        ['isError'],
+        'is marked invalid, so its call ends in an error result, but expects "isError: false"',
+        'remove "isError: false", or "invalid: true"',
+      );
     }
     if (expect.structuredContent !== undefined) {
-      fail(['structuredContent'], 'is marked invalid, so its call returns no structured result', 'remove "structuredContent", or check the rejection with "error"');
+      fail(
+        ['structuredContent'],
+        'is marked invalid, so its call returns no structured result',
+        'remove "structuredContent", or check the rejection with "error"',
+      );
     }
     return;
   }
@@ -90,7 +119,17 @@ interface SubsetProblem {
   key: boolean;
 }
 
-const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'dependentSchemas', 'dependencies', 'unevaluatedProperties', 'unevaluatedItems'];
+const COMBINATORS = [
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'dependentSchemas',
+  'dependencies',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+];
 
 /**
  * Where an expected subset of the structured result disagrees with the output schema, as far as it can be told
@@ -107,7 +146,8 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     if (!isRecord(schema)) return undefined;
     const ref = schema['$ref'];
     if (typeof ref !== 'string') return [schema, pointer];
-    if (!ref.startsWith('#/') || seen > 32 || Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k))) return undefined;
+    if (!ref.startsWith('#/') || seen > 32 || Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k)))
+      return undefined;
     let target: string[];
     try {
       target = pointerToPath(decodeURIComponent(ref.slice(1)), undefined).map(String);
@@ -128,7 +168,8 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     if (COMBINATORS.some((k) => k in node)) return;
     if (Array.isArray(value) || isRecord(value)) {
       const kind = Array.isArray(value) ? 'array' : 'object';
-      const types = typeof node['type'] === 'string' ? [node['type']] : Array.isArray(node['type']) ? node['type'] : undefined;
+      const types =
+        typeof node['type'] === 'string' ? [node['type']] : Array.isArray(node['type']) ? node['type'] : undefined;
       if (types && !types.includes(kind)) {
         const message = `expects ${kind === 'array' ? 'an array' : 'an object'} where the outputSchema has type ${types.join(' or ')}`;
         problems.push({ path, message, key: false });
@@ -138,7 +179,8 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
         value.forEach((v, i) => {
           const prefix = node['prefixItems'] ?? (Array.isArray(node['items']) ? node['items'] : undefined);
           const prefixName = node['prefixItems'] !== undefined ? 'prefixItems' : 'items';
-          if (Array.isArray(prefix) && i < prefix.length) visit(v, prefix[i], [...at, prefixName, String(i)], [...path, i]);
+          if (Array.isArray(prefix) && i < prefix.length)
+            visit(v, prefix[i], [...at, prefixName, String(i)], [...path, i]);
           else if (Array.isArray(prefix)) {
             const rest = node['prefixItems'] !== undefined ? 'items' : 'additionalItems';
             visit(v, node[rest], [...at, rest], [...path, i]);
@@ -179,14 +221,27 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     }
     if (!validate || validate(value)) return;
     const why = (validate.errors ?? []).map((e: ErrorObject) => e.message ?? e.keyword).join('; ');
-    problems.push({ path, message: `expects ${JSON.stringify(value)}, which the outputSchema rejects here: ${why}`, key: false });
+    problems.push({
+      path,
+      message: `expects ${JSON.stringify(value)}, which the outputSchema rejects here: ${why}`,
+      key: false,
+    });
   };
 
   visit(subset, root, [], []);
   return problems;
 }
 
-const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'examples',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+]);
 
 /**
  * The argument an error names, exactly as the generated dispatcher writes it at the start of its line
@@ -195,6 +250,10 @@ const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', 'dep
 export function rejectedPath(e: Pick<ErrorObject, 'instancePath' | 'keyword' | 'params'>, data: unknown): string {
   const params = e.params as Record<string, unknown>;
   const child =
-    e.keyword === 'required' ? String(params['missingProperty']) : e.keyword === 'additionalProperties' ? String(params['additionalProperty']) : undefined;
+    e.keyword === 'required'
+      ? String(params['missingProperty'])
+      : e.keyword === 'additionalProperties'
+        ? String(params['additionalProperty'])
+        : undefined;
   return argumentPath(e.instancePath, child, data);
 }

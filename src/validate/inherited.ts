@@ -54,8 +54,11 @@ export function renameInherited(schema: unknown, names: ReadonlySet<string>, inP
     let value: unknown;
     if (k === 'required') value = renameData(v, names, true);
     else if (k === 'dependentRequired' || k === 'dependencies')
-      value = isObject(v) ? mapEntries(v, key, (d) => (Array.isArray(d) ? renameData(d, names, true) : renameInherited(d, names))) : v;
-    else if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples') value = renameData(v, names, inPropertyNames);
+      value = isObject(v)
+        ? mapEntries(v, key, (d) => (Array.isArray(d) ? renameData(d, names, true) : renameInherited(d, names)))
+        : v;
+    else if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples')
+      value = renameData(v, names, inPropertyNames);
     else if (k === 'propertyNames') value = renameInherited(v, names, true);
     else value = renameInherited(v, names, inPropertyNames);
     define(out, key(k), value);
@@ -68,10 +71,18 @@ function renameData(value: unknown, names: ReadonlySet<string>, strings: boolean
   if (Array.isArray(value)) return value.map((v) => renameData(v, names, strings));
   if (typeof value === 'string') return strings && names.has(value) ? placeholder(value) : value;
   if (!isObject(value)) return value;
-  return mapEntries(value, (k) => (names.has(k) ? placeholder(k) : k), (v) => renameData(v, names, false));
+  return mapEntries(
+    value,
+    (k) => (names.has(k) ? placeholder(k) : k),
+    (v) => renameData(v, names, false),
+  );
 }
 
-function mapEntries(o: Record<string, unknown>, key: (k: string) => string, f: (v: unknown) => unknown): Record<string, unknown> {
+function mapEntries(
+  o: Record<string, unknown>,
+  key: (k: string) => string,
+  f: (v: unknown) => unknown,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) define(out, key(k), f(v));
   return out;

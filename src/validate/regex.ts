@@ -108,6 +108,10 @@ function matches(node: Token, code: number): boolean {
 
 function inSet(set: SetToken[], code: number): boolean {
   return set.some((t) =>
-    t.type === types.CHAR ? t.value === code : t.type === types.RANGE ? code >= t.from && code <= t.to : inSet(t.set, code) !== t.not,
+    t.type === types.CHAR
+      ? t.value === code
+      : t.type === types.RANGE
+        ? code >= t.from && code <= t.to
+        : inSet(t.set, code) !== t.not,
   );
 }

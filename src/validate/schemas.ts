@@ -41,8 +41,17 @@ export interface CheckedSchema {
 }
 
 const TYPE_ALIASES: Record<string, string> = {
-  int: 'integer', bool: 'boolean', float: 'number', double: 'number', str: 'string', list: 'array',
-  dict: 'object', map: 'object', none: 'null', date: 'string', any: '(leave "type" out to accept any value)',
+  int: 'integer',
+  bool: 'boolean',
+  float: 'number',
+  double: 'number',
+  str: 'string',
+  list: 'array',
+  dict: 'object',
+  map: 'object',
+  none: 'null',
+  date: 'string',
+  any: '(leave "type" out to accept any value)',
 };
 
 type Locate = (p: SchemaPath, key?: boolean) => Span;
@@ -83,7 +92,11 @@ export function checkToolSchema(
   // Arguments are an object (MCP passes them as one); a tool's output may be any JSON value since 2026-07-28
   // (SEP-2106): 2025 clients see a root that is not an object wrapped as {result}.
   const rootType = raw['type'];
-  if (which === 'inputSchema' && rootType !== 'object' && !(Array.isArray(rootType) && rootType.length === 1 && rootType[0] === 'object')) {
+  if (
+    which === 'inputSchema' &&
+    rootType !== 'object' &&
+    !(Array.isArray(rootType) && rootType.length === 1 && rootType[0] === 'object')
+  ) {
     report(
       'TS023',
       rootType === undefined ? origin.file.locate(origin.path, { key: true }) : own(['type']),
@@ -168,7 +181,9 @@ export function checkToolSchema(
           at,
           `$ref ${JSON.stringify(ref)} points to nothing`,
           suggestion ||
-            (names.length ? `shared schemas in this spec: ${names.join(', ')}` : 'define the schema under $defs at the top of the spec'),
+            (names.length
+              ? `shared schemas in this spec: ${names.join(', ')}`
+              : 'define the schema under $defs at the top of the spec'),
         );
       }
     }
@@ -255,7 +270,9 @@ function checkDefaults(
   });
   const id = `urn:toolspec:defaults:${defaultsId++}`;
   const items = pointsIntoRoot
-    ? places.map((p) => ({ $ref: `${id}#${p.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('')}` }))
+    ? places.map((p) => ({
+        $ref: `${id}#${p.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('')}`,
+      }))
     : subschemas.map((sub) => {
         const { default: _default, ...rest } = sub;
         return rest;
@@ -324,12 +341,14 @@ function checkNode(
     const other: Dialect = dialect === '2020-12' ? 'draft-07' : '2020-12';
     const hint = KEYWORDS[other].has(key)
       ? `"${key}" is a ${other} keyword and this schema is ${dialect}${dialect === 'draft-07' ? ' (its $schema says so)' : ' (no $schema means 2020-12)'}`
-      : FOREIGN_KEYWORDS[key] ??
+      : (FOREIGN_KEYWORDS[key] ??
         (didYouMean(key, known) ||
-          (value === null ? 'a comma inside { … } separates entries: quote text that contains a comma, e.g. description: "a, b"' : '') ||
+          (value === null
+            ? 'a comma inside { … } separates entries: quote text that contains a comma, e.g. description: "a, b"'
+            : '') ||
           (isObject(value) && 'type' in value
             ? `it looks like a property: nest it under "properties"`
-            : 'custom keywords must start with "x-"'));
+            : 'custom keywords must start with "x-"')));
     report('TS021', loc([...path, key], true), `unknown JSON Schema keyword ${JSON.stringify(key)}`, hint);
   }
   // A pattern whose matching can backtrack exponentially freezes the server on one crafted argument (validation
@@ -372,7 +391,12 @@ function checkNode(
     });
   }
   if (Array.isArray(node['enum']) && node['enum'].length === 0) {
-    report('TS020', loc([...path, 'enum']), 'invalid schema: "enum" lists no values, so nothing would be accepted', 'list at least one value, or remove "enum"');
+    report(
+      'TS020',
+      loc([...path, 'enum']),
+      'invalid schema: "enum" lists no values, so nothing would be accepted',
+      'list at least one value, or remove "enum"',
+    );
   }
   const format = node['format'];
   if (typeof format === 'string' && !FORMATS.includes(format)) {
@@ -465,7 +489,10 @@ function schemaPathIn(message: string, root: unknown): SchemaPath {
   const m = /at (?:path )?"[^"#]*#([^"]*)"/.exec(message);
   if (!m) return [];
   try {
-    return pointerToPath(m[1]!.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), root);
+    return pointerToPath(
+      m[1]!.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      root,
+    );
   } catch {
     return [];
   }
@@ -522,7 +549,8 @@ function definedAround(root: Record<string, unknown>, at: SchemaPath, name: stri
     const last = path[path.length - 1];
     const beforeLast = path[path.length - 2];
     if (typeof last === 'string' && IN_PLACE.has(last) && last !== 'dependentSchemas') path = path.slice(0, -1);
-    else if (typeof last === 'number' && typeof beforeLast === 'string' && IN_PLACE.has(beforeLast)) path = path.slice(0, -2);
+    else if (typeof last === 'number' && typeof beforeLast === 'string' && IN_PLACE.has(beforeLast))
+      path = path.slice(0, -2);
     else if (beforeLast === 'dependentSchemas') path = path.slice(0, -2);
     else return false;
     const owner = valueAt(root, path);
@@ -551,7 +579,19 @@ function strictWarning(w: string, root: Record<string, unknown>, locate: Locate)
     );
   }
   if (/default is ignored/.test(w)) {
-    return diagnostic('TS029', locate(at), cleanAjv(w), 'a default applies only where it sits on a property\'s own schema: move it there, or drop it', 'warning');
+    return diagnostic(
+      'TS029',
+      locate(at),
+      cleanAjv(w),
+      "a default applies only where it sits on a property's own schema: move it there, or drop it",
+      'warning',
+    );
   }
-  return diagnostic('TS029', locate(at), cleanAjv(w), 'add the missing "type", or drop the keyword that does not apply', 'warning');
+  return diagnostic(
+    'TS029',
+    locate(at),
+    cleanAjv(w),
+    'add the missing "type", or drop the keyword that does not apply',
+    'warning',
+  );
 }

@@ -58,7 +58,12 @@ export function checkTools(
       const first = byName.get(name);
       if (first) {
         diags.add(
-          diagnostic('TS012', at(['name']), `duplicate tool "${name}"`, `"${name}" is defined first at ${seenAt(first)}; tool names must be unique`),
+          diagnostic(
+            'TS012',
+            at(['name']),
+            `duplicate tool "${name}"`,
+            `"${name}" is defined first at ${seenAt(first)}; tool names must be unique`,
+          ),
         );
       } else {
         byName.set(name, tool);
@@ -66,7 +71,12 @@ export function checkTools(
         const clash = typeName === undefined ? undefined : byTypeName.get(typeName);
         if (typeName === undefined) {
           diags.add(
-            diagnostic('TS013', at(['name']), `tool name "${name}" has no letter or digit to name its TypeScript types after`, 'use a name such as "search_docs"'),
+            diagnostic(
+              'TS013',
+              at(['name']),
+              `tool name "${name}" has no letter or digit to name its TypeScript types after`,
+              'use a name such as "search_docs"',
+            ),
           );
         } else if (clash) {
           diags.add(
@@ -97,15 +107,30 @@ export function checkTools(
       // Quality (description, name length, …) is lint's: src/lint, `toolspec lint`.
     }
 
-    const input = checkToolSchema(v['inputSchema'], { file: tool.file, path: [...tool.path, 'inputSchema'] }, 'inputSchema', defs, diags, ajvs);
+    const input = checkToolSchema(
+      v['inputSchema'],
+      { file: tool.file, path: [...tool.path, 'inputSchema'] },
+      'inputSchema',
+      defs,
+      diags,
+      ajvs,
+    );
     const output =
       v['outputSchema'] === undefined
         ? undefined
-        : checkToolSchema(v['outputSchema'], { file: tool.file, path: [...tool.path, 'outputSchema'] }, 'outputSchema', defs, diags, ajvs);
+        : checkToolSchema(
+            v['outputSchema'],
+            { file: tool.file, path: [...tool.path, 'outputSchema'] },
+            'outputSchema',
+            defs,
+            diags,
+            ajvs,
+          );
     const examples = checkExamples(tool, input, output, diags);
     const timeoutMs = checkTimeout(v['timeout'], at(['timeout']), diags);
 
-    if (name === undefined || typeName === undefined || !input || (v['outputSchema'] !== undefined && !output)) continue;
+    if (name === undefined || typeName === undefined || !input || (v['outputSchema'] !== undefined && !output))
+      continue;
     const pos = at([]);
     validators.set(name, { input: code(input), ...(output ? { output: code(output) } : {}) });
     models.push({

@@ -5,7 +5,11 @@ import { expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
 
 it('runs the demo on the bundled example spec', () => {
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/demo.mjs')], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/demo.mjs')], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   expect(r.stdout).toMatch(/22 files, 0 errors/);

@@ -72,7 +72,9 @@ describe('validate: what an example expects', () => {
     const spec = `${HITS}      - arguments: { q: milk }
         expect: { structuredContent: { hits: { title: x } } }
 `;
-    expect(diagnosticsOf(spec)).toEqual(['21:46 error TS039 example 1: expects an object where the outputSchema has type array']);
+    expect(diagnosticsOf(spec)).toEqual([
+      '21:46 error TS039 example 1: expects an object where the outputSchema has type array',
+    ]);
   });
 
   it('reports expectations that contradict each other or the example being invalid', () => {
@@ -128,7 +130,9 @@ async function runExamples(from: string, name: string, edit: (dir: string) => vo
   writeOutput(model!.rootDir, model!.options, await generate(model!, validators!));
   const out = path.join(p.dir, 'results.json');
   // The child is a vitest of its own, not a worker of this one.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS'),
+  );
   const r = spawnSync(process.execPath, [VITEST, 'run', '--reporter=json', `--outputFile=${out}`], {
     cwd: p.dir,
     encoding: 'utf8',
@@ -136,7 +140,9 @@ async function runExamples(from: string, name: string, edit: (dir: string) => vo
     timeout: 120_000,
   });
   expect(fs.existsSync(out), r.stdout + r.stderr).toBe(true);
-  const report = JSON.parse(fs.readFileSync(out, 'utf8')) as { testResults: { name: string; assertionResults: TestResult[] }[] };
+  const report = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+    testResults: { name: string; assertionResults: TestResult[] }[];
+  };
   expect(report.testResults.map((f) => path.relative(p.dir, f.name))).toEqual(['src/generated/examples.test.ts']);
   return report.testResults[0]!.assertionResults;
 }
@@ -170,9 +176,19 @@ describe('the generated contract tests, run with vitest', () => {
   it('fail, by name, where a handler breaks an example or its output schema, or a rejection is not as expected', async () => {
     const results = await runExamples(path.join(repoRoot, 'specs/todo'), 'examples-todo-broken', (dir) => {
       edit(dir, 'toolspec.yaml', 'expect: { text: "Done: #1 Buy milk" }', 'expect: { text: "Done: #1 Buy bread" }');
-      edit(dir, 'toolspec.yaml', 'expect: { error: "colour: is not an accepted argument" }', 'expect: { error: "colour: is required" }');
+      edit(
+        dir,
+        'toolspec.yaml',
+        'expect: { error: "colour: is not an accepted argument" }',
+        'expect: { error: "colour: is required" }',
+      );
       // The second example asks for priority high: the handler now answers with a value its output schema forbids.
-      edit(dir, 'src/handlers/add_item.ts', 'priority: item.priority }', "priority: item.priority === 'high' ? ('urgent' as 'high') : item.priority }");
+      edit(
+        dir,
+        'src/handlers/add_item.ts',
+        'priority: item.priority }',
+        "priority: item.priority === 'high' ? ('urgent' as 'high') : item.priority }",
+      );
       // And the list forgets the open items: an empty list is a string, but not the expected one.
       edit(dir, 'src/handlers/list_items.ts', 'if (!shown.length)', 'if (shown.length)');
     });
@@ -186,7 +202,7 @@ describe('the generated contract tests, run with vitest', () => {
     const [output, rejection, list, text] = failed.map((r) => r.failureMessages.join('\n'));
     expect(output).toContain('does not match the outputSchema');
     expect(output).toContain('priority: must be one of');
-    expect(rejection).toContain("expect.error: expected 'Invalid arguments for tool \"add_item\"");
+    expect(rejection).toContain('expect.error: expected \'Invalid arguments for tool "add_item"');
     expect(rejection).toContain("to contain 'colour: is required'");
     expect(list).toContain("expect.text: expected 'The list is empty.' to contain '[ ] #1 Buy milk (normal)'");
     expect(text).toContain("expect.text: expected 'Done: #1 Buy milk' to contain 'Done: #1 Buy bread'");
@@ -196,7 +212,9 @@ describe('the generated contract tests, run with vitest', () => {
   it('on specs/docs with stub handlers: invalid examples pass, valid ones fail saying the handler is not written', async () => {
     const results = await runExamples(path.join(repoRoot, 'specs/docs'), 'examples-docs');
     const { model } = loadModel('specs/docs/toolspec.yaml', { cwd: repoRoot });
-    const examples = model!.tools.flatMap((t) => t.examples.map((e, i) => ({ tool: t.name, title: `${t.name} › ${e.name ?? `#${i + 1}`}`, invalid: e.invalid })));
+    const examples = model!.tools.flatMap((t) =>
+      t.examples.map((e, i) => ({ tool: t.name, title: `${t.name} › ${e.name ?? `#${i + 1}`}`, invalid: e.invalid })),
+    );
     expect(results.map((r) => r.title)).toEqual(examples.map((e) => e.title));
     expect(examples.filter((e) => e.invalid).length).toBeGreaterThan(10);
     results.forEach((r, i) => {
@@ -204,7 +222,9 @@ describe('the generated contract tests, run with vitest', () => {
       if (example.invalid) expect(r.status, r.title).toBe('passed');
       else {
         expect(r.status, r.title).toBe('failed');
-        expect(r.failureMessages.join('\n')).toContain(`the call ended in an error result: ${example.tool} is not implemented yet`);
+        expect(r.failureMessages.join('\n')).toContain(
+          `the call ended in an error result: ${example.tool} is not implemented yet`,
+        );
       }
     });
   });
@@ -237,7 +257,8 @@ describe('the generated contract tests, run with vitest', () => {
 `;
     const p = tempProject({
       'toolspec.yaml': spec,
-      'src/handlers/odd_names.ts': "import type { Handler } from '../generated/contract.js';\n\nexport const handler: Handler<'odd_names'> = (args) => JSON.stringify(args);\n",
+      'src/handlers/odd_names.ts':
+        "import type { Handler } from '../generated/contract.js';\n\nexport const handler: Handler<'odd_names'> = (args) => JSON.stringify(args);\n",
     });
     cleanups.push(p.cleanup);
     const { model } = loadModel('toolspec.yaml', { cwd: p.dir });
@@ -275,11 +296,16 @@ describe('generate and check', () => {
     edit(p.dir, 'toolspec.yaml', 'expect: { text: "Done: #1 Buy milk" }', 'expect: { text: "Done: #1 Buy bread" }');
     const stale = await check();
     expect(stale.map((f) => `${f.kind} ${f.file}`)).toEqual(['stale-file src/generated/examples.test.ts']);
-    expect(stale[0]!.diff).toContain('+  [\'complete_item\', \'completes an item\', \'{"arguments":{"id":1},"expect":{"text":"Done: #1 Buy bread"}}\'],');
+    expect(stale[0]!.diff).toContain(
+      '+  [\'complete_item\', \'completes an item\', \'{"arguments":{"id":1},"expect":{"text":"Done: #1 Buy bread"}}\'],',
+    );
 
     // Without examples the file is not generated any more: check wants it gone, generate removes it.
     const spec = path.join(p.dir, 'toolspec.yaml');
-    fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace(/\n {4}(?:# .*\n {4})?examples:\n(?: {6}.*\n)+/g, '\n'));
+    fs.writeFileSync(
+      spec,
+      fs.readFileSync(spec, 'utf8').replace(/\n {4}(?:# .*\n {4})?examples:\n(?: {6}.*\n)+/g, '\n'),
+    );
     expect(load().model.tools.every((t) => t.examples.length === 0)).toBe(true);
     expect((await check()).map((f) => `${f.kind} ${f.file}`)).toEqual(['extra-file src/generated/examples.test.ts']);
     writeOutput(p.dir, load().model.options, await generateSpec('toolspec.yaml', p.dir));
@@ -287,7 +313,9 @@ describe('generate and check', () => {
   });
 
   it('writes examples.test.ts only for a spec with examples', async () => {
-    const p = tempProject({ 'toolspec.yaml': `${HEAD}  - name: x\n    description: Do x.\n    inputSchema: { type: object }\n` });
+    const p = tempProject({
+      'toolspec.yaml': `${HEAD}  - name: x\n    description: Do x.\n    inputSchema: { type: object }\n`,
+    });
     cleanups.push(p.cleanup);
     const { model, validators } = loadModel('toolspec.yaml', { cwd: p.dir });
     const files = await generate(model!, validators!);
@@ -297,7 +325,10 @@ describe('generate and check', () => {
 
   it('writes no examples.test.ts when options.contractTests is false (projects without vitest)', async () => {
     const spec = `${HEAD}  - name: x\n    description: Do x.\n    inputSchema: { type: object }\n    examples:\n      - arguments: {}\n`;
-    const p = tempProject({ 'toolspec.yaml': spec, 'off.yaml': spec.replace('tools:', 'options: { contractTests: false }\ntools:') });
+    const p = tempProject({
+      'toolspec.yaml': spec,
+      'off.yaml': spec.replace('tools:', 'options: { contractTests: false }\ntools:'),
+    });
     cleanups.push(p.cleanup);
     const on = await generateSpec('toolspec.yaml', p.dir);
     expect(on.some((f) => f.path.endsWith('examples.test.ts'))).toBe(true);

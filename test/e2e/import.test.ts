@@ -38,7 +38,10 @@ afterAll(() => {
 /** The built CLI, without blocking this process (an HTTP server in this process must keep answering). */
 function runCliAsync(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env } });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -49,7 +52,9 @@ function runCliAsync(args: string[], cwd: string, env: Record<string, string> = 
 }
 
 /** Everything a client sees: the tools over all pages, the server's identity and instructions. */
-async function listAll(transport: Transport): Promise<{ tools: Tool[]; pages: number; info: unknown; instructions: string | undefined }> {
+async function listAll(
+  transport: Transport,
+): Promise<{ tools: Tool[]; pages: number; info: unknown; instructions: string | undefined }> {
   const client = new Client({ name: 'import-test', version: '0.0.0' });
   await client.connect(transport);
   try {
@@ -59,7 +64,10 @@ async function listAll(transport: Transport): Promise<{ tools: Tool[]; pages: nu
     // Page by page, as sent (the client's listTools() would fetch every page itself).
     const asSent = { '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value }) } };
     do {
-      const page = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, asSent)) as { tools: Tool[]; nextCursor?: string };
+      const page = (await client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        asSent,
+      )) as { tools: Tool[]; nextCursor?: string };
       tools.push(...page.tools);
       cursor = page.nextCursor;
       pages++;
@@ -70,7 +78,8 @@ async function listAll(transport: Transport): Promise<{ tools: Tool[]; pages: nu
   }
 }
 
-const stdioServer = (mode = 'tools') => new StdioClientTransport({ command: process.execPath, args: [serverScript, mode], stderr: 'pipe' });
+const stdioServer = (mode = 'tools') =>
+  new StdioClientTransport({ command: process.execPath, args: [serverScript, mode], stderr: 'pipe' });
 
 /** Generates the project of `spec` with the built CLI, compiles it, and lists its tools through the SDK client. */
 async function generateAndList(dir: string, spec: string): Promise<Awaited<ReturnType<typeof listAll>>> {
@@ -79,7 +88,14 @@ async function generateAndList(dir: string, spec: string): Promise<Awaited<Retur
   expect(gen.code).toBe(0);
   const src = path.join(dir, 'src');
   expect(compile(tsFiles(src), { outDir: path.join(dir, 'dist'), rootDir: src })).toEqual([]);
-  return listAll(new StdioClientTransport({ command: process.execPath, args: [path.join(dir, 'dist/generated/main.js')], cwd: dir, stderr: 'pipe' }));
+  return listAll(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(dir, 'dist/generated/main.js')],
+      cwd: dir,
+      stderr: 'pipe',
+    }),
+  );
 }
 
 function processGone(pid: number): boolean {
@@ -91,7 +107,13 @@ function processGone(pid: number): boolean {
   }
 }
 
-const readSpec = (file: string) => parse(fs.readFileSync(file, 'utf8')) as { server: Record<string, unknown>; options?: Record<string, unknown>; $defs?: Record<string, unknown>; tools: Record<string, unknown>[] };
+const readSpec = (file: string) =>
+  parse(fs.readFileSync(file, 'utf8')) as {
+    server: Record<string, unknown>;
+    options?: Record<string, unknown>;
+    $defs?: Record<string, unknown>;
+    tools: Record<string, unknown>[];
+  };
 
 let original: Awaited<ReturnType<typeof listAll>>;
 /** The spec imported over stdio, for the other sources to compare with. */
@@ -115,7 +137,9 @@ describe('import --from-command (stdio)', () => {
   it('writes the spec, says what it read, and stops the server', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('toolspec.yaml: imported 9 tools from the server legacy-docs 2.3.1 (3 pages of tools/list; options.pageSize: 4 keeps the paging)');
+    expect(run.stdout).toContain(
+      'toolspec.yaml: imported 9 tools from the server legacy-docs 2.3.1 (3 pages of tools/list; options.pageSize: 4 keeps the paging)',
+    );
     expect(run.stdout).toContain('checked: generate sends exactly this tools/list');
     expect(processGone(Number(fs.readFileSync(pidFile, 'utf8')))).toBe(true);
     expect(fs.readdirSync(dir).sort()).toEqual(['server.pid', 'toolspec.yaml']);
@@ -154,7 +178,9 @@ describe('import --from-command (stdio)', () => {
     expect(generated.pages).toBe(original.pages);
     expect(generated.info).toEqual(original.info);
     expect(generated.instructions).toBe(original.instructions);
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'src/generated/manifest.json'), 'utf8')) as { tools: unknown[] };
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'src/generated/manifest.json'), 'utf8')) as {
+      tools: unknown[];
+    };
     expect(manifest.tools).toEqual(TOOLS);
   });
 });
@@ -170,16 +196,23 @@ describe('import --hoist', () => {
   it('moves sub-schemas that several tools repeat into $defs, named after their title or property', async () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('hoisted into $defs: PostalAddress (create_contact, update_contact); Limit (search.docs, create_contact)');
+    expect(run.stdout).toContain(
+      'hoisted into $defs: PostalAddress (create_contact, update_contact); Limit (search.docs, create_contact)',
+    );
     const spec = readSpec(path.join(dir, 'toolspec.yaml'));
     expect(Object.keys(spec.$defs ?? {})).toEqual(['PostalAddress', 'Limit']);
     const update = spec.tools.find((t) => t['name'] === 'update_contact')!;
     expect(update['inputSchema']).toMatchObject({
-      properties: { address: { $ref: '#/$defs/PostalAddress' }, others: { type: 'array', items: { $ref: '#/$defs/PostalAddress' } } },
+      properties: {
+        address: { $ref: '#/$defs/PostalAddress' },
+        others: { type: 'array', items: { $ref: '#/$defs/PostalAddress' } },
+      },
     });
     // Schemas that resolve against their own root stay where they are.
     expect(spec.tools[0]!['inputSchema']).toMatchObject({ properties: { filter: { $ref: '#/$defs/Filter' } } });
-    await expect(fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8')).toMatchFileSnapshot('../fixtures/import/expected/hoisted.yaml');
+    await expect(fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8')).toMatchFileSnapshot(
+      '../fixtures/import/expected/hoisted.yaml',
+    );
   });
 
   it('validates, and the generated server sends schemas that mean the same (the hoisted parts bundled as $defs)', async () => {
@@ -198,7 +231,8 @@ function inlineShared(tool: Tool, shared: Record<string, unknown>): Tool {
     if (Array.isArray(v)) return v.map(inline);
     if (typeof v !== 'object' || v === null) return v;
     const ref = (v as Record<string, unknown>)['$ref'];
-    if (typeof ref === 'string' && ref.startsWith('#/$defs/') && ref.slice(8) in shared) return inline(shared[ref.slice(8)]);
+    if (typeof ref === 'string' && ref.startsWith('#/$defs/') && ref.slice(8) in shared)
+      return inline(shared[ref.slice(8)]);
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       if (k === '$defs') {
@@ -270,13 +304,19 @@ describe('import --from-file', () => {
     dir = scratch('file');
     fs.writeFileSync(path.join(dir, 'tools.json'), JSON.stringify({ tools: TOOLS }, null, 2));
     fs.writeFileSync(path.join(dir, 'array.json'), JSON.stringify(TOOLS));
-    fs.writeFileSync(path.join(dir, 'response.json'), JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: TOOLS } }));
+    fs.writeFileSync(
+      path.join(dir, 'response.json'),
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: TOOLS } }),
+    );
   });
 
   it('reads a saved tools/list result, a JSON-RPC response or an array of tools: the same tools as from the server', () => {
     for (const file of ['tools.json', 'array.json', 'response.json']) {
       const out = file.replace('.json', '.yaml');
-      const r = runCli(['import', '--from-file', file, '--out', out, '--name', 'legacy-docs', '--server-version', '2.3.1'], dir);
+      const r = runCli(
+        ['import', '--from-file', file, '--out', out, '--name', 'legacy-docs', '--server-version', '2.3.1'],
+        dir,
+      );
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`${out}: imported 9 tools from ${file}\n`);
@@ -295,24 +335,48 @@ describe('import --from-file', () => {
   });
 
   it('keeps a tool that lint would stop, with a suppression that says why', () => {
-    const tool = { name: 'wipe', description: 'Wipe the cache and report how much was freed.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true, destructiveHint: true } };
+    const tool = {
+      name: 'wipe',
+      description: 'Wipe the cache and report how much was freed.',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true, destructiveHint: true },
+    };
     fs.writeFileSync(path.join(dir, 'hints.json'), JSON.stringify([tool]));
     const r = runCli(['import', '--from-file', 'hints.json', '--out', 'hints.yaml'], dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('kept as the server has it, with options.lint.ignore: conflicting-hints for wipe');
     const spec = readSpec(path.join(dir, 'hints.yaml'));
     expect(spec.tools).toEqual([tool]);
-    expect(spec.options).toEqual({ lint: { ignore: [{ rule: 'conflicting-hints', tools: ['wipe'], reason: 'imported as the server defines it; review, then remove this entry' }] } });
+    expect(spec.options).toEqual({
+      lint: {
+        ignore: [
+          {
+            rule: 'conflicting-hints',
+            tools: ['wipe'],
+            reason: 'imported as the server defines it; review, then remove this entry',
+          },
+        ],
+      },
+    });
     expect(runCli(['validate', 'hints.yaml'], dir).code).toBe(0);
   });
 
   it('leaves out fields MCP does not define, and says which', () => {
-    fs.writeFileSync(path.join(dir, 'extra.json'), JSON.stringify([{ ...TOOLS[2], vendorField: 1, annotations: { readOnlyHint: true, costHint: 'low' } }]));
+    fs.writeFileSync(
+      path.join(dir, 'extra.json'),
+      JSON.stringify([{ ...TOOLS[2], vendorField: 1, annotations: { readOnlyHint: true, costHint: 'low' } }]),
+    );
     const r = runCli(['import', '--from-file', 'extra.json', '--out', 'extra.yaml'], dir);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('warning: tool "list-sections": field "vendorField" is not part of MCP\'s Tool object and was left out');
-    expect(r.stderr).toContain('warning: tool "list-sections": annotations.costHint is not part of MCP\'s Tool object and was left out');
-    expect(readSpec(path.join(dir, 'extra.yaml')).tools).toEqual([{ ...TOOLS[2], annotations: { readOnlyHint: true } }]);
+    expect(r.stderr).toContain(
+      'warning: tool "list-sections": field "vendorField" is not part of MCP\'s Tool object and was left out',
+    );
+    expect(r.stderr).toContain(
+      'warning: tool "list-sections": annotations.costHint is not part of MCP\'s Tool object and was left out',
+    );
+    expect(readSpec(path.join(dir, 'extra.yaml')).tools).toEqual([
+      { ...TOOLS[2], annotations: { readOnlyHint: true } },
+    ]);
   });
 
   it('refuses a file that is not a tools/list result', () => {
@@ -344,7 +408,9 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     const dir = scratch('exit');
     const r = await runCliAsync(['import', '--from-command', serverCommand('exit')], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`the server ${JSON.stringify(serverCommand('exit'))} exited with code 3 before answering initialize`);
+    expect(r.stderr).toContain(
+      `the server ${JSON.stringify(serverCommand('exit'))} exited with code 3 before answering initialize`,
+    );
     expect(r.stderr).toContain('its stderr ends with:\n    legacy-docs: DOCS_TOKEN is not set');
     expect(fs.readdirSync(dir)).toEqual([]);
   });
@@ -352,7 +418,9 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
   it('a server that never answers initialize: stopped after --timeout', async () => {
     const dir = scratch('silent');
     const pidFile = path.join(dir, 'server.pid');
-    const r = await runCliAsync(['import', '--from-command', serverCommand('silent'), '--timeout', '1s'], dir, { IMPORT_FIXTURE_PID_FILE: pidFile });
+    const r = await runCliAsync(['import', '--from-command', serverCommand('silent'), '--timeout', '1s'], dir, {
+      IMPORT_FIXTURE_PID_FILE: pidFile,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('did not answer initialize within 1s; it was stopped');
     expect(processGone(Number(fs.readFileSync(pidFile, 'utf8')))).toBe(true);
@@ -372,7 +440,9 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
   it('stops what the server started too', async () => {
     const dir = scratch('grandchild');
     const grandchild = path.join(dir, 'grandchild.pid');
-    const r = await runCliAsync(['import', '--from-command', serverCommand('grandchild'), '--out', '-'], dir, { IMPORT_FIXTURE_GRANDCHILD_FILE: grandchild });
+    const r = await runCliAsync(['import', '--from-command', serverCommand('grandchild'), '--out', '-'], dir, {
+      IMPORT_FIXTURE_GRANDCHILD_FILE: grandchild,
+    });
     expect(r.code).toBe(0);
     const pid = Number(fs.readFileSync(grandchild, 'utf8'));
     await expect.poll(() => processGone(pid), { timeout: 10_000 }).toBe(true);
@@ -382,8 +452,15 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     const dir = scratch('deep');
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 500; i++) deep = { type: 'object', properties: { a: deep } };
-    const ok = { name: 'ok', description: 'A tool that is fine as it is.', inputSchema: { type: 'object', additionalProperties: false } };
-    fs.writeFileSync(path.join(dir, 'tools.json'), JSON.stringify({ tools: [{ name: 'deep', description: 'A deep one.', inputSchema: deep }, ok] }));
+    const ok = {
+      name: 'ok',
+      description: 'A tool that is fine as it is.',
+      inputSchema: { type: 'object', additionalProperties: false },
+    };
+    fs.writeFileSync(
+      path.join(dir, 'tools.json'),
+      JSON.stringify({ tools: [{ name: 'deep', description: 'A deep one.', inputSchema: deep }, ok] }),
+    );
     const refused = await runCliAsync(['import', '--from-file', 'tools.json'], dir);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('tool "deep" nests more than 97 levels deep');
@@ -398,10 +475,14 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     const dir = scratch('empty');
     const none = await runCliAsync(['import', '--from-command', serverCommand('no-tools')], dir);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('the server legacy-docs 2.3.1 offers no tools (its initialize result declares no tools capability); there is nothing to import and nothing was written');
+    expect(none.stderr).toContain(
+      'the server legacy-docs 2.3.1 offers no tools (its initialize result declares no tools capability); there is nothing to import and nothing was written',
+    );
     const empty = await runCliAsync(['import', '--from-command', serverCommand('empty')], dir);
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toContain('the server legacy-docs 2.3.1 lists no tools; there is nothing to import and nothing was written');
+    expect(empty.stderr).toContain(
+      'the server legacy-docs 2.3.1 lists no tools; there is nothing to import and nothing was written',
+    );
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
@@ -410,7 +491,9 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     const r = await runCliAsync(['import', '--from-command', serverCommand('refused')], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('error: tool "bad name!": name: invalid tool name "bad name!" (TS011)');
-    expect(r.stderr).toContain('error: tool "scalar_root": inputSchema.type: inputSchema must have type "object" at its root, not "string" (TS023)');
+    expect(r.stderr).toContain(
+      'error: tool "scalar_root": inputSchema.type: inputSchema must have type "object" at its root, not "string" (TS023)',
+    );
     expect(r.stderr).toContain('toolspec: 2 of 4 tools cannot be imported as they are; nothing was written');
     expect(r.stderr).toContain('pass --skip-invalid to import the other 2');
     expect(r.stderr).not.toContain('list-sections');
@@ -430,9 +513,13 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     const pidFile = path.join(dir, 'server.pid');
     const target = path.join(dir, 'toolspec.yaml');
     fs.writeFileSync(target, 'my own spec\n');
-    const r = await runCliAsync(['import', '--from-command', serverCommand()], dir, { IMPORT_FIXTURE_PID_FILE: pidFile });
+    const r = await runCliAsync(['import', '--from-command', serverCommand()], dir, {
+      IMPORT_FIXTURE_PID_FILE: pidFile,
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('toolspec: toolspec.yaml exists already; nothing was imported\n  hint: pass --force to replace it');
+    expect(r.stderr).toContain(
+      'toolspec: toolspec.yaml exists already; nothing was imported\n  hint: pass --force to replace it',
+    );
     expect(fs.readFileSync(target, 'utf8')).toBe('my own spec\n');
     expect(fs.existsSync(pidFile)).toBe(false);
 
@@ -446,7 +533,9 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     const dir = scratch('usage');
     const none = runCli(['import'], dir);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('say where the tools come from: --from-command "<command>", --from-url <url> or --from-file <tools.json>');
+    expect(none.stderr).toContain(
+      'say where the tools come from: --from-command "<command>", --from-url <url> or --from-file <tools.json>',
+    );
     const two = runCli(['import', '--from-file', 'a.json', '--from-url', 'http://127.0.0.1:1/mcp'], dir);
     expect(two.stderr).toContain('give only one of');
     const timeout = runCli(['import', '--from-file', 'a.json', '--timeout', '10'], dir);
@@ -481,7 +570,9 @@ describe('the YAML writer', () => {
       '- not a list\n? not a key\n| not a block',
     ];
     for (const text of texts) {
-      const d = data(text, { properties: { [text || 'empty']: { type: 'string', enum: [text, 'null', '1.0'], default: text } } });
+      const d = data(text, {
+        properties: { [text || 'empty']: { type: 'string', enum: [text, 'null', '1.0'], default: text } },
+      });
       const yaml = written(d);
       expect(parse(yaml)).toEqual(d);
       expect(yaml).not.toMatch(/[\u0085\u00a0\u2028\ufeff]/);
@@ -492,7 +583,10 @@ describe('the YAML writer', () => {
   it('reads back as the same data for any text and any JSON (property test)', () => {
     const text = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 120 }),
-      fc.string({ unit: fc.constantFrom(' ', '\n', 'a', 'b', '#', ':', '-', '\t', '"', "'", '\u2028', '|', '>', '&', '*'), maxLength: 120 }),
+      fc.string({
+        unit: fc.constantFrom(' ', '\n', 'a', 'b', '#', ':', '-', '\t', '"', "'", '\u2028', '|', '>', '&', '*'),
+        maxLength: 120,
+      }),
     );
     const json = fc.letrec((tie) => ({
       value: fc.oneof(
@@ -519,7 +613,9 @@ describe('the YAML writer', () => {
 
   it('folds long descriptions, keeps line breaks literal and puts short scalar lists on one line', () => {
     const long = 'Search the documentation and return matching passages, best first, with a score for each passage.';
-    const yaml = written(data(long, { properties: { q: { type: 'string', description: 'one\ntwo' } }, required: ['q'] }));
+    const yaml = written(
+      data(long, { properties: { q: { type: 'string', description: 'one\ntwo' } }, required: ['q'] }),
+    );
     expect(yaml).toContain(`    description: >-\n      Search the documentation`);
     expect(yaml).toContain('          description: |-\n            one\n            two\n');
     expect(yaml).toContain('      required: [q]\n');
@@ -530,7 +626,14 @@ describe('the YAML writer', () => {
 describe('the command line of --from-command', () => {
   it('is split into words as a shell would, without running one', () => {
     expect(splitCommand('node build/index.js --port 3000')).toEqual(['node', 'build/index.js', '--port', '3000']);
-    expect(splitCommand(`python -m "my server" 'a b' c\\ d ""`)).toEqual(['python', '-m', 'my server', 'a b', 'c d', '']);
+    expect(splitCommand(`python -m "my server" 'a b' c\\ d ""`)).toEqual([
+      'python',
+      '-m',
+      'my server',
+      'a b',
+      'c d',
+      '',
+    ]);
     expect(splitCommand('node "say \\"hi\\"" $HOME')).toEqual(['node', 'say "hi"', '$HOME']);
     expect(() => splitCommand('node "unclosed')).toThrow('unclosed " quote');
   });
@@ -547,16 +650,22 @@ describe('hoisting', () => {
     const tools = [
       tool('a', { tags: { type: 'array', items: tag() }, other: tag() }, { $defs: { TagsItem: { type: 'string' } } }),
       tool('b', { labels: { type: 'array', items: tag() } }),
-      tool('c', { once: { type: 'integer', minimum: 0, maximum: 9 }, again: { type: 'integer', minimum: 0, maximum: 9 } }),
+      tool('c', {
+        once: { type: 'integer', minimum: 0, maximum: 9 },
+        again: { type: 'integer', minimum: 0, maximum: 9 },
+      }),
     ];
     const { defs, hoisted } = hoist(tools, new Set());
     expect(hoisted).toEqual([{ name: 'TagsItem2', tools: ['a', 'b'], uses: 3 }]);
     expect(defs).toEqual({ TagsItem2: tag() });
-    expect(tools[0]!.inputSchema.properties).toEqual({ tags: { type: 'array', items: { $ref: '#/$defs/TagsItem2' } }, other: { $ref: '#/$defs/TagsItem2' } });
+    expect(tools[0]!.inputSchema.properties).toEqual({
+      tags: { type: 'array', items: { $ref: '#/$defs/TagsItem2' } },
+      other: { $ref: '#/$defs/TagsItem2' },
+    });
     expect(tools[2]!.inputSchema.properties['once']).toEqual({ type: 'integer', minimum: 0, maximum: 9 });
   });
 
-  it('leaves schemas with $ref (or any $ keyword) where they are, and what lies in a schema\'s own $defs', () => {
+  it("leaves schemas with $ref (or any $ keyword) where they are, and what lies in a schema's own $defs", () => {
     const withRef = () => ({ type: 'object', properties: { x: { $ref: '#/$defs/X' } }, additionalProperties: false });
     const own = () => ({ X: { type: 'string', minLength: 1, maxLength: 5 } });
     const tools = [tool('a', { p: withRef() }, { $defs: own() }), tool('b', { q: withRef() }, { $defs: own() })];

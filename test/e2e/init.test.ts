@@ -14,16 +14,29 @@ const scratch = tempProject({});
 afterAll(scratch.cleanup);
 
 const npm = (args: string[], cwd: string, input?: string) =>
-  spawnSync('npm', args, { cwd, encoding: 'utf8', input, timeout: 240_000, env: { ...process.env, NO_COLOR: '1', CI: 'true' } });
+  spawnSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    input,
+    timeout: 240_000,
+    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+  });
 
 /** `npm start --silent` with one request on stdin, kept open until the first JSON line comes back (a stdio server
  * stops answering once its stdin ends). */
 function startAndAsk(cwd: string, request: object): Promise<string> {
-  const child = spawn('npm', ['start', '--silent'], { cwd, env: { ...process.env, NO_COLOR: '1', CI: 'true' }, detached: true });
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+    detached: true,
+  });
   child.stdin.write(`${JSON.stringify(request)}\n`);
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(reject, new Error(`no answer from npm start; stdout so far: ${out}`)), 120_000);
+    const timer = setTimeout(
+      () => finish(reject, new Error(`no answer from npm start; stdout so far: ${out}`)),
+      120_000,
+    );
     const finish = <T>(settle: (v: T) => void, value: T) => {
       clearTimeout(timer);
       try {
@@ -35,7 +48,9 @@ function startAndAsk(cwd: string, request: object): Promise<string> {
     };
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('exit', (code) => finish(reject, new Error(`npm start exited (${code}) without answering:\n${out}${err}`)));
+    child.once('exit', (code) =>
+      finish(reject, new Error(`npm start exited (${code}) without answering:\n${out}${err}`)),
+    );
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const line = out.split('\n').find((l) => l.startsWith('{') && l.endsWith('}'));
@@ -70,15 +85,27 @@ describe('toolspec init', () => {
     const install = npm(['install', '--no-audit', '--no-fund'], dir);
     expect(install.status, install.stderr).toBe(0);
 
-    const request = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const request = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const reply = await startAndAsk(dir, request);
-    expect(JSON.parse(reply)).toMatchObject({ id: 1, result: { serverInfo: { name: 'weather-server' }, capabilities: { tools: {} } } });
+    expect(JSON.parse(reply)).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: 'weather-server' }, capabilities: { tools: {} } },
+    });
 
     // After npm start has built dist/: the tests run from the sources only, the spec's examples among them.
     const test = npm(['test', '--', '--reporter=verbose'], dir);
     expect(test.status, test.stdout + test.stderr).toBe(0);
-    expect(test.stdout).toMatch(/✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › greets in English by default/);
-    expect(test.stdout).toMatch(/✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › a language it does not know is rejected/);
+    expect(test.stdout).toMatch(
+      /✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › greets in English by default/,
+    );
+    expect(test.stdout).toMatch(
+      /✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › a language it does not know is rejected/,
+    );
     expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2026-07-28 > lists its tools/);
     expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2025 > lists its tools/);
     expect(test.stdout).not.toContain('dist/');

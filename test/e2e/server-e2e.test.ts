@@ -30,7 +30,10 @@ beforeAll(() => {
   const gen = runCli(['generate'], project.dir);
   expect(gen.stderr).toBe('');
   expect(gen.code).toBe(0);
-  const errors = compile(tsFiles(path.join(project.dir, 'src')), { outDir: dist, rootDir: path.join(project.dir, 'src') });
+  const errors = compile(tsFiles(path.join(project.dir, 'src')), {
+    outDir: dist,
+    rootDir: path.join(project.dir, 'src'),
+  });
   expect(errors).toEqual([]);
   manifestText = fs.readFileSync(path.join(project.dir, 'src/generated/manifest.json'), 'utf8');
   manifest = JSON.parse(manifestText) as typeof manifest;
@@ -158,7 +161,10 @@ function protocolSuite(era: Era, connect: () => Promise<Client>, leg: Leg) {
 
   it('delivers progress notifications in order', async () => {
     const seen: number[] = [];
-    const r = await client.callTool({ name: 'slow', arguments: { steps: 4, ms: 30 } }, { onprogress: (p) => void seen.push(p.progress) });
+    const r = await client.callTool(
+      { name: 'slow', arguments: { steps: 4, ms: 30 } },
+      { onprogress: (p) => void seen.push(p.progress) },
+    );
     expect(text(r)).toBe('done after 4 steps');
     // A last progress that arrives in the same read as the response may be handled after it on the client's
     // side; what arrives is in order. The exact sequence the server sends is checked on the raw stdio stream.
@@ -210,7 +216,12 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
       protocolSuite(
         era,
         async () => {
-          const transport = new StdioClientTransport({ command: process.execPath, args: [main], cwd: project.dir, stderr: 'pipe' });
+          const transport = new StdioClientTransport({
+            command: process.execPath,
+            args: [main],
+            cwd: project.dir,
+            stderr: 'pipe',
+          });
           transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
           const client = newClient(era);
           await client.connect(transport);
@@ -226,16 +237,30 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
       const child = stdioChild();
       const lines = child.collect((m) => m['id'] === 2);
       if (era === 'legacy') {
-        child.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+        child.send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        });
         child.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       }
       const meta = era === 'modern' ? modernMeta() : {};
-      child.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { steps: 4, ms: 5 }, _meta: { ...meta, progressToken: 'p' } } });
+      child.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { steps: 4, ms: 5 }, _meta: { ...meta, progressToken: 'p' } },
+      });
       const got = await lines;
       child.kill();
-      const progress = got.filter((l) => l['method'] === 'notifications/progress').map((l) => (l['params'] as { progress: number }).progress);
+      const progress = got
+        .filter((l) => l['method'] === 'notifications/progress')
+        .map((l) => (l['params'] as { progress: number }).progress);
       expect(progress).toEqual([1, 2, 3, 4]);
-      const order = got.map((l) => (l['id'] === 2 ? 'result' : l['method'] === 'notifications/progress' ? 'progress' : 'other')).filter((k) => k !== 'other');
+      const order = got
+        .map((l) => (l['id'] === 2 ? 'result' : l['method'] === 'notifications/progress' ? 'progress' : 'other'))
+        .filter((k) => k !== 'other');
       expect(order).toEqual(['progress', 'progress', 'progress', 'progress', 'result']);
     }
   });
@@ -245,10 +270,20 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
       const child = stdioChild();
       const reply = child.collect((m) => m['id'] === 2, true);
       if (era === 'legacy') {
-        child.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+        child.send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        });
         child.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       }
-      child.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', ...(era === 'modern' ? { params: { _meta: modernMeta() } } : {}) });
+      child.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/list',
+        ...(era === 'modern' ? { params: { _meta: modernMeta() } } : {}),
+      });
       const { raw } = await reply;
       child.kill();
       const tools = (JSON.parse(raw) as { result: { tools: Record<string, unknown>[] } }).result.tools;
@@ -256,9 +291,13 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
       for (const [i, tool] of tools.entries()) {
         const want = manifest.tools[i]!;
         // Key order included: what the spec says is what the client reads.
-        expect(JSON.stringify(tool['inputSchema']), `${era}: ${String(tool['name'])}`).toBe(JSON.stringify(want['inputSchema']));
+        expect(JSON.stringify(tool['inputSchema']), `${era}: ${String(tool['name'])}`).toBe(
+          JSON.stringify(want['inputSchema']),
+        );
         if (era === 'modern' || tool['name'] !== 'primes') {
-          expect(JSON.stringify(tool['outputSchema']), `${era}: ${String(tool['name'])}`).toBe(JSON.stringify(want['outputSchema']));
+          expect(JSON.stringify(tool['outputSchema']), `${era}: ${String(tool['name'])}`).toBe(
+            JSON.stringify(want['outputSchema']),
+          );
         }
       }
     }
@@ -269,7 +308,12 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
     const answered = child.collect((m) => m['id'] === 2);
     const running = child.collect((m) => m['method'] === 'notifications/progress');
     const meta = { ...modernMeta(), progressToken: 'p' };
-    child.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { steps: 3, ms: 100 }, _meta: meta } });
+    child.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { steps: 3, ms: 100 }, _meta: meta },
+    });
     await running; // the call is in flight
     const exited = new Promise<number | null>((r) => child.process.once('exit', r));
     child.process.kill('SIGTERM');
@@ -284,11 +328,18 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
 });
 
 interface GeneratedHttp {
-  serveHttp: (handlers: unknown, options: Record<string, unknown>) => Promise<{ url: string; server: import('node:http').Server; close(): Promise<void> }>;
-  createWebHandler: (handlers: unknown, options: Record<string, unknown>) => { fetch(r: Request): Promise<Response>; close(): Promise<void> };
+  serveHttp: (
+    handlers: unknown,
+    options: Record<string, unknown>,
+  ) => Promise<{ url: string; server: import('node:http').Server; close(): Promise<void> }>;
+  createWebHandler: (
+    handlers: unknown,
+    options: Record<string, unknown>,
+  ) => { fetch(r: Request): Promise<Response>; close(): Promise<void> };
   handlers: unknown;
 }
-const loadGenerated = async () => (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as GeneratedHttp;
+const loadGenerated = async () =>
+  (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as GeneratedHttp;
 const AUTH = { authorization: 'Bearer s3cret' };
 
 for (const stateless of [false, true]) {
@@ -301,7 +352,9 @@ for (const stateless of [false, true]) {
         stateless,
         onError: () => {},
         authenticate: (headers: Headers) =>
-          headers.get('authorization') === 'Bearer s3cret' ? { token: 's3cret', clientId: 'tester', scopes: [] } : undefined,
+          headers.get('authorization') === 'Bearer s3cret'
+            ? { token: 's3cret', clientId: 'tester', scopes: [] }
+            : undefined,
       });
     });
     afterAll(async () => server?.close());
@@ -314,12 +367,17 @@ for (const stateless of [false, true]) {
     describe('modern', () => protocolSuite('modern', () => connect('modern'), { asks: true, cancels: true }));
     // Without sessions a 2025 client cannot be asked anything, and its notifications/cancelled reaches another
     // server instance than the one running the call (README: "Streamable HTTP").
-    describe('legacy', () => protocolSuite('legacy', () => connect('legacy'), { asks: !stateless, cancels: !stateless }));
+    describe('legacy', () =>
+      protocolSuite('legacy', () => connect('legacy'), { asks: !stateless, cancels: !stateless }));
 
     it("passes the authentication hook's result to handlers as authInfo, and the request's headers", async () => {
       for (const era of ['modern', 'legacy'] as const) {
         const client = newClient(era);
-        await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...AUTH, 'x-agent': `probe-${era}` } } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(server.url), {
+            requestInit: { headers: { ...AUTH, 'x-agent': `probe-${era}` } },
+          }),
+        );
         const r = await client.callTool({ name: 'whoami', arguments: {} });
         expect(r.structuredContent).toMatchObject({ client: 'tester', agent: `probe-${era}` });
         // 2026-07-28 has no sessions; a 2025 client has one unless the server is stateless.
@@ -335,7 +393,10 @@ for (const stateless of [false, true]) {
         const client = await connect('legacy');
         for (let i = 0; i < 20; i++) {
           const controller = new AbortController();
-          const call = client.callTool({ name: 'slow', arguments: { steps: 100, ms: 20 } }, { signal: controller.signal, onprogress: () => controller.abort('enough') });
+          const call = client.callTool(
+            { name: 'slow', arguments: { steps: 100, ms: 20 } },
+            { signal: controller.signal, onprogress: () => controller.abort('enough') },
+          );
           await expect(call).rejects.toThrow();
         }
         // Each cancelled call's stream is ended, not kept alive: the client holds a few pooled connections, not 20.
@@ -351,21 +412,44 @@ for (const stateless of [false, true]) {
       const state = first.result!['requestState'] as string;
       const answers = { sure: { action: 'accept', content: { sure: true } } };
       const tampered = state.slice(0, 10) + (state[10] === 'A' ? 'B' : 'A') + state.slice(11);
-      const refused = await modernPost(server.url, 'tools/call', { name: 'confirm', arguments: { note: 'a' }, inputResponses: answers, requestState: tampered });
+      const refused = await modernPost(server.url, 'tools/call', {
+        name: 'confirm',
+        arguments: { note: 'a' },
+        inputResponses: answers,
+        requestState: tampered,
+      });
       expect(refused.error?.code).toBe(-32602);
       expect(refused.error?.message).toMatch(/^Invalid requestState: /);
-      const otherCall = await modernPost(server.url, 'tools/call', { name: 'confirm', arguments: { note: 'b' }, inputResponses: answers, requestState: state });
+      const otherCall = await modernPost(server.url, 'tools/call', {
+        name: 'confirm',
+        arguments: { note: 'b' },
+        inputResponses: answers,
+        requestState: state,
+      });
       expect(otherCall.error?.message).toContain('issued for another call');
-      const next = await modernPost(server.url, 'tools/call', { name: 'confirm', arguments: { note: 'a' }, inputResponses: answers, requestState: state });
+      const next = await modernPost(server.url, 'tools/call', {
+        name: 'confirm',
+        arguments: { note: 'a' },
+        inputResponses: answers,
+        requestState: state,
+      });
       expect(next.result?.['resultType']).toBe('input_required');
       expect(Object.keys(next.result!['inputRequests'] as object)).toEqual(['why']);
     });
 
     it('refuses a request without valid credentials with 401 before any handler, on both legs', async () => {
-      for (const body of [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta() } }]) {
+      for (const body of [
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta() } },
+      ]) {
         const res = await fetch(server.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': MODERN,
+            'mcp-method': 'tools/list',
+          },
           body: JSON.stringify(body),
         });
         expect(res.status).toBe(401);
@@ -379,14 +463,30 @@ for (const stateless of [false, true]) {
       const logged = async (level?: string) => {
         const res = await fetch(server.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'slow', ...AUTH },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': MODERN,
+            'mcp-method': 'tools/call',
+            'mcp-name': 'slow',
+            ...AUTH,
+          },
           body: JSON.stringify({
-            jsonrpc: '2.0', id: 1, method: 'tools/call',
-            params: { name: 'slow', arguments: { steps: 1, ms: 1 }, _meta: { ...modernMeta(), ...(level ? { 'io.modelcontextprotocol/logLevel': level } : {}) } },
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {
+              name: 'slow',
+              arguments: { steps: 1, ms: 1 },
+              _meta: { ...modernMeta(), ...(level ? { 'io.modelcontextprotocol/logLevel': level } : {}) },
+            },
           }),
         });
         const body = await res.text();
-        return body.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as { method?: string; params?: { data?: unknown } })
+        return body
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => JSON.parse(l.slice(5)) as { method?: string; params?: { data?: unknown } })
           .concat(body.startsWith('{') ? [JSON.parse(body) as never] : [])
           .filter((m) => m.method === 'notifications/message')
           .map((m) => m.params?.data);
@@ -399,13 +499,20 @@ for (const stateless of [false, true]) {
     it('sends tools/list on 2026-07-28 with the cache hints of options.cache, in the spec order', async () => {
       const listed = await modernPost(server.url, 'tools/list', {});
       expect(listed.result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
-      expect((listed.result!['tools'] as { name: string }[]).map((t) => t.name)).toEqual(manifest.tools.map((t) => t['name']));
+      expect((listed.result!['tools'] as { name: string }[]).map((t) => t.name)).toEqual(
+        manifest.tools.map((t) => t['name']),
+      );
     });
 
     it('refuses a foreign Host header (DNS rebinding) and an oversized body, on both legs', async () => {
       const url = new URL(server.url);
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...AUTH };
-      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+      const init = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      };
       const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta() } };
       const elsewhere = await fetch(new URL('/other', url), { method: 'POST', headers, body: JSON.stringify(list) });
       expect(elsewhere.status).toBe(404);
@@ -421,7 +528,8 @@ for (const stateless of [false, true]) {
 }
 
 describe('main.js flags', () => {
-  const run = (args: string[]) => spawnSync(process.execPath, [main, ...args], { cwd: project.dir, encoding: 'utf8', timeout: 20_000 });
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [main, ...args], { cwd: project.dir, encoding: 'utf8', timeout: 20_000 });
 
   it('prints --help, and ends a mistake with one line on stderr and exit 2', () => {
     const help = run(['--help']);
@@ -430,8 +538,14 @@ describe('main.js flags', () => {
     for (const [args, message] of [
       [['--htp'], "error: Unknown option '--htp'. See --help."],
       [['--http', '--port', 'abc'], 'error: --port must be a number from 0 to 65535, not "abc"'],
-      [['--port', '3000'], 'error: --host, --port, --path, --allowed-hosts and --stateless are HTTP options: add --http. See --help.'],
-      [['--http', '--host', '0.0.0.0', '--port', '0'], 'error: listening on every address (0.0.0.0), the server cannot tell which Host names are its own'],
+      [
+        ['--port', '3000'],
+        'error: --host, --port, --path, --allowed-hosts and --stateless are HTTP options: add --http. See --help.',
+      ],
+      [
+        ['--http', '--host', '0.0.0.0', '--port', '0'],
+        'error: listening on every address (0.0.0.0), the server cannot tell which Host names are its own',
+      ],
     ] as const) {
       const r = run([...args]);
       expect(r.status, r.stderr).toBe(2);
@@ -441,10 +555,14 @@ describe('main.js flags', () => {
   });
 
   it('listens on every address with --allowed-hosts, and takes requests for those names only', async () => {
-    const child = spawn(process.execPath, [main, '--http', '--host', '0.0.0.0', '--port', '0', '--allowed-hosts', 'mcp.test,localhost'], {
-      cwd: project.dir,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [main, '--http', '--host', '0.0.0.0', '--port', '0', '--allowed-hosts', 'mcp.test,localhost'],
+      {
+        cwd: project.dir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     try {
       let err = '';
       const url = await new Promise<URL>((resolve) =>
@@ -454,7 +572,12 @@ describe('main.js flags', () => {
           if (m) resolve(new URL(`http://127.0.0.1:${m[1]}/mcp`));
         }),
       );
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      });
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       expect((await rawPost(url, { ...headers, host: `mcp.test:${url.port}` }, body)).status).toBe(200);
       expect((await rawPost(url, { ...headers, host: `other.test:${url.port}` }, body)).status).toBe(403);
@@ -475,10 +598,13 @@ describe('HTTP connections: bounded in number, and in how long a request may tak
         const socket = net.connect(Number(url.port), '127.0.0.1', () => resolve(socket));
         socket.on('error', () => undefined);
       });
-    const closed = (socket: import('node:net').Socket) => new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
+    const closed = (socket: import('node:net').Socket) =>
+      new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
     try {
       const slow = await open();
-      slow.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${url.port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"json`);
+      slow.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${url.port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"json`,
+      );
       const started = Date.now();
       const answer = await new Promise<string>((resolve) => {
         let got = '';
@@ -501,7 +627,10 @@ describe('HTTP connections: bounded in number, and in how long a request may tak
 
 describe('the HTTP server process on SIGTERM', () => {
   it('answers the calls in flight, refuses new ones, then exits 0', async () => {
-    const child = spawn(process.execPath, [main, '--http', '--port', '0'], { cwd: project.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [main, '--http', '--port', '0'], {
+      cwd: project.dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     const url = await new Promise<string>((resolve) =>
       child.stderr.on('data', (d: Buffer) => {
@@ -513,13 +642,27 @@ describe('the HTTP server process on SIGTERM', () => {
     const exited = new Promise<number | null>((r) => child.once('exit', r));
     const call = fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'slow' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { steps: 4, ms: 100 }, _meta: modernMeta() } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'slow',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { steps: 4, ms: 100 }, _meta: modernMeta() },
+      }),
     }).then((r) => r.text());
     await new Promise((r) => setTimeout(r, 150));
     child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 50));
-    const late = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status, () => 'refused');
+    const late = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect([503, 'refused']).toContain(late);
     expect(await call).toContain('done after 4 steps');
     expect(await exited).toBe(0);
@@ -532,7 +675,12 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
       new Request('http://127.0.0.1/mcp', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        }),
       }),
     );
   /** A ping on the session, its answer read to the end (a response still being read keeps its session busy). */
@@ -540,7 +688,12 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
     const res = await endpoint.fetch(
       new Request('http://127.0.0.1/mcp', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
       }),
     );
@@ -567,13 +720,27 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
       expect((await ping(endpoint, second)).status).toBe(404);
       expect((await ping(endpoint, first)).status).toBe(200);
       // Two sessions, each with a call in flight (a stream still open): no room, and none to close.
-      const busy = await Promise.all([first, third.headers.get('mcp-session-id')!].map((sid) =>
-        endpoint.fetch(new Request('http://127.0.0.1/mcp', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow', arguments: { steps: 50, ms: 20 } } }),
-        })),
-      ));
+      const busy = await Promise.all(
+        [first, third.headers.get('mcp-session-id')!].map((sid) =>
+          endpoint.fetch(
+            new Request('http://127.0.0.1/mcp', {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+                'mcp-session-id': sid,
+                'mcp-protocol-version': '2025-11-25',
+              },
+              body: JSON.stringify({
+                jsonrpc: '2.0',
+                id: 3,
+                method: 'tools/call',
+                params: { name: 'slow', arguments: { steps: 50, ms: 20 } },
+              }),
+            }),
+          ),
+        ),
+      );
       const refused = await initialize(endpoint);
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('60');
@@ -606,10 +773,24 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
       },
     });
     const as = (who: string, init: RequestInit) =>
-      endpoint.fetch(new Request('http://127.0.0.1/mcp', { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${who}` } }));
+      endpoint.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          ...init,
+          headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${who}` },
+        }),
+      );
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     try {
-      const opened = await as('alice', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) });
+      const opened = await as('alice', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        }),
+      });
       await opened.text();
       const session = opened.headers.get('mcp-session-id')!;
       const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
@@ -632,8 +813,18 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
       const call = await endpoint.fetch(
         new Request('http://127.0.0.1/mcp', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow', arguments: { steps: 1000, ms: 20 } } }),
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': session,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'tools/call',
+            params: { name: 'slow', arguments: { steps: 1000, ms: 20 } },
+          }),
         }),
       );
       await call.body!.cancel(); // the client goes away without a word
@@ -642,8 +833,19 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
       const asked = await endpoint.fetch(
         new Request('http://127.0.0.1/mcp', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'last_cancel' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'last_cancel', arguments: {}, _meta: modernMeta() } }),
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': MODERN,
+            'mcp-method': 'tools/call',
+            'mcp-name': 'last_cancel',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 6,
+            method: 'tools/call',
+            params: { name: 'last_cancel', arguments: {}, _meta: modernMeta() },
+          }),
         }),
       );
       expect(await asked.text()).toContain('"text":"true"');

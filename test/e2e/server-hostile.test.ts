@@ -22,7 +22,12 @@ beforeAll(async () => {
   expect(gen.code).toBe(0);
   const src = path.join(project.dir, 'src');
   expect(compile(tsFiles(src), { outDir: path.join(project.dir, 'dist'), rootDir: src })).toEqual([]);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [main], cwd: project.dir, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [main],
+    cwd: project.dir,
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   client = new Client({ name: 'hostile-test', version: '0.0.0' });
   await client.connect(transport);
@@ -51,8 +56,14 @@ describe('arguments', () => {
     );
     session.close();
     expect(raw!.result!.isError).toBeUndefined();
-    expect(JSON.parse(text(raw!.result!))).toMatchObject({ polluted: null, prototypeIntact: true, keys: ['constructor'] });
-    const args = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}') as Record<string, unknown>;
+    expect(JSON.parse(text(raw!.result!))).toMatchObject({
+      polluted: null,
+      prototypeIntact: true,
+      keys: ['constructor'],
+    });
+    const args = JSON.parse(
+      '{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}',
+    ) as Record<string, unknown>;
     const r = await call('inspect', args);
     expect(r.isError).toBeUndefined();
     expect(JSON.parse(text(r))).toMatchObject({ polluted: null, prototypeIntact: true });
@@ -63,7 +74,11 @@ describe('arguments', () => {
   it('does not take inherited properties for arguments (constructor, toString)', async () => {
     // `constructor` and `toString` exist on every object's prototype; they are arguments only when sent.
     expect(JSON.parse(text(await call('strict_args', { n: 1 })))).toEqual({ n: 1, constructor: null, toString: 7 });
-    expect(JSON.parse(text(await call('strict_args', { n: 1, constructor: 'x', toString: 2 })))).toEqual({ n: 1, constructor: 'x', toString: 2 });
+    expect(JSON.parse(text(await call('strict_args', { n: 1, constructor: 'x', toString: 2 })))).toEqual({
+      n: 1,
+      constructor: 'x',
+      toString: 2,
+    });
     const wrong = await call('strict_args', { n: 1, constructor: 5 });
     expect(wrong.isError).toBe(true);
     expect(text(wrong)).toContain('- constructor: must be string');
@@ -94,7 +109,9 @@ describe('arguments', () => {
     const session = rawSession();
     const bad = [[1, 2], 'text', 5, null, true];
     const answers = await session.send(
-      ...bad.map((b, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'inspect', arguments: b } })),
+      ...bad.map((b, i) =>
+        JSON.stringify({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'inspect', arguments: b } }),
+      ),
     );
     session.close();
     for (const a of answers) expect(a.error?.code).toBe(-32602);
@@ -108,7 +125,9 @@ describe('arguments', () => {
     expect(JSON.parse(text(await call('strict_args', { n: 1, list })))).toMatchObject({ n: 1 });
     list.push('last');
     const r = await call('strict_args', { n: 1, list, s: big });
-    expect(text(r)).toBe('Invalid arguments for tool "strict_args":\n- list[1000000]: must be integer\nFix these and call the tool again.');
+    expect(text(r)).toBe(
+      'Invalid arguments for tool "strict_args":\n- list[1000000]: must be integer\nFix these and call the tool again.',
+    );
   }, 60_000);
 
   it('names at most 20 problems, however many there are, in a message of bounded size', async () => {
@@ -134,7 +153,12 @@ describe('arguments', () => {
     const tooDeep = 'Invalid arguments for tool "tree": they are nested too deeply to check. Send a flatter value.';
     expect([tooDeep, 'depth 10000']).toContain(text(valid!.result!));
     expect(invalid!.result!.isError).toBe(true);
-    expect([tooDeep, 'Invalid arguments for tool "tree":\n- root' + '.child'.repeat(10_000) + '.extra: is not an accepted argument\nFix these and call the tool again.']).toContain(text(invalid!.result!));
+    expect([
+      tooDeep,
+      'Invalid arguments for tool "tree":\n- root' +
+        '.child'.repeat(10_000) +
+        '.extra: is not an accepted argument\nFix these and call the tool again.',
+    ]).toContain(text(invalid!.result!));
     session.close();
   }, 60_000);
 });
@@ -153,7 +177,14 @@ function rawSession() {
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const write = (line: string) => child.stdin.write(`${line}\n`);
-  write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+  write(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    }),
+  );
   write('{"jsonrpc":"2.0","method":"notifications/initialized"}');
   const lines = () => out.split('\n').filter(Boolean);
   return {
@@ -163,7 +194,9 @@ function rawSession() {
     async send(...requests: string[]): Promise<Response[]> {
       const ids = requests.map((r) => Number(/"id":(\d+)/.exec(r)![1]));
       for (const r of requests) write(r);
-      await expect.poll(() => ids.every((id) => this.messages().some((m) => m.id === id)), { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(() => ids.every((id) => this.messages().some((m) => m.id === id)), { timeout: 30_000 })
+        .toBe(true);
       return ids.map((id) => this.messages().find((m) => m.id === id)!);
     },
     close: () => child.kill(),
@@ -176,12 +209,18 @@ describe('handlers that misbehave', () => {
     ['throw-null', 'Tool "misbehave" failed: null'],
     ['throw-number', 'Tool "misbehave" failed: 42'],
     ['throw-object', 'Tool "misbehave" failed: {"code":"E_WEIRD","detail":"an object"}'],
-    ['throw-path', "Tool \"misbehave\" failed: ENOENT: no such file or directory, open '<path>'"],
+    ['throw-path', 'Tool "misbehave" failed: ENOENT: no such file or directory, open \'<path>\''],
     ['throw-stack', 'Tool "misbehave" failed: Error: inner failure'],
     ['undefined', 'Tool "misbehave" failed: the handler returned nothing; return a string or a CallToolResult'],
     ['number', 'Tool "misbehave" failed: the handler returned a number; return a string or a CallToolResult'],
-    ['cyclic', 'Tool "misbehave" failed: its result cannot be serialized as JSON (Converting circular structure to JSON)'],
-    ['bigint', 'Tool "misbehave" failed: its result cannot be serialized as JSON (Do not know how to serialize a BigInt)'],
+    [
+      'cyclic',
+      'Tool "misbehave" failed: its result cannot be serialized as JSON (Converting circular structure to JSON)',
+    ],
+    [
+      'bigint',
+      'Tool "misbehave" failed: its result cannot be serialized as JSON (Do not know how to serialize a BigInt)',
+    ],
   ];
   it.each(cases)('%s → isError: %s', async (mode, expected) => {
     const r = await call('misbehave', { mode });
@@ -217,7 +256,11 @@ describe('handlers that misbehave', () => {
     expect(r.isError).toBe(true);
     expect(text(r)).toBe('Tool "sleepy" failed: it did not finish within its timeout of 200 ms');
     const seen = JSON.parse(text(await call('probe'))) as { tool: string; reason: string }[];
-    expect(seen).toContainEqual({ tool: 'sleepy', aborted: true, reason: 'TimeoutError: it did not finish within its timeout of 200 ms' });
+    expect(seen).toContainEqual({
+      tool: 'sleepy',
+      aborted: true,
+      reason: 'TimeoutError: it did not finish within its timeout of 200 ms',
+    });
   });
 
   it('releases a call that never finishes when the client cancels it', async () => {
@@ -246,19 +289,34 @@ describe('handlers that misbehave', () => {
 describe('stdin', () => {
   it('skips a line longer than maxMessageBytes, says so on stderr, and answers the next one', async () => {
     const entry = path.join(project.dir, 'dist/small-lines.mjs');
-    fs.writeFileSync(entry, "import { handlers, serveStdio } from './generated/index.js';\nserveStdio(handlers, { maxMessageBytes: 1000 });\n");
+    fs.writeFileSync(
+      entry,
+      "import { handlers, serveStdio } from './generated/index.js';\nserveStdio(handlers, { maxMessageBytes: 1000 });\n",
+    );
     const child = spawn(process.execPath, [entry], { cwd: project.dir, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    };
     child.stdin.write(`${JSON.stringify(init)}\n`);
     // The long line in pieces, as a pipe delivers it.
-    const long = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'numbered', arguments: { i: 1, pad: 'x'.repeat(5000) } } });
+    const long = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'numbered', arguments: { i: 1, pad: 'x'.repeat(5000) } },
+    });
     for (let i = 0; i < long.length; i += 700) child.stdin.write(long.slice(i, i + 700));
     child.stdin.write('\n');
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'numbered', arguments: { i: 3 } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'numbered', arguments: { i: 3 } } })}\n`,
+    );
     await expect.poll(() => out, { timeout: 20_000 }).toContain('"id":3');
     child.kill();
     expect(out).not.toContain('"id":2');
@@ -271,12 +329,17 @@ describe('stdout', () => {
     const child = spawn(process.execPath, [main], { cwd: project.dir, stdio: ['pipe', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`,
+    );
     await new Promise((r) => child.stdout.once('data', r));
     child.stdout.destroy();
     const exited = new Promise<number | null>((r) => child.once('exit', r));
     // The answers to these have nowhere to go.
-    for (let i = 0; i < 50; i++) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'numbered', arguments: { i } } })}\n`);
+    for (let i = 0; i < 50; i++)
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'numbered', arguments: { i } } })}\n`,
+      );
     expect(await exited).toBe(0);
     expect(err).not.toMatch(/\n\s+at /);
     expect(err).not.toContain('EPIPE');

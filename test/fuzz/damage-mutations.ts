@@ -192,7 +192,10 @@ function indentOf(line: string): number {
   return /^\s*(?:- )?/.exec(line)![0].length;
 }
 
-function editNode(bytes: Buffer, m: Extract<Mutation, { kind: 'retypeNode' | 'deleteNode' | 'duplicateItem' }>): Buffer {
+function editNode(
+  bytes: Buffer,
+  m: Extract<Mutation, { kind: 'retypeNode' | 'deleteNode' | 'duplicateItem' }>,
+): Buffer {
   if (!isValidUtf8(bytes)) return bytes;
   const doc = parseDocument(bytes.toString('utf8'));
   if (doc.errors.length) return bytes;

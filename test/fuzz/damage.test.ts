@@ -33,7 +33,13 @@ const SOURCES: Source[] = [
   {
     name: 'docs',
     from: 'specs/docs',
-    files: ['toolspec.yaml', 'tools/10-changelog.yaml', 'tools/20-reference.yaml', 'tools/30-bookmarks.yaml', 'tools/40-feedback.yaml'],
+    files: [
+      'toolspec.yaml',
+      'tools/10-changelog.yaml',
+      'tools/20-reference.yaml',
+      'tools/30-bookmarks.yaml',
+      'tools/40-feedback.yaml',
+    ],
     runs: 12,
   },
   { name: 'hostile', from: 'test/fixtures/generate/hostile', files: ['toolspec.yaml'], runs: 16 },
@@ -47,7 +53,11 @@ interface Case {
 }
 
 const caseArb = (s: Source): fc.Arbitrary<Case> =>
-  fc.record({ file: fc.constantFrom(...s.files), command: fc.constantFrom('validate' as const, 'generate' as const), damage: damageArb });
+  fc.record({
+    file: fc.constantFrom(...s.files),
+    command: fc.constantFrom('validate' as const, 'generate' as const),
+    damage: damageArb,
+  });
 
 /** Each source, generated once (so a damaged generate has a generated folder to leave alone); copied per case. */
 const templates = new Map<string, string>();
@@ -106,8 +116,13 @@ describe('a damaged file that is not UTF-8', () => {
             fs.writeFileSync(target, bytes);
             const r = await runMain(['validate', 'toolspec.yaml'], project);
             expect(r.code, r.stdout + r.stderr).toBe(2);
-            const diagnostics = r.stderr.split('\n').filter((l) => l.startsWith(`${rel}:`) && / error TS\d{3} /.test(l));
-            expect(diagnostics.some((l) => /UTF-?8/i.test(l)), r.stderr).toBe(true);
+            const diagnostics = r.stderr
+              .split('\n')
+              .filter((l) => l.startsWith(`${rel}:`) && / error TS\d{3} /.test(l));
+            expect(
+              diagnostics.some((l) => /UTF-?8/i.test(l)),
+              r.stderr,
+            ).toBe(true);
           } finally {
             fs.rmSync(project, { recursive: true, force: true });
           }
@@ -129,23 +144,26 @@ describe('damaged specs through the built CLI', () => {
     // And three random cases of this run's seed.
     ...fc.sample(caseArb(todo), { seed, numRuns: 3 }),
   ];
-  it.each(cases.map((c) => [JSON.stringify(c), c] as const))('%s: same exit code and diagnostics as in process', async (_name, c) => {
-    const inProcess = copyOf(todo.name);
-    const built = copyOf(todo.name);
-    try {
-      damage(inProcess, c);
-      damage(built, c);
-      const before = snapshot(built);
-      const a = await runMain([c.command, 'toolspec.yaml'], inProcess);
-      const b = runCli([c.command, 'toolspec.yaml'], built);
-      expect(b.code).toBe(a.code);
-      expect(b.stderr).toBe(a.stderr);
-      expectSaneOutcome(built, c.command, { code: b.code ?? -1, stdout: b.stdout, stderr: b.stderr }, before);
-    } finally {
-      fs.rmSync(inProcess, { recursive: true, force: true });
-      fs.rmSync(built, { recursive: true, force: true });
-    }
-  });
+  it.each(cases.map((c) => [JSON.stringify(c), c] as const))(
+    '%s: same exit code and diagnostics as in process',
+    async (_name, c) => {
+      const inProcess = copyOf(todo.name);
+      const built = copyOf(todo.name);
+      try {
+        damage(inProcess, c);
+        damage(built, c);
+        const before = snapshot(built);
+        const a = await runMain([c.command, 'toolspec.yaml'], inProcess);
+        const b = runCli([c.command, 'toolspec.yaml'], built);
+        expect(b.code).toBe(a.code);
+        expect(b.stderr).toBe(a.stderr);
+        expectSaneOutcome(built, c.command, { code: b.code ?? -1, stdout: b.stdout, stderr: b.stderr }, before);
+      } finally {
+        fs.rmSync(inProcess, { recursive: true, force: true });
+        fs.rmSync(built, { recursive: true, force: true });
+      }
+    },
+  );
   it('the fixed cases cover both outcomes', async () => {
     const codes: number[] = [];
     for (const c of cases.slice(0, 2)) {
@@ -167,7 +185,10 @@ describe('damage found by this suite', () => {
     const project = copyOf('options');
     try {
       const spec = path.join(project, 'toolspec.yaml');
-      fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace('generatedDir: lib/mcp', 'generatedDir: toolspec.yaml'));
+      fs.writeFileSync(
+        spec,
+        fs.readFileSync(spec, 'utf8').replace('generatedDir: lib/mcp', 'generatedDir: toolspec.yaml'),
+      );
       const before = snapshot(project);
       const r = await runMain(['generate', 'toolspec.yaml'], project);
       expectSaneOutcome(project, 'generate', r, before);
@@ -183,7 +204,10 @@ describe('damage found by this suite', () => {
     try {
       // ESC [2J clears a terminal; BEL rings it. Here they sit in front of a key, which makes it unknown.
       const spec = path.join(project, 'toolspec.yaml');
-      fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace('    title: Add item', '    \u001b[2J\u0007title: Add item'));
+      fs.writeFileSync(
+        spec,
+        fs.readFileSync(spec, 'utf8').replace('    title: Add item', '    \u001b[2J\u0007title: Add item'),
+      );
       const r = await runMain(['validate', 'toolspec.yaml'], project);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^toolspec\.yaml:13:5 error TS006 /m);
@@ -195,7 +219,12 @@ describe('damage found by this suite', () => {
 });
 
 /** The invariants every run must keep, whatever the damage. */
-function expectSaneOutcome(project: string, command: Case['command'], r: InProcessRun, before: Map<string, string>): void {
+function expectSaneOutcome(
+  project: string,
+  command: Case['command'],
+  r: InProcessRun,
+  before: Map<string, string>,
+): void {
   const output = `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
   // 1: the spec is valid but fails lint at its configured level (damage can make a tool read-only and destructive).
   expect([0, 1, 2], output).toContain(r.code);
@@ -218,12 +247,23 @@ function expectSaneOutcome(project: string, command: Case['command'], r: InProce
   const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: project });
   expect(model, JSON.stringify(diagnostics)).toBeDefined();
   const generated = path.join(project, model!.options.generatedDir);
-  const manifest = JSON.parse(fs.readFileSync(path.join(generated, 'manifest.json'), 'utf8')) as { tools: { name: string }[] };
+  const manifest = JSON.parse(fs.readFileSync(path.join(generated, 'manifest.json'), 'utf8')) as {
+    tools: { name: string }[];
+  };
   expect(manifest.tools.map((t) => t.name)).toEqual(model!.tools.map((t) => t.name));
-  for (const f of ['contract.ts', 'dispatcher.ts', 'registry.ts', 'server.ts', 'tools.ts', 'types.ts', 'validators.ts']) {
+  for (const f of [
+    'contract.ts',
+    'dispatcher.ts',
+    'registry.ts',
+    'server.ts',
+    'tools.ts',
+    'types.ts',
+    'validators.ts',
+  ]) {
     expect(fs.readFileSync(path.join(generated, f), 'utf8'), f).toMatch(/^\/\/ generated by toolspec from /);
   }
-  for (const t of model!.tools) expect(fs.existsSync(path.join(project, model!.options.handlersDir, `${t.name}.ts`)), t.name).toBe(true);
+  for (const t of model!.tools)
+    expect(fs.existsSync(path.join(project, model!.options.handlersDir, `${t.name}.ts`)), t.name).toBe(true);
 }
 
 function damage(project: string, c: Case): void {

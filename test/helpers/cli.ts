@@ -37,6 +37,11 @@ export async function runMain(args: string[], cwd: string, env: Record<string, s
   };
   const stdout = sink();
   const stderr = sink();
-  const code = await main(['node', 'toolspec', ...args], { stdout: stdout.stream, stderr: stderr.stream, env: { NO_COLOR: '', ...env }, cwd });
+  const code = await main(['node', 'toolspec', ...args], {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: { NO_COLOR: '', ...env },
+    cwd,
+  });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

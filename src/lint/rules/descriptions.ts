@@ -2,7 +2,17 @@
 import type { ToolModel } from '../../model.js';
 import { isObject, resolvePointer } from '../../schema/keywords.js';
 import type { RawFinding, Rule, RuleContext } from '../types.js';
-import { contentWords, hasVerb, jaccard, looksEnglish, nameWords, quoted, stem, textWords, wordCount } from '../words.js';
+import {
+  contentWords,
+  hasVerb,
+  jaccard,
+  looksEnglish,
+  nameWords,
+  quoted,
+  stem,
+  textWords,
+  wordCount,
+} from '../words.js';
 
 /** Fewer words than this is too short to say what a tool does, what it returns and when to use it. */
 export const MIN_DESCRIPTION_WORDS = 5;
@@ -122,7 +132,11 @@ export const duplicateDescription: Rule = {
   severity: 'warning',
   summary: `two tools whose descriptions share ${DUPLICATE_SIMILARITY * 100}% or more of their words`,
   check: (ctx) => {
-    const list = describedTools(ctx).map((d) => ({ ...d, words: new Set(contentWords(d.description).map(stem)), norm: normal(d.description) }));
+    const list = describedTools(ctx).map((d) => ({
+      ...d,
+      words: new Set(contentWords(d.description).map(stem)),
+      norm: normal(d.description),
+    }));
     const out: RawFinding[] = [];
     for (let j = 1; j < list.length; j++) {
       const b = list[j]!;
@@ -130,7 +144,8 @@ export const duplicateDescription: Rule = {
         const a = list[i]!;
         const same = a.norm === b.norm;
         // Jaccard ≥ t needs the smaller set to be at least t of the larger: skip pairs that cannot get there.
-        if (!same && Math.min(a.words.size, b.words.size) < DUPLICATE_SIMILARITY * Math.max(a.words.size, b.words.size)) continue;
+        if (!same && Math.min(a.words.size, b.words.size) < DUPLICATE_SIMILARITY * Math.max(a.words.size, b.words.size))
+          continue;
         // Short descriptions count only when identical: a few shared words say little.
         const similarity = same ? 1 : Math.min(a.words.size, b.words.size) < 3 ? 0 : jaccard(a.words, b.words);
         if (similarity < DUPLICATE_SIMILARITY) continue;

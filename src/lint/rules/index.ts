@@ -2,7 +2,12 @@
 import { tokenBudget } from '../tokens.js';
 import { RULE_IDS, type Rule, type RuleId } from '../types.js';
 import { conflictingHints, destructiveNotMarked, legacyExecution } from './annotations.js';
-import { duplicateDescription, missingArgumentDescription, missingDescription, vagueDescription } from './descriptions.js';
+import {
+  duplicateDescription,
+  missingArgumentDescription,
+  missingDescription,
+  vagueDescription,
+} from './descriptions.js';
 import { longToolName, mixedNameStyle } from './names.js';
 import { openInputSchema, schemaRefs } from './schemas.js';
 

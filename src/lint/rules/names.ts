@@ -81,20 +81,30 @@ export const mixedNameStyle: Rule = {
     const styled = ctx.model.tools.map((tool) => ({ tool, style: nameStyle(tool.name) }));
     // The server's style: the most common one; on a tie, the one the first of them uses.
     const counts = new Map<NameStyle, number>();
-    for (const { style } of styled) if (style !== 'lower' && style !== 'mixed') counts.set(style, (counts.get(style) ?? 0) + 1);
+    for (const { style } of styled)
+      if (style !== 'lower' && style !== 'mixed') counts.set(style, (counts.get(style) ?? 0) + 1);
     let main: NameStyle | undefined;
     for (const [style, n] of counts) if (main === undefined || n > counts.get(main)!) main = style;
     const out: RawFinding[] = [];
     for (const { tool, style } of styled) {
       if (style === main || (style === 'lower' && (main === undefined || FITS_LOWER_WORD.has(main)))) continue;
       if (main === undefined && style !== 'mixed') continue;
-      out.push(finding(tool, style, main, main ? counts.get(main)! : 0, ctx.model.tools.length, ctx.at.inTool(tool, ['name'])));
+      out.push(
+        finding(tool, style, main, main ? counts.get(main)! : 0, ctx.model.tools.length, ctx.at.inTool(tool, ['name'])),
+      );
     }
     return out;
   },
 };
 
-function finding(tool: ToolModel, style: NameStyle | 'lower' | 'mixed', main: NameStyle | undefined, n: number, all: number, span: RawFinding['span']): RawFinding {
+function finding(
+  tool: ToolModel,
+  style: NameStyle | 'lower' | 'mixed',
+  main: NameStyle | undefined,
+  n: number,
+  all: number,
+  span: RawFinding['span'],
+): RawFinding {
   const what = style === 'mixed' ? 'mixes naming styles' : style === 'lower' ? 'is one lower-case word' : `is ${style}`;
   const most = main ? `, but ${n} of the server's ${all} tools use ${main}` : '';
   const target = main ?? 'snake_case';

@@ -5,7 +5,18 @@ import { isObject, walkSchema, type SchemaPath } from '../../schema/keywords.js'
 import type { RawFinding, Rule } from '../types.js';
 
 /** Keywords that constrain an object's properties some other way than `properties`. */
-const SHAPING = ['patternProperties', 'propertyNames', 'dependentSchemas', '$ref', '$dynamicRef', 'allOf', 'anyOf', 'oneOf', 'if', 'not'];
+const SHAPING = [
+  'patternProperties',
+  'propertyNames',
+  'dependentSchemas',
+  '$ref',
+  '$dynamicRef',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'if',
+  'not',
+];
 
 /** True when the root of an input schema takes any object at all: no properties, nothing closing it. */
 export function acceptsAnyObject(schema: Record<string, unknown>): boolean {
@@ -63,7 +74,11 @@ export const schemaRefs: Rule = {
       const output = tool.output ? refsOf(clientSchema(tool.output, options)) : { refs: [] };
       const refs = [...new Set([...input.refs, ...output.refs])].sort();
       if (!refs.length) continue;
-      const at = input.first ? ['inputSchema', ...input.first, '$ref'] : output.first ? ['outputSchema', ...output.first, '$ref'] : undefined;
+      const at = input.first
+        ? ['inputSchema', ...input.first, '$ref']
+        : output.first
+          ? ['outputSchema', ...output.first, '$ref']
+          : undefined;
       uses.push({ tool, refs, at });
     }
     const first = uses[0];

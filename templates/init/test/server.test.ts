@@ -5,9 +5,14 @@ import { createServerFactory, createWebHandler, handlers } from '../src/generate
 /** A client on protocol 2026-07-28, talking to the server's web handler in-process (no port). */
 async function modernClient(): Promise<Client> {
   const endpoint = createWebHandler(handlers);
-  const client = new Client({ name: 'test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'test', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), { fetch: (url, init) => endpoint.fetch(new Request(url, init)) }),
+    new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+      fetch: (url, init) => endpoint.fetch(new Request(url, init)),
+    }),
   );
   return client;
 }
