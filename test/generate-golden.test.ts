@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatTypeScript } from '../src/emit/format.js';
 import { generate } from '../src/emit/generate.js';
-import { STATIC_FILES } from '../src/emit/templates.js';
+import { EXAMPLES_RUNNER, STATIC_FILES } from '../src/emit/templates.js';
 import type { ServerModel } from '../src/model.js';
 import { loadModel } from '../src/spec.js';
 import { repoRoot } from './helpers/cli.js';
@@ -29,7 +29,7 @@ const CASES: Record<string, string> = {
 function isRuntimeCopy(model: ServerModel, file: string): boolean {
   return (
     path.posix.dirname(file) === model.options.generatedDir &&
-    (STATIC_FILES as readonly string[]).includes(path.posix.basename(file))
+    [...STATIC_FILES, EXAMPLES_RUNNER].includes(path.posix.basename(file))
   );
 }
 

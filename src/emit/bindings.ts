@@ -79,19 +79,8 @@ export function emitRegistry(model: ServerModel): string {
       ? one
       : `  ${key(t.name)}: lazy(\n    () => import(${tsStr(handlerImport(model, t))}),\n  ),`;
   });
-  return `import type { Handler, ToolHandlers, ToolName } from './contract.js';
-
-/**
- * A tool's handler module, loaded on the tool's first call: a server with many tools answers tools/list without
- * loading them all. The module's \`handler\` must fit the tool's contract (the compiler checks it here).
- */
-function lazy<Name extends ToolName>(load: () => Promise<{ handler: Handler<Name> }>): Handler<Name> {
-  let loaded: Handler<Name> | undefined;
-  let loading: Promise<Handler<Name>> | undefined;
-  // Once loaded, a call goes straight to the handler: no extra promise on the hot path.
-  return (args, ctx) =>
-    loaded ? loaded(args, ctx) : (loading ??= load().then((m) => (loaded = m.handler))).then((h) => h(args, ctx));
-}
+  return `import type { ToolHandlers } from './contract.js';
+import { lazy } from './lazy.js';
 
 /** Every tool bound to the \`handler\` export of its module in ${commentLine(model.options.handlersDir)}/. */
 export const handlers: ToolHandlers = {

@@ -10,7 +10,7 @@ import { emitExamples, hasExamples } from './examples.js';
 import { formatIfNeeded, normalizeText } from './format.js';
 import { emitManifestJson, emitManifestModule } from './manifest.js';
 import { emitStub } from './stub.js';
-import { readTemplate, STATIC_FILES } from './templates.js';
+import { EXAMPLES_RUNNER, readTemplate, STATIC_FILES } from './templates.js';
 import { header } from './text.js';
 import { emitTypes } from './types.js';
 import { emitValidators } from './validators.js';
@@ -49,7 +49,9 @@ export async function generate(model: ServerModel, validators: CompiledValidator
     ts('tools.ts', emitTools(model)),
     ts('registry.ts', emitRegistry(model)),
     // The spec's examples as contract tests, for vitest: only when there are any.
-    ...(model.options.contractTests && hasExamples(model) ? [ts('examples.test.ts', emitExamples(model))] : []),
+    ...(model.options.contractTests && hasExamples(model)
+      ? [ts('examples.test.ts', emitExamples(model)), plain(EXAMPLES_RUNNER, readTemplate(EXAMPLES_RUNNER))]
+      : []),
     // Kept formatted in the repository (a test holds them to the pinned prettier options).
     ...STATIC_FILES.map((name) => plain(name, readTemplate(name))),
   ]);

@@ -15,7 +15,11 @@ export const STATIC_FILES = [
   'http.ts',
   'main.ts',
   'index.ts',
+  'lazy.ts',
 ] as const;
+
+/** Copied beside examples.test.ts, only when the spec has examples (it imports vitest). */
+export const EXAMPLES_RUNNER = 'contract-tests.ts';
 
 const cache = new Map<string, string>();
 

@@ -307,9 +307,13 @@ describe('generate and check', () => {
       fs.readFileSync(spec, 'utf8').replace(/\n {4}(?:# .*\n {4})?examples:\n(?: {6}.*\n)+/g, '\n'),
     );
     expect(load().model.tools.every((t) => t.examples.length === 0)).toBe(true);
-    expect((await check()).map((f) => `${f.kind} ${f.file}`)).toEqual(['extra-file src/generated/examples.test.ts']);
+    expect((await check()).map((f) => `${f.kind} ${f.file}`)).toEqual([
+      'extra-file src/generated/contract-tests.ts',
+      'extra-file src/generated/examples.test.ts',
+    ]);
     writeOutput(p.dir, load().model.options, await generateSpec('toolspec.yaml', p.dir));
     expect(fs.existsSync(path.join(p.dir, 'src/generated/examples.test.ts'))).toBe(false);
+    expect(fs.existsSync(path.join(p.dir, 'src/generated/contract-tests.ts'))).toBe(false);
   });
 
   it('writes examples.test.ts only for a spec with examples', async () => {
