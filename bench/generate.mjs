@@ -173,8 +173,12 @@ export function benchGenerate({ sizes = [100, 500], runs = 5 } = {}) {
             boundAt = `${target}: ${bumpBound(s.tools.find((x) => x.name === target).inputSchema)}`;
           });
           const bound = toolspecGenerate(dir, 'changed');
-          (t.cold.push(cold), t.noop.push(noop), t.description.push(description), t.bound.push(bound));
-          (p.cold.push(peerCold), p.noop.push(peerNoop));
+          t.cold.push(cold);
+          t.noop.push(noop);
+          t.description.push(description);
+          t.bound.push(bound);
+          p.cold.push(peerCold);
+          p.noop.push(peerNoop);
           break;
         } catch (e) {
           if (!e.retry || attempt >= 2) throw e;

@@ -211,7 +211,7 @@ async function importGenerated(file) {
   try {
     return await import(pathToFileURL(file).href);
   } catch (error) {
-    throw new Error(`cannot import the compiled generated server ${file}: ${error.message}`);
+    throw new Error(`cannot import the compiled generated server ${file}: ${error.message}`, { cause: error });
   }
 }
 

@@ -33,7 +33,7 @@ export function placeholder(name: string): string {
  * the data for the check and back after it (so `args.toString` is the argument, or its default), and the errors
  * name them as the caller wrote them. `copy`: check a copy instead (outputs, which must not change).
  */
-export function guardInherited<V extends Validator<any>>(validate: V, names: readonly string[], copy: boolean): V {
+export function guardInherited<V extends Validator<unknown>>(validate: V, names: readonly string[], copy: boolean): V {
   const to = new Map(names.map((n) => [n, placeholder(n)]));
   const back = new Map(names.map((n) => [placeholder(n), n]));
   const swap = (v: unknown) => (typeof v === 'string' && back.get(v)) || v;

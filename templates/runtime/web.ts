@@ -240,7 +240,9 @@ class LegacySessions {
     }
     let ended = false;
     const end = () => {
-      if (!ended) ((ended = true), done());
+      if (ended) return;
+      ended = true;
+      done();
     };
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
