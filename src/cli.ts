@@ -10,9 +10,8 @@ import { fileSystemError, UserError } from './diagnostics.js';
 import { packageRoot } from './paths.js';
 import { styleFor } from './report.js';
 
-// Each command's module (and the spec loader, the generator and the type checker behind it) loads only when that
-// command runs: a generate or check with nothing to do (the cached state holds) starts in a fraction of the time.
-export { EXIT } from './commands/result.js';
+// Each command's module (and the spec loader, the generator and the type checker behind it) is imported only when
+// that command runs: a generate or check with nothing to do (the cached state holds) starts in a fraction of the time.
 
 const DEFAULT_SPEC = 'toolspec.yaml';
 

@@ -74,16 +74,23 @@ export function gitSource(root: string, commit: string, specPath: string): FileS
   const specDir = posix.dirname(specPath);
   const tree = new Map<string, TreeEntry>();
   const folders = new Set<string>(['.']);
-  const listing = git(
-    ['ls-tree', '-r', '-z', '-l', '--full-tree', commit, '--', ...(specDir === '.' ? [] : [specDir])],
-    root,
-    `cannot list ${specDir} at ${commit}`,
-  );
-  for (const line of listing.toString('utf8').split('\0').filter(Boolean)) {
-    const tab = line.indexOf('\t');
-    const [mode = '', type = '', oid = '', size = ''] = line.slice(0, tab).split(/\s+/);
-    const p = line.slice(tab + 1);
-    tree.set(p, { mode, type, oid, size: Number(size) || 0 });
+  /** `git ls-tree -z -l` of `paths` at the commit (the whole tree when none; `-r` with recursive): entries by path. */
+  const lsTree = (paths: string[], recursive: boolean): [string, TreeEntry][] =>
+    git(
+      ['ls-tree', '-z', '-l', '--full-tree', ...(recursive ? ['-r'] : []), commit, '--', ...paths],
+      root,
+      `cannot list ${paths.join(', ') || 'the tree'} at ${commit}`,
+    )
+      .toString('utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => {
+        const tab = line.indexOf('\t');
+        const [mode = '', type = '', oid = '', size = ''] = line.slice(0, tab).split(/\s+/);
+        return [line.slice(tab + 1), { mode, type, oid, size: Number(size) || 0 }];
+      });
+  for (const [p, entry] of lsTree(specDir === '.' ? [] : [specDir], true)) {
+    tree.set(p, entry);
     for (let d = posix.dirname(p); d !== '.' && !folders.has(d); d = posix.dirname(d)) folders.add(d);
   }
   const inSpecDir = (rel: string) => specDir === '.' || rel === specDir || rel.startsWith(`${specDir}/`);
@@ -91,21 +98,7 @@ export function gitSource(root: string, commit: string, specPath: string): FileS
   const outside = new Map<string, TreeEntry | undefined>();
   const entryAt = (rel: string): TreeEntry | undefined => {
     if (inSpecDir(rel) || rel.startsWith('../') || rel === '..') return tree.get(rel);
-    if (!outside.has(rel)) {
-      const line = git(
-        ['ls-tree', '-z', '-l', '--full-tree', commit, '--', rel],
-        root,
-        `cannot list ${rel} at ${commit}`,
-      )
-        .toString('utf8')
-        .split('\0')[0];
-      const tab = line ? line.indexOf('\t') : -1;
-      const [mode = '', type = '', oid = '', size = ''] = tab > 0 ? line!.slice(0, tab).split(/\s+/) : [];
-      outside.set(
-        rel,
-        tab > 0 && line!.slice(tab + 1) === rel ? { mode, type, oid, size: Number(size) || 0 } : undefined,
-      );
-    }
+    if (!outside.has(rel)) outside.set(rel, lsTree([rel], false).find(([p]) => p === rel)?.[1]);
     return outside.get(rel);
   };
   const relOf = (abs: string) => {

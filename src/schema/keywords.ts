@@ -187,6 +187,17 @@ function unescapeSegment(raw: string): string {
   return s.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
+/** Keywords that only annotate: they validate nothing (`default` aside, which fills in values). */
+export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
+  'title',
+  'description',
+  'examples',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+
 /** ajv's own formats plus ajv-formats': what `format` may name. */
 export const FORMATS = [
   'date',

@@ -16,7 +16,7 @@ import addFormats from 'ajv-formats';
 import type { SchemaKind, ValidatorCode } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
 import { mapChildren } from '../schema/forms.js';
-import { isObject, type Dialect } from '../schema/keywords.js';
+import { ANNOTATION_KEYWORDS, isObject, type Dialect } from '../schema/keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
 export type { SchemaKind } from '../model.js';
@@ -111,13 +111,15 @@ export function compileSchema(schema: Record<string, unknown>, dialect: Dialect,
   return { ajv, key: KEY, validate, inherited, code: { source, inherited, kind }, warnings };
 }
 
-/** Keywords that validate nothing; the generated code leaves them out, so editing one changes no validator. */
-const ANNOTATIONS = new Set(['title', 'description', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
-
-/** The schema without annotations and extension keywords (x-…), in every subschema; values (const, enum, default) kept whole. */
+/**
+ * The schema without annotations and extension keywords (x-…), in every subschema; values (const, enum, default)
+ * kept whole. The generated code leaves them out, so editing one changes no validator.
+ */
 export function withoutAnnotations(schema: unknown): unknown {
   if (!isObject(schema)) return schema;
-  const kept = Object.fromEntries(Object.entries(schema).filter(([k]) => !ANNOTATIONS.has(k) && !k.startsWith('x-')));
+  const kept = Object.fromEntries(
+    Object.entries(schema).filter(([k]) => !ANNOTATION_KEYWORDS.has(k) && !k.startsWith('x-')),
+  );
   return mapChildren(kept, withoutAnnotations);
 }
 

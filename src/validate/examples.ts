@@ -8,6 +8,7 @@ import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import { isRecord, type RawTool } from '../load/load.js';
 import type { ExampleExpectation, ExampleModel } from '../model.js';
 import { argumentPath } from '../../templates/runtime/arguments.js';
+import { ANNOTATION_KEYWORDS } from '../schema/keywords.js';
 import { captureWarnings } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';
 import { pointerToPath } from '../load/structure.js';
@@ -232,16 +233,8 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
   return problems;
 }
 
-const ANNOTATIONS = new Set([
-  'description',
-  'title',
-  'examples',
-  'default',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-  '$comment',
-]);
+/** Siblings of a $ref that change nothing about what it accepts. */
+const ANNOTATIONS = new Set([...ANNOTATION_KEYWORDS, 'default']);
 
 /**
  * The argument an error names, exactly as the generated dispatcher writes it at the start of its line
