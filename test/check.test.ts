@@ -183,3 +183,34 @@ describe('toolspec check and generate with the local cache of the last generate'
     expect(helper.stdout).toContain('src/handlers/search_notes.ts:');
   });
 });
+
+describe('declaration files shared between checks in one process', () => {
+  it('reads a package’s types again when they change, and keeps the lib’s', async () => {
+    const dir = await baseProject();
+    const pkg = path.join(dir, 'node_modules/notes-limit');
+    fs.mkdirSync(pkg, { recursive: true });
+    fs.writeFileSync(
+      path.join(pkg, 'package.json'),
+      '{ "name": "notes-limit", "type": "module", "types": "index.d.ts" }',
+    );
+    fs.writeFileSync(path.join(pkg, 'index.d.ts'), 'export declare const limit: number;\n');
+    edit(
+      dir,
+      'src/handlers/add_note.ts',
+      "import { notes } from './notes.js';",
+      "import { notes } from './notes.js';\nimport { limit } from 'notes-limit';\nconst most: number = limit;\nvoid most;",
+    );
+    const check = async () => {
+      const { model, validators } = loadModel('toolspec.yaml', { cwd: dir });
+      return checkProject(model!, validators!, dir);
+    };
+    expect(await check()).toEqual([]);
+    fs.writeFileSync(path.join(pkg, 'index.d.ts'), 'export declare const limit: string;\n');
+    const findings = await check();
+    expect(findings.map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
+      "src/handlers/add_note.ts:4 Type 'string' is not assignable to type 'number'.",
+    ]);
+    fs.writeFileSync(path.join(pkg, 'index.d.ts'), 'export declare const limit: number;\n');
+    expect(await check()).toEqual([]);
+  });
+});

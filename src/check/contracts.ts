@@ -1,12 +1,12 @@
 /**
- * Contracts: each handler module read with the TypeScript type checker (ts-morph), against the contract generated
- * in memory from the spec (not the files on disk, which may be stale). A handler fits when its `handler` export is
- * assignable to `Handler<'tool'>`, its file type-checks, and nothing in its signature is `any`. ts-morph is loaded
- * only when there are handlers to read.
+ * Contracts: each handler module read with the TypeScript type checker, against the contract generated in memory
+ * from the spec (not the files on disk, which may be stale). A handler fits when its `handler` export is assignable
+ * to `Handler<'tool'>`, its file type-checks, and nothing in its signature is `any`. The compiler (the one ts-morph
+ * bundles) is loaded only when there are handlers to read.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Project, ts } from 'ts-morph';
+import type { ts } from 'ts-morph';
 import type { OutputFile } from '../emit/generate.js';
 import { displayPath } from '../paths.js';
 import type { StateTool } from '../state.js';
@@ -26,42 +26,106 @@ export interface ContractInput {
   files?: readonly OutputFile[];
 }
 
+/**
+ * One program per check, but the declaration files it reads (the compiler's lib, the SDK's and Node's types under
+ * node_modules) are parsed once per process and shared by every program after it, as the compiler's own
+ * DocumentRegistry shares them between language services: a second check in the same process (watch, dev, a test
+ * suite's cases) parses only the project's own files. An entry holds while the file's size and mtime do.
+ */
+const declarations = new Map<string, { stamp: string; file: ts.SourceFile }>();
+
+/** The compiler's lib files, which the bundled compiler keeps in memory rather than on disk: read once. */
+let libFiles: Map<string, string> | undefined;
+
+async function libraries(): Promise<{ dir: string; files: Map<string, string> }> {
+  const common = await import('@ts-morph/common');
+  libFiles ??= new Map(
+    common.getLibFiles().map((f) => [path.posix.join(common.libFolderInMemoryPath, f.fileName), f.text]),
+  );
+  return { dir: common.libFolderInMemoryPath, files: libFiles };
+}
+
+function compilerHost(
+  api: typeof ts,
+  options: ts.CompilerOptions,
+  memory: ReadonlyMap<string, string>,
+  lib: { dir: string; files: ReadonlyMap<string, string> },
+): ts.CompilerHost {
+  const host = api.createCompilerHost(options, true);
+  const inMemory = (f: string) => memory.get(f) ?? lib.files.get(f);
+  const memoryDirs = new Set([...memory.keys()].map((f) => path.dirname(f)));
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  const directoryExists = host.directoryExists?.bind(host);
+  const getSourceFile = host.getSourceFile.bind(host);
+  return {
+    ...host,
+    getDefaultLibLocation: () => lib.dir,
+    getDefaultLibFileName: (o) => path.posix.join(lib.dir, api.getDefaultLibFileName(o)),
+    fileExists: (f) => inMemory(f) !== undefined || fileExists(f),
+    readFile: (f) => inMemory(f) ?? readFile(f),
+    directoryExists: (d) => d === lib.dir || memoryDirs.has(d) || (directoryExists ? directoryExists(d) : true),
+    getSourceFile(file, version, onError, fresh) {
+      const text = memory.get(file);
+      if (text !== undefined) return api.createSourceFile(file, text, version, true);
+      const libText = lib.files.get(file);
+      if (libText === undefined && !file.includes('/node_modules/'))
+        return getSourceFile(file, version, onError, fresh);
+      let stamp = 'lib';
+      if (libText === undefined) {
+        try {
+          const stat = fs.statSync(file);
+          stamp = `${stat.size}:${stat.mtimeMs}`;
+        } catch {
+          return getSourceFile(file, version, onError, fresh);
+        }
+      }
+      const v = typeof version === 'object' ? version : { languageVersion: version };
+      const key = `${file}\0${v.languageVersion}\0${v.impliedNodeFormat ?? ''}\0${v.jsDocParsingMode ?? ''}`;
+      const hit = declarations.get(key);
+      if (hit?.stamp === stamp) return hit.file;
+      const parsed =
+        libText === undefined
+          ? getSourceFile(file, version, onError, fresh)
+          : api.createSourceFile(file, libText, version);
+      if (parsed) declarations.set(key, { stamp, file: parsed });
+      return parsed;
+    },
+  };
+}
+
+/** The project's compiler options (its tsconfig.json when it has one), held to strict, with no output. */
+function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOptions {
+  const tsconfig = path.join(rootDir, 'tsconfig.json');
+  let base: ts.CompilerOptions = {
+    target: api.ScriptTarget.ES2022,
+    module: api.ModuleKind.NodeNext,
+    moduleResolution: api.ModuleResolutionKind.NodeNext,
+  };
+  if (fs.existsSync(tsconfig)) {
+    const read = api.readConfigFile(tsconfig, api.sys.readFile);
+    if (!read.error) base = api.parseJsonConfigFileContent(read.config, api.sys, rootDir, undefined, tsconfig).options;
+  }
+  return { ...base, strict: true, noEmit: true, skipLibCheck: true, lib: ['lib.es2023.d.ts'] };
+}
+
 export async function checkContracts(
   input: ContractInput,
   handlers: readonly HandlerModule[],
   cwd: string,
 ): Promise<Finding[]> {
   if (!handlers.length) return [];
-  const { Project, ts } = await import('ts-morph');
+  const { ts } = await import('ts-morph');
   const { subject } = input;
   const tools = new Map(subject.tools.map((t) => [t.name, t]));
-  const tsconfig = path.join(subject.rootDir, 'tsconfig.json');
-  const hasTsconfig = fs.existsSync(tsconfig);
-  const project: Project = new Project({
-    ...(hasTsconfig ? { tsConfigFilePath: tsconfig } : {}),
-    skipAddingFilesFromTsConfig: true,
-    compilerOptions: {
-      ...(hasTsconfig
-        ? {}
-        : {
-            target: ts.ScriptTarget.ES2022,
-            module: ts.ModuleKind.NodeNext,
-            moduleResolution: ts.ModuleResolutionKind.NodeNext,
-          }),
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      lib: ['lib.es2023.d.ts'],
-    },
-  });
   // The contract as the spec says it is now (in memory), or as generate wrote it (verified unchanged by the caller).
   // Only the modules a handler's types come from: parsing the validators or the manifest would cost more than all the checking.
+  const memory = new Map<string, string>();
   for (const f of input.files ?? []) {
     if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path))) {
-      project.createSourceFile(path.resolve(subject.rootDir, f.path), f.contents, { overwrite: true });
+      memory.set(path.resolve(subject.rootDir, f.path), f.contents);
     }
   }
-  for (const h of handlers) project.addSourceFileAtPath(h.abs);
   // One assignment per handler: `const c3: Handler<'tool'> = handler3;`. Its errors say how a handler misses.
   const lines = handlers.map((h, i) => {
     let spec = path.relative(subject.generatedDir, h.abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
@@ -69,12 +133,14 @@ export async function checkContracts(
     return `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(h.tool)}> = handler${i};`;
   });
   const checkPath = path.join(subject.generatedDir, CHECK_FILE);
-  project.createSourceFile(checkPath, `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`, {
-    overwrite: true,
-  });
+  memory.set(checkPath, `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`);
 
-  // From here on the compiler's own objects: ts-morph's wrappers cost more than the checking.
-  const program = project.getProgram().compilerObject;
+  const options = compilerOptions(ts, subject.rootDir);
+  const program = ts.createProgram({
+    rootNames: [...memory.keys(), ...handlers.map((h) => h.abs)],
+    options,
+    host: compilerHost(ts, options, memory, await libraries()),
+  });
   const checker = program.getTypeChecker();
   const checkSf = program.getSourceFile(checkPath)!;
   const mismatches = new Map<number, ts.Diagnostic[]>();
