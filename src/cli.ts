@@ -27,6 +27,12 @@ const formatOption = () =>
     .choices(['text', 'json'])
     .default('text');
 
+/** For the commands that report findings: GitHub Actions annotations too. */
+const reportFormatOption = () =>
+  new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)')
+    .choices(['text', 'json', 'github'])
+    .default('text');
+
 export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
   const { stdout, stderr, env, cwd } = {
     stdout: process.stdout,
@@ -59,8 +65,8 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .command('validate')
     .description('load and check the spec; print every problem at once')
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
-    .addOption(formatOption())
-    .action(async (spec: string, opts: { format: 'text' | 'json' }) => {
+    .addOption(reportFormatOption())
+    .action(async (spec: string, opts: { format: 'text' | 'json' | 'github' }) => {
       finish(
         await (
           await import('./commands/validate.js')
@@ -95,11 +101,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       'the drift check: regenerate in memory and compare, then hold every handler to its contract; changes nothing',
     )
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
-    .addOption(
-      new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)')
-        .choices(['text', 'json', 'github'])
-        .default('text'),
-    )
+    .addOption(reportFormatOption())
     .option('--diff', 'show a diff for each stale file (default: on a terminal)')
     .option('--no-diff', 'no diffs')
     .action(async (spec: string, opts: { format: 'text' | 'json' | 'github'; diff?: boolean }) => {
@@ -130,11 +132,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       'compare the working spec (or the one file given) with the spec at this git revision, e.g. origin/main',
     )
     .option('--spec <path>', 'the spec file, for operands that name only a revision', DEFAULT_SPEC)
-    .addOption(
-      new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)')
-        .choices(['text', 'json', 'github'])
-        .default('text'),
-    )
+    .addOption(reportFormatOption())
     .addOption(
       new Option('--fail-on <class>', 'exit 1 on breaking changes, on breaking or prompt changes, or on any change')
         .choices(['breaking', 'prompt', 'any'])
@@ -172,9 +170,9 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       'check the spec against the lint rules and count the tokens its tools take (rules and budget: options.lint)',
     )
     .argument('[spec]', 'the spec file', DEFAULT_SPEC)
-    .addOption(formatOption())
+    .addOption(reportFormatOption())
     .option('--rules', 'list the rules, their default severity and what they find')
-    .action(async (spec: string, opts: { format: 'text' | 'json'; rules?: boolean }) => {
+    .action(async (spec: string, opts: { format: 'text' | 'json' | 'github'; rules?: boolean }) => {
       const { lintCommand } = await import('./commands/lint.js');
       finish(await lintCommand({ spec, cwd, format: opts.format, rules: Boolean(opts.rules), style: styles() }));
     });

@@ -1,6 +1,6 @@
 /**
- * Diagnostics for people (file:line:col, a code frame, a hint) and for machines (JSON). Pure: returns strings.
- * Everything printed passes through `visible`, the one place where text from the spec is made safe for a terminal.
+ * What text for people is made of: styles (colour on terminals), `visible` (the one place where text from the spec
+ * is made safe for a terminal) and code frames. How a finding is laid out is findings.ts's.
  */
 import type { Diagnostic } from './diagnostics.js';
 
@@ -61,33 +61,27 @@ function escapeChar(c: string): string {
 /** Columns of a code frame; longer lines show a window around the problem. */
 const FRAME_WIDTH = 100;
 
-export function formatDiagnostic(d: Diagnostic, style: Style = PLAIN, source?: string): string {
-  const sev = d.severity === 'error' ? style.red(style.bold('error')) : style.yellow(style.bold('warning'));
-  const lines = [
-    `${style.bold(visible(`${d.file}:${d.line}:${d.column}`))} ${sev} ${style.dim(d.code)} ${visible(d.message)}`,
-  ];
-  const text = source === undefined ? undefined : linesOf(source)[d.line - 1];
-  if (text !== undefined) {
-    const frame = codeFrame(text, d);
-    const gutter = String(d.line);
-    lines.push(style.dim(`  ${gutter} | `) + frame.text);
-    lines.push(
-      style.dim(`  ${' '.repeat(gutter.length)} | `) +
-        (d.severity === 'error' ? style.red(frame.caret) : style.yellow(frame.caret)),
-    );
-  }
-  if (d.hint) lines.push(`  ${style.cyan('hint:')} ${visible(d.hint)}`);
-  return lines.join('\n');
+/** Where a code frame points: a 1-based line and column, and where the problem ends when it is known. */
+export interface FramePosition {
+  line: number;
+  column: number;
+  endLine?: number | undefined;
+  endColumn?: number | undefined;
 }
 
 /**
- * The line as shown under a diagnostic, and the caret line under it. Tabs become one space and invisible
+ * The line as shown under a finding, and the caret line under it. Tabs become one space and invisible
  * characters their escapes, with the caret moved to match; a byte order mark at the very start is not shown.
  * Only a window around the column is looked at, so a megabyte-long line costs no more than a short one.
  */
-function codeFrame(line: string, d: Diagnostic): { text: string; caret: string } {
+export function codeFrame(source: string, d: FramePosition): { text: string; caret: string } | undefined {
+  const line = linesOf(source)[d.line - 1];
+  if (line === undefined) return undefined;
   const col = Math.min(Math.max(0, d.column - 1), line.length);
-  const width = d.endLine === d.line ? Math.max(1, d.endColumn - d.column) : Math.max(1, line.length - col);
+  const width =
+    d.endLine === d.line && d.endColumn !== undefined
+      ? Math.max(1, d.endColumn - d.column)
+      : Math.max(1, line.length - col);
   let from = Math.max(0, col - FRAME_WIDTH);
   let to = Math.min(line.length, col + FRAME_WIDTH * 2);
   if (isLowSurrogate(line.charCodeAt(from))) from--;
@@ -130,14 +124,6 @@ let split: { source: string; lines: string[] } | undefined;
 function linesOf(source: string): string[] {
   if (split?.source !== source) split = { source, lines: source.split(/\r?\n/) };
   return split.lines;
-}
-
-export function formatDiagnostics(
-  list: readonly Diagnostic[],
-  style: Style,
-  sources: ReadonlyMap<string, string>,
-): string {
-  return list.map((d) => formatDiagnostic(d, style, sources.get(d.file))).join('\n\n');
 }
 
 export function countSummary(list: readonly Diagnostic[]): string {

@@ -110,7 +110,7 @@ describe('toolspec check (built CLI, end to end)', () => {
     const drift = await runMain(['check'], dir);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain(
-      'src/handlers/delete_note.ts:5:17 handler-contract delete_note args.id: string in the handler, the spec says integer',
+      'src/handlers/delete_note.ts:5:17 error handler-contract delete_note args.id: string in the handler, the spec says integer',
     );
     expect(drift.stdout).not.toContain('+++'); // no diff by default without a terminal
     expect((await runMain(['check', '--diff'], dir)).stdout).toContain('-// hand edit');
@@ -139,7 +139,7 @@ describe('toolspec check --format github', () => {
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines)
-      expect(line).toMatch(/^::error file=toolspec\.yaml,line=7,col=\d+,title=toolspec TS\d+::/);
+      expect(line).toMatch(/^::error file=toolspec\.yaml,line=7,col=\d+,title=toolspec check%3A TS\d+::/);
     expect(run.stdout).toContain('%0A::warning file=x::injected, 100%25');
   });
 });

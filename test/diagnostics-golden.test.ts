@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countSummary, formatDiagnostics, PLAIN } from '../src/report.js';
+import { countSummary, PLAIN } from '../src/report.js';
+import { renderTexts } from '../src/findings.js';
 import { loadModel } from '../src/spec.js';
 
 const root = path.join(import.meta.dirname, 'fixtures', 'invalid');
@@ -26,7 +27,7 @@ describe('golden diagnostics', () => {
       const result = loadModel('toolspec.yaml', { cwd: dir });
       expect(result.model, 'a bad spec must not give a model').toBeUndefined();
       expect(result.diagnostics.some((d) => d.severity === 'error')).toBe(true);
-      const report = `${formatDiagnostics(result.diagnostics, PLAIN, result.sources)}\n\n${countSummary(result.diagnostics)}\n`;
+      const report = `${renderTexts(result.diagnostics, PLAIN, result.sources)}\n\n${countSummary(result.diagnostics)}\n`;
       await expect(report).toMatchFileSnapshot(path.join(dir, 'expected.txt'));
     });
   }

@@ -161,10 +161,10 @@ describe('toolspec diff: reports on specs/docs', () => {
     const json = JSON.parse(run('json').stdout) as {
       ok: boolean;
       summary: Record<string, number>;
-      changes: { rule: string; file?: string; line?: number }[];
+      changes: { code: string; file?: string; line?: number }[];
     };
     expect(json.ok).toBe(false);
-    expect(json.changes.map((c) => c.rule)).toContain('TOOL_RENAMED');
+    expect(json.changes.map((c) => c.code)).toContain('TOOL_RENAMED');
     // Every change on a tool of the new spec points at a line of it.
     expect(json.changes.every((c) => c.file !== undefined && c.line !== undefined)).toBe(true);
   });
@@ -244,7 +244,7 @@ describe('toolspec diff (built CLI, end to end)', () => {
     );
     const github = await runMain(['diff', 'old.yaml', '--format', 'github'], dir);
     expect(github.stdout.split('\n')[0]).toBe(
-      '::error file=toolspec.yaml,line=13,col=54,title=toolspec diff%3A BOUNDS_TIGHTENED::BOUNDS_TIGHTENED search inputSchema.properties.limit.maximum 50 → 20: argument "limit" accepts fewer values: calls that passed before may be rejected',
+      '::error file=toolspec.yaml,line=13,col=54,title=toolspec diff%3A BOUNDS_TIGHTENED::search inputSchema.properties.limit.maximum 50 → 20: argument "limit" accepts fewer values: calls that passed before may be rejected',
     );
     // The reverse is compatible.
     expect((await runMain(['diff', 'toolspec.yaml', 'old.yaml'], dir)).code).toBe(0);

@@ -20,7 +20,8 @@ import {
 } from '../src/lint/index.js';
 import { lint } from '../src/lint/lint.js';
 import { nameStyle, restyle } from '../src/lint/rules/names.js';
-import { countSummary, formatDiagnostics, PLAIN } from '../src/report.js';
+import { countSummary, PLAIN } from '../src/report.js';
+import { renderTexts } from '../src/findings.js';
 import { loadModel } from '../src/spec.js';
 import { repoRoot, runMain } from './helpers/cli.js';
 import { scratchCopy } from './helpers/project.js';
@@ -82,7 +83,7 @@ describe('toolspec lint: golden cases', () => {
       const dir = path.join(fixtures, name);
       const text = result
         ? formatLintReport('toolspec.yaml', result, loaded.sources, PLAIN)
-        : `${formatDiagnostics(loaded.diagnostics, PLAIN, loaded.sources)}\n\n${countSummary(loaded.diagnostics)}\n`;
+        : `${renderTexts(loaded.diagnostics, PLAIN, loaded.sources)}\n\n${countSummary(loaded.diagnostics)}\n`;
       await expect(text).toMatchFileSnapshot(path.join(dir, 'expected.txt'));
       if (name === 'json-output')
         await expect(lintJson('toolspec.yaml', result, loaded.diagnostics)).toMatchFileSnapshot(
@@ -396,7 +397,7 @@ describe('lint beside validate, generate and check (built CLI)', () => {
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: false,
-      lint: { failed: true, findings: [{ rule: 'conflicting-hints' }] },
+      lint: { failed: true, findings: [{ code: 'conflicting-hints' }] },
     });
     const github = await runMain(['check', '--format', 'github'], dir);
     expect(github.code).toBe(1);

@@ -15,7 +15,8 @@ import { firstInvalidUtf8 } from '../src/load/decode.js';
 import { loadSpec } from '../src/load/load.js';
 import { MAX_DEPTH, MAX_FILE_BYTES, MAX_TEXT_CHARS, MAX_TOOLS, MAX_TOTAL_BYTES } from '../src/load/limits.js';
 import { depthOf } from '../src/load/source.js';
-import { formatDiagnostic, PLAIN, visible } from '../src/report.js';
+import { renderText } from '../src/findings.js';
+import { PLAIN, visible } from '../src/report.js';
 import { loadModel } from '../src/spec.js';
 import { tempProject } from './helpers/tmp.js';
 
@@ -200,21 +201,19 @@ describe('control characters from the spec are printed escaped', () => {
       message: 'm\u202e',
       hint: 'h\u0085',
     };
-    expect(formatDiagnostic(d, PLAIN, '\tx\u2028yz\n')).toBe(
+    expect(renderText(d, PLAIN, { source: '\tx\u2028yz\n' })).toBe(
       ['f\\u001b.yaml:1:3 error TS021 m\\u202e', '  1 |  x\\u2028yz', '    |   ^^^^^^^^', '  hint: h\\u0085'].join(
         '\n',
       ),
     );
     const long = `${'a'.repeat(300)}\u001b${'b'.repeat(300)}`;
-    const out = formatDiagnostic({ ...d, column: 301, endColumn: 302 }, PLAIN, long).split('\n');
+    const out = renderText({ ...d, column: 301, endColumn: 302 }, PLAIN, { source: long }).split('\n');
     expect(out[1]).toBe(`  1 | …${'a'.repeat(19)}\\u001b${'b'.repeat(74)}`);
     expect(out[2]).toBe(`    | ${' '.repeat(20)}^^^^^^`);
     // Cut right at an escape: "…" takes its place whole, and the caret stays under its character.
-    const atEscape = formatDiagnostic(
-      { ...d, column: 96, endColumn: 97 },
-      PLAIN,
-      `${'a'.repeat(79)}\u001b${'b'.repeat(300)}`,
-    ).split('\n');
+    const atEscape = renderText({ ...d, column: 96, endColumn: 97 }, PLAIN, {
+      source: `${'a'.repeat(79)}\u001b${'b'.repeat(300)}`,
+    }).split('\n');
     expect(atEscape[1]).toBe(`  1 | …${'b'.repeat(94)}`);
     expect(atEscape[2]).toBe(`    | ${' '.repeat(16)}^`);
   });

@@ -1,7 +1,27 @@
 /** Check findings for people (grouped, with diffs), for machines (JSON) and for GitHub Actions (workflow commands). */
-import { annotation } from '../github.js';
-import { visible, type Style } from '../report.js';
+import { renderGithub, renderJson, renderText, type Finding as Reported } from '../findings.js';
+import type { Style } from '../report.js';
 import { FIX_TEXT, type Finding } from './findings.js';
+
+/** A check finding as every command reports one: its kind is the code; the fix is the hint. */
+export function asFinding(f: Finding): Reported {
+  return {
+    code: f.kind,
+    severity: 'error',
+    file: f.file,
+    line: f.line,
+    column: f.column,
+    ...(f.tool !== undefined && { tool: f.tool }),
+    message: f.message,
+    hint: FIX_TEXT[f.fix],
+    details: [...(f.expected ? [`expected: ${f.expected}`] : []), ...(f.actual ? [`actual:   ${f.actual}`] : [])],
+    data: {
+      fix: f.fix,
+      ...(f.expected !== undefined && { expected: f.expected }),
+      ...(f.actual !== undefined && { actual: f.actual }),
+    },
+  };
+}
 
 export function formatFindingsText(findings: readonly Finding[], style: Style, opts: { diff: boolean }): string {
   if (!findings.length) return '';
@@ -10,11 +30,7 @@ export function formatFindingsText(findings: readonly Finding[], style: Style, o
     if (!list.length) return;
     out.push(style.bold(title));
     for (const f of list) {
-      out.push(
-        `  ${style.bold(`${f.file}:${f.line}:${f.column}`)} ${style.red(f.kind)}${f.tool ? ` ${style.dim(f.tool)}` : ''} ${visible(f.message)}`,
-      );
-      if (f.expected) out.push(`      ${style.dim('expected:')} ${f.expected}`);
-      if (f.actual) out.push(`      ${style.dim('actual:  ')} ${f.actual}`);
+      out.push(renderText(asFinding(f), style, { compact: true, indent: '  ' }));
       if (opts.diff && f.diff) out.push(colourDiff(f.diff, style).replace(/^/gm, '      '));
     }
     out.push('');
@@ -45,23 +61,13 @@ export function summary(findings: readonly Finding[]): string {
 }
 
 export function formatFindingsJson(findings: readonly Finding[], spec: string): string {
-  const list = findings.map(({ diff: _diff, fix, ...f }) => ({ ...f, fix: FIX_TEXT[fix] }));
+  const list = findings.map((f) => renderJson(asFinding(f)));
   return `${JSON.stringify({ ok: findings.length === 0, spec, findings: list }, null, 2)}\n`;
 }
 
 export function formatFindingsGithub(findings: readonly Finding[]): string {
-  const lines = findings.map((f) =>
-    annotation({
-      level: 'error',
-      file: f.file,
-      line: f.line,
-      column: f.column,
-      title: `toolspec check: ${f.kind}`,
-      message: `${f.message}${f.expected ? `\nexpected: ${f.expected}` : ''}${f.actual ? `\nactual: ${f.actual}` : ''} (fix: ${FIX_TEXT[f.fix]})`,
-    }),
-  );
-  if (findings.length) lines.push(summary(findings));
-  return lines.length ? `${lines.join('\n')}\n` : '';
+  if (!findings.length) return '';
+  return `${renderGithub(findings.map(asFinding), 'toolspec check')}\n${summary(findings)}\n`;
 }
 
 function colourDiff(diff: string, style: Style): string {

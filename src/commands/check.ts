@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { Finding } from '../check/findings.js';
 import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
-import { annotation } from '../github.js';
+import { renderGithub, renderJson } from '../findings.js';
 import { verifiedState } from '../state.js';
 import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
@@ -50,20 +50,10 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   if (!result.model) {
     let stdout = '';
     if (format === 'json')
-      stdout = `${JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics }, null, 2)}\n`;
+      stdout = `${JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics.map(renderJson) }, null, 2)}\n`;
     if (format === 'github') {
       const errors = result.diagnostics.filter((d) => d.severity === 'error');
-      const lines = errors.map((d) =>
-        annotation({
-          level: 'error',
-          file: d.file,
-          line: d.line,
-          column: d.column,
-          title: `toolspec ${d.code}`,
-          message: d.hint ? `${d.message} (${d.hint})` : d.message,
-        }),
-      );
-      stdout = lines.length ? `${lines.join('\n')}\n` : '';
+      stdout = errors.length ? `${renderGithub(errors, 'toolspec check')}\n` : '';
     }
     return { code: loaded.code, stdout, stderr: loaded.stderr };
   }

@@ -2,7 +2,8 @@
  * `toolspec diff`: resolve the two operands, load both specs, diff them, place each change in the new spec and
  * format the report. Returns what to print and the exit code; the CLI prints.
  */
-import { PLAIN, formatDiagnostics, type Style } from '../report.js';
+import { PLAIN, type Style } from '../report.js';
+import { renderTexts } from '../findings.js';
 import type { CommandResult } from './result.js';
 import { isRecord } from '../load/load.js';
 import { SourceFile } from '../load/source.js';
@@ -39,7 +40,7 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
   if (invalid.length) {
     for (const side of invalid) {
       const errors = side.result.diagnostics.filter((d) => d.severity === 'error');
-      stderr += `${formatDiagnostics(errors, style.err, side.result.sources)}\n\n`;
+      stderr += `${renderTexts(errors, style.err, side.result.sources)}\n\n`;
       stderr += `toolspec: ${side.label} is not a valid spec (${errors.length} error${errors.length === 1 ? '' : 's'}); fix it, or compare other versions\n`;
     }
     const stdout =

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { displayPath } from '../paths.js';
-import { countSummary, formatDiagnostics, PLAIN, type Style } from '../report.js';
+import { countSummary, PLAIN, type Style } from '../report.js';
+import { renderTexts } from '../findings.js';
 import { saveState, sha256, stateFor, verifiedState } from '../state.js';
 import { writeOutput } from '../write.js';
 import { plural } from './result.js';
@@ -109,8 +110,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])),
     folders: result.inputs.folders,
   };
-  let notes =
-    text && result.diagnostics.length ? `${formatDiagnostics(result.diagnostics, style, result.sources)}\n\n` : '';
+  let notes = text && result.diagnostics.length ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n` : '';
   if (!result.model) {
     const failure = `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written\n`;
     const json = { ok: false, spec, diagnostics: result.diagnostics };

@@ -1,10 +1,11 @@
 /** `toolspec lint`: the lint rules over the spec and the token table (rules and budget: options.lint). */
+import { renderGithub } from '../findings.js';
 import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
 export interface LintInput {
   spec: string;
   cwd: string;
-  format: 'text' | 'json';
+  format: 'text' | 'json' | 'github';
   /** List the rules instead. */
   rules?: boolean;
   style?: Styles;
@@ -16,16 +17,22 @@ export async function lintCommand(input: LintInput): Promise<CommandResult> {
   if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(style.out), stderr: '' };
   const { result, stderr, code } = await loadForCommand(input.spec, input.cwd, input.format, style.err);
   if (!result.model) {
-    return {
-      code,
-      stdout: input.format === 'json' ? `${api.lintJson(input.spec, undefined, result.diagnostics)}` : '',
-      stderr,
-    };
+    const stdout =
+      input.format === 'json'
+        ? api.lintJson(input.spec, undefined, result.diagnostics)
+        : input.format === 'github'
+          ? `${renderGithub(result.diagnostics, 'toolspec lint')}\n`
+          : '';
+    return { code, stdout, stderr };
   }
   const lint = await api.lintLoaded({ ...result, model: result.model }, { tokens: true });
   const stdout =
     input.format === 'json'
       ? api.lintJson(input.spec, lint, result.diagnostics)
-      : api.formatLintReport(input.spec, lint, result.sources, style.out);
+      : input.format === 'github'
+        ? lint.findings.length
+          ? `${api.formatLintGithub(lint.findings)}\n`
+          : ''
+        : api.formatLintReport(input.spec, lint, result.sources, style.out);
   return { code: lint.failed ? EXIT.lint : EXIT.ok, stdout, stderr };
 }

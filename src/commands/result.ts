@@ -4,7 +4,8 @@
  * diagnostics, and the lint that validate, generate and check run beside their own work.
  */
 import type { LintResult } from '../lint/lint.js';
-import { countSummary, formatDiagnostics, PLAIN, type Style } from '../report.js';
+import { countSummary, PLAIN, type Style } from '../report.js';
+import { renderTexts } from '../findings.js';
 import type { LoadResult } from '../spec.js';
 
 /** 0 fine · 1 drift found, lint fails (options.lint.failOn) or diff finds a breaking change · 2 invalid spec, config or usage · 3 internal error. */
@@ -37,7 +38,7 @@ export async function loadForCommand(
   const result = (await loader()).loadModel(spec, { cwd });
   let stderr =
     format === 'text' && result.diagnostics.length
-      ? `${formatDiagnostics(result.diagnostics, style, result.sources)}\n\n`
+      ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n`
       : '';
   if (result.model) return { result, stderr, code: EXIT.ok };
   if (format === 'text') {

@@ -1,10 +1,11 @@
 /** `toolspec validate`: load and check the spec, lint it, and say so; prints every problem at once. */
+import { renderGithub, renderJson } from '../findings.js';
 import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
 export interface ValidateInput {
   spec: string;
   cwd: string;
-  format: 'text' | 'json';
+  format: 'text' | 'json' | 'github';
   style?: Styles;
 }
 
@@ -24,8 +25,15 @@ export async function validateCommand(input: ValidateInput): Promise<CommandResu
     if (lint.failed) code = EXIT.lint;
   }
   let stdout = '';
-  if (format === 'json') {
-    stdout = `${JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics, lint: lint ?? null }, null, 2)}\n`;
+  if (format === 'github') {
+    const api = await import('../lint/index.js');
+    const lines = [
+      ...(result.diagnostics.length ? [renderGithub(result.diagnostics, 'toolspec validate')] : []),
+      ...(lint?.findings.length ? [api.formatLintGithub(lint.findings)] : []),
+    ];
+    stdout = lines.length ? `${lines.join('\n')}\n` : '';
+  } else if (format === 'json') {
+    stdout = `${JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics.map(renderJson), lint: lint ? (await import('../lint/index.js')).lintResultJson(lint) : null }, null, 2)}\n`;
   } else if (lint?.failed) {
     stdout = `${spec} is valid, but ${(await import('../lint/index.js')).lintSummary(lint)}\n`;
   } else if (valid) {

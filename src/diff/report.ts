@@ -1,5 +1,5 @@
 /** A diff for people (grouped by class), for machines (JSON) and for GitHub Actions (workflow commands). */
-import { annotation, type Annotation } from '../github.js';
+import { renderGithub, renderJson, type Finding, type FindingSeverity } from '../findings.js';
 import { PLAIN, type Style } from '../report.js';
 import { CLASS_ORDER, formatPath, jsonPointer, type Change, type ChangeClass } from './rules.js';
 import { textDiff } from './text.js';
@@ -26,11 +26,6 @@ const TITLES: Record<ChangeClass, string> = {
   compatible: 'Compatible changes',
   prompt: 'Prompt changes',
 };
-
-/** `BOUNDS_TIGHTENED search_docs inputSchema.properties.limit.maximum 50 → 20` */
-export function headline(c: Change): string {
-  return [c.rule, c.tool, formatPath(c.segments), c.detail].filter(Boolean).join(' ');
-}
 
 export function formatDiffText(report: DiffReport, style: Style = PLAIN): string {
   const out: string[] = [`${style.bold('toolspec diff')} ${report.old} → ${report.new}`, ''];
@@ -64,54 +59,53 @@ export function summary(report: DiffReport): string {
     : `${parts}: changes that --fail-on counts`;
 }
 
+const SEVERITY: Record<ChangeClass, FindingSeverity> = { breaking: 'error', prompt: 'warning', compatible: 'notice' };
+
+/**
+ * A change as every command reports one: the rule is its code; breaking → error, prompt → warning, compatible →
+ * notice; at the tool in the new spec when it has a place. A prompt change shows its text diff as details.
+ */
+export function asFinding(c: Change): Finding {
+  const where = [c.tool, formatPath(c.segments), c.detail].filter(Boolean).join(' ');
+  return {
+    code: c.rule,
+    severity: SEVERITY[c.class],
+    ...(c.file !== undefined && { file: c.file }),
+    ...(c.line !== undefined && { line: c.line, column: c.column }),
+    ...(c.tool !== null && { tool: c.tool }),
+    message: `${where}: ${c.message}`,
+    ...(c.class === 'prompt' && { details: textDiff(c.before, c.after, PLAIN) }),
+    data: {
+      class: c.class,
+      path: formatPath(c.segments),
+      pointer: jsonPointer(c.segments),
+      detail: c.detail,
+      ...('before' in c && { before: c.before }),
+      ...('after' in c && { after: c.after }),
+    },
+  };
+}
+
 /**
  * The JSON report. Stable shape: `{ old, new, ok, summary: { breaking, compatible, prompt }, changes: [...] }`,
- * each change `{ class, rule, tool, path, pointer, detail, message, before?, after?, file?, line?, column? }`.
+ * each change a finding (`{ code, severity, file?, line?, column?, tool?, message, class, path, pointer, detail,
+ * before?, after? }`), the code being the rule.
  */
 export function formatDiffJson(report: DiffReport): string {
   const count = (cls: ChangeClass) => report.changes.filter((c) => c.class === cls).length;
-  const changes = report.changes.map((c) => ({
-    class: c.class,
-    rule: c.rule,
-    tool: c.tool,
-    path: formatPath(c.segments),
-    pointer: jsonPointer(c.segments),
-    detail: c.detail,
-    message: c.message,
-    ...('before' in c && { before: c.before }),
-    ...('after' in c && { after: c.after }),
-    ...(c.file !== undefined && { file: c.file }),
-    ...(c.line !== undefined && { line: c.line, column: c.column }),
-  }));
   const body = {
     old: report.old,
     new: report.new,
     ok: !report.failed,
     summary: { breaking: count('breaking'), compatible: count('compatible'), prompt: count('prompt') },
-    changes,
+    changes: report.changes.map((c) => renderJson(asFinding(c))),
   };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
 
-/** One annotation per change: breaking → error, prompt → warning, compatible → notice; at the tool in the new spec. */
+/** One annotation per change, then the summary. */
 export function formatDiffGithub(report: DiffReport): string {
-  const level: Record<ChangeClass, Annotation['level']> = {
-    breaking: 'error',
-    prompt: 'warning',
-    compatible: 'notice',
-  };
-  const lines = report.changes.map((c) => {
-    const body =
-      c.class === 'prompt' ? [headline(c), ...textDiff(c.before, c.after, PLAIN)] : [`${headline(c)}: ${c.message}`];
-    return annotation({
-      level: level[c.class],
-      ...(c.file !== undefined ? { file: c.file } : {}),
-      ...(c.line !== undefined ? { line: c.line } : {}),
-      ...(c.column !== undefined ? { column: c.column } : {}),
-      title: `toolspec diff: ${c.rule}`,
-      message: body.join('\n'),
-    });
-  });
+  const lines = report.changes.length ? [renderGithub(report.changes.map(asFinding), 'toolspec diff')] : [];
   lines.push(summary(report));
   return `${lines.join('\n')}\n`;
 }

@@ -14,6 +14,7 @@ export {
   formatRules,
   formatTokenTable,
   lintJson,
+  lintResultJson,
   lintSummary,
   withLint,
 } from './report.js';

@@ -1,7 +1,7 @@
 /** Lint results for people (findings with code frames, the token table), for machines (JSON) and for GitHub. */
 import type { Diagnostic } from '../diagnostics.js';
-import { annotation } from '../github.js';
-import { formatDiagnostic, PLAIN, visible, type Style } from '../report.js';
+import { renderGithub, renderJson, renderText, type Finding } from '../findings.js';
+import { PLAIN, type Style } from '../report.js';
 import type { LintResult } from './lint.js';
 import { RULES } from './rules/index.js';
 import type { TokenReport } from './tokens.js';
@@ -13,18 +13,12 @@ export function formatLintFindings(
   style: Style,
   sources: ReadonlyMap<string, string>,
 ): string {
-  // The diagnostic printer shows the code as it is; a rule id takes its place.
-  return findings.map((f) => formatDiagnostic(asDiagnostic(f), style, sources.get(f.file))).join('\n\n');
+  return findings.map((f) => renderText(asFinding(f), style, { source: sources.get(f.file) })).join('\n\n');
 }
 
 /** One line per finding, for the commands that lint on the side (generate, check). */
 export function formatLintCompact(findings: readonly LintFinding[], style: Style): string {
-  return findings
-    .map(
-      (f) =>
-        `${style.bold(visible(`${f.file}:${f.line}:${f.column}`))} ${severity(f, style)} ${style.dim(f.rule)} ${visible(f.message)}`,
-    )
-    .join('\n');
+  return findings.map((f) => renderText(asFinding(f), style, { compact: true })).join('\n');
 }
 
 /** "lint: 1 error, 2 warnings — fails (options.lint.failOn: error)". */
@@ -120,18 +114,23 @@ export function lintJson(spec: string, result: LintResult | undefined, diagnosti
         failOn: result.failOn,
         errors: result.errors,
         warnings: result.warnings,
-        findings: result.findings,
+        findings: result.findings.map(lintItem),
         tokens: result.tokens ?? null,
-        diagnostics,
+        diagnostics: diagnostics.map(renderJson),
       }
-    : { ok: false, valid: false, spec, findings: [], tokens: null, diagnostics };
+    : { ok: false, valid: false, spec, findings: [], tokens: null, diagnostics: diagnostics.map(renderJson) };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
 
 /** check's JSON report with the lint result beside the drift findings; `ok` only when both pass. */
 export function withLint(json: string, result: LintResult): string {
   const body = JSON.parse(json) as Record<string, unknown>;
-  return `${JSON.stringify({ ...body, ok: body['ok'] === true && !result.failed, lint: result }, null, 2)}\n`;
+  return `${JSON.stringify({ ...body, ok: body['ok'] === true && !result.failed, lint: lintResultJson(result) }, null, 2)}\n`;
+}
+
+/** A lint result as check's and validate's JSON hold it: findings in the shape every command reports. */
+export function lintResultJson(result: LintResult): Record<string, unknown> {
+  return { ...result, findings: result.findings.map(lintItem) };
 }
 
 /** `toolspec lint`: the findings with code frames, the token table, and the verdict. */
@@ -160,29 +159,19 @@ export function formatRules(style: Style = PLAIN): string {
 
 /** GitHub workflow commands: findings show on the pull request's lines. */
 export function formatLintGithub(findings: readonly LintFinding[]): string {
-  return findings
-    .map((f) =>
-      annotation({
-        level: f.severity,
-        file: f.file,
-        line: f.line,
-        column: f.column,
-        title: `toolspec lint: ${f.rule}`,
-        message: `${f.message} (${f.hint})`,
-      }),
-    )
-    .join('\n');
-}
-
-function severity(f: LintFinding, style: Style): string {
-  return f.severity === 'error' ? style.red(style.bold('error')) : style.yellow(style.bold('warning'));
+  return renderGithub(findings.map(asFinding), 'toolspec lint');
 }
 
 function signed(n: number): string {
   return n > 0 ? `+${n}` : String(n);
 }
 
-function asDiagnostic(f: LintFinding): Diagnostic {
-  const { rule, tools: _tools, ...rest } = f;
-  return { ...rest, code: rule as unknown as Diagnostic['code'] };
+/** A lint finding as every command reports one: the rule id is its code. */
+export function asFinding(f: LintFinding): Finding {
+  const { rule, tools, ...rest } = f;
+  return { ...rest, code: rule, data: { tools } };
+}
+
+function lintItem(f: LintFinding): Record<string, unknown> {
+  return renderJson(asFinding(f));
 }

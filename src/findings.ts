@@ -1,0 +1,110 @@
+/**
+ * The one finding type every command reports through, and its three renderers: text for people (a header line,
+ * a code frame when the file's text is at hand, the hint and the details), JSON for machines (one item shape for
+ * every command), and GitHub workflow commands (annotations on the pull request's lines, escaped per the runner's
+ * rules in github.ts). Each command turns its own results (diagnostics, lint findings, check's drift, diff's
+ * changes) into findings and lays them out (grouping, summaries); how one finding looks is decided only here.
+ */
+import { annotation } from './github.js';
+import { codeFrame, visible, type Style } from './report.js';
+
+export type FindingSeverity = 'error' | 'warning' | 'notice';
+
+export interface Finding {
+  /** What kind of problem, stable for tools to match on: TS012, a lint rule id, a check kind, a diff rule. */
+  code: string;
+  severity: FindingSeverity;
+  /** As the user would type it: relative to the working directory when inside it. */
+  file?: string;
+  /** 1-based. */
+  line?: number;
+  /** 1-based, in UTF-16 code units like editors count. */
+  column?: number;
+  endLine?: number;
+  endColumn?: number;
+  /** The tool concerned, when there is one. */
+  tool?: string;
+  message: string;
+  /** How to fix it. */
+  hint?: string;
+  /** Lines that belong under the message: the expected and the actual type, a text diff. */
+  details?: string[];
+  /** What the command knows beyond the common fields (check's fix, diff's class and path): kept in the JSON. */
+  data?: Record<string, unknown>;
+}
+
+export interface TextOptions {
+  /** The text of the finding's file: a code frame is shown under the header. */
+  source?: string | undefined;
+  /** Header and details only, one finding a line (the commands that report beside their own work). */
+  compact?: boolean;
+  /** Shown before each line. */
+  indent?: string;
+}
+
+/** `toolspec.yaml:12:5 error TS022 unknown type "strng"`, then the code frame, the hint and the details. */
+export function renderText(f: Finding, style: Style, opts: TextOptions = {}): string {
+  const indent = opts.indent ?? '';
+  const place = f.file === undefined ? '' : `${[f.file, f.line, f.column].filter((p) => p !== undefined).join(':')} `;
+  const colour = f.severity === 'error' ? style.red : f.severity === 'warning' ? style.yellow : style.cyan;
+  const lines = [
+    `${place ? `${style.bold(visible(place.trimEnd()))} ` : ''}${colour(style.bold(f.severity))} ${style.dim(visible(f.code))}${f.tool === undefined ? '' : ` ${style.dim(visible(f.tool))}`} ${visible(f.message)}`,
+  ];
+  if (!opts.compact && opts.source !== undefined && f.line !== undefined && f.column !== undefined) {
+    const frame = codeFrame(opts.source, {
+      line: f.line,
+      column: f.column,
+      endLine: f.endLine,
+      endColumn: f.endColumn,
+    });
+    if (frame) {
+      const gutter = String(f.line);
+      lines.push(style.dim(`  ${gutter} | `) + frame.text);
+      lines.push(style.dim(`  ${' '.repeat(gutter.length)} | `) + colour(frame.caret));
+    }
+  }
+  if (!opts.compact && f.hint) lines.push(`  ${style.cyan('hint:')} ${visible(f.hint)}`);
+  for (const d of f.details ?? []) lines.push(`    ${d}`);
+  return lines.map((l) => indent + l).join('\n');
+}
+
+/** Findings with code frames (from their files' text), a blank line apart. */
+export function renderTexts(list: readonly Finding[], style: Style, sources: ReadonlyMap<string, string>): string {
+  return list
+    .map((f) => renderText(f, style, { source: f.file === undefined ? undefined : sources.get(f.file) }))
+    .join('\n\n');
+}
+
+/**
+ * One item shape for every command's JSON: the common fields in a fixed order, then the command's own data. The
+ * details are left out: they are lines for people, and the data holds the same facts as fields.
+ */
+export function renderJson(f: Finding): Record<string, unknown> {
+  return {
+    code: f.code,
+    severity: f.severity,
+    ...(f.file !== undefined && { file: f.file }),
+    ...(f.line !== undefined && { line: f.line, column: f.column }),
+    ...(f.endLine !== undefined && { endLine: f.endLine, endColumn: f.endColumn }),
+    ...(f.tool !== undefined && { tool: f.tool }),
+    message: f.message,
+    ...(f.hint !== undefined && { hint: f.hint }),
+    ...f.data,
+  };
+}
+
+/** One annotation per finding, titled `<command>: <code>` (e.g. `toolspec check: stale-file`). */
+export function renderGithub(list: readonly Finding[], command: string): string {
+  return list
+    .map((f) =>
+      annotation({
+        level: f.severity,
+        ...(f.file !== undefined && { file: f.file }),
+        ...(f.line !== undefined && { line: f.line }),
+        ...(f.column !== undefined && { column: f.column }),
+        title: `${command}: ${f.code}`,
+        message: [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n'),
+      }),
+    )
+    .join('\n');
+}
