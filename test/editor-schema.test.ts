@@ -28,6 +28,8 @@ const layer = read('json-schema.schema.json');
 /** The three files in one strict ajv instance, as an editor resolves them: by their sibling file names. */
 const ajv = new Ajv.default({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats.default(ajv);
+// Editors' own keywords (yaml-language-server, VS Code): a message of toolspec's words where the generic one is poor.
+ajv.addVocabulary(['errorMessage', 'patternErrorMessage']);
 for (const name of ['json-schema.schema.json', 'toolspec.schema.json', 'toolspec-include.schema.json']) {
   ajv.addSchema(read(name));
 }
@@ -295,6 +297,43 @@ describe('inner schemas: what the editor flags', () => {
       expect(errorsOf(editor.main, c.data)).toEqual([]);
     });
   }
+
+  it('while toolspec validate reports each of them once, with its own code (the structure check leaves them out)', () => {
+    const data = spec(
+      {
+        inputSchema: {
+          type: 'object',
+          properties: { q: { type: 'strng', minLenght: 1 }, e: { type: 'string', format: 'emial' } },
+        },
+        outputSchema: { type: 'object', $defs: { L: { type: 'intger' } } },
+      },
+      { $defs: { Hit: { type: 'object', maxLenght: 3 } } },
+    );
+    const p = tempProject({ 'toolspec.yaml': JSON.stringify(data, null, 1) });
+    try {
+      const r = loadModel('toolspec.yaml', { cwd: p.dir });
+      const errors = r.diagnostics.filter((d) => d.severity === 'error');
+      expect(errors.map((d) => `${d.code} ${d.line}`).sort()).toEqual(
+        [
+          ['TS022', '"strng"'],
+          ['TS021', '"minLenght"'],
+          ['TS032', '"emial"'],
+          ['TS022', '"intger"'],
+        ]
+          .map(
+            ([code, needle]) =>
+              `${code} ${
+                JSON.stringify(data, null, 1)
+                  .split('\n')
+                  .findIndex((l) => l.includes(needle!)) + 1
+              }`,
+          )
+          .sort(),
+      );
+    } finally {
+      p.cleanup();
+    }
+  });
 
   it('leaves required naming an undefined property to toolspec validate (JSON Schema cannot compare the two)', async () => {
     const data = spec({ inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['txt'] } });
