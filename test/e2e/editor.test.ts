@@ -143,6 +143,22 @@ tools:
     }
   });
 
+  it('in an included file too (its schema reaches the layer through the main one)', async () => {
+    const included = `# yaml-language-server: $schema=./node_modules/toolspec/schema/toolspec-include.schema.json
+tools:
+  - name: more
+    inputSchema:
+      type: object
+      properties:
+        n: { type: intger, minimun: 0 }
+`;
+    const got = await lsp.diagnosticsFor(lsp.open(path.join(project.dir, 'included.yaml'), included));
+    expect(summary(got)).toEqual([
+      `${key(find(included, 'intger'))} Value is not accepted. ${TYPES}.`,
+      `${key(find(included, 'minimun'))} Property minimun is not allowed.`,
+    ]);
+  });
+
   it('and the same spec without them has none', async () => {
     const fixed = text
       .replaceAll('strng', 'string')
