@@ -73,15 +73,17 @@ describe('the shipped schema compiles, and its JSON Schema layer is toolspec\u20
       ['draft07', 'draft-07'],
     ] as const) {
       const keys = Object.keys(layer['definitions'][def]['properties']).filter((k) => k !== 'x-mcp-header');
-      expect(keys.sort(), def).toEqual([...KEYWORDS[dialect]].sort());
+      const why = `${def}: keep schema/json-schema.schema.json in step with KEYWORDS in src/schema/keywords.ts`;
+      expect(keys.sort(), why).toEqual([...KEYWORDS[dialect]].sort());
       expect(layer['definitions'][def]['additionalProperties'], def).toBe(false);
       expect(Object.keys(layer['definitions'][def]['patternProperties']), def).toEqual(['^x-']);
     }
   });
 
   it('has the seven types and the formats toolspec validates', () => {
-    expect(layer['definitions']['simpleTypes']['enum']).toEqual([...TYPES]);
-    expect(layer['definitions']['keyword.format']['enum']).toEqual(FORMATS);
+    const why = 'keep schema/json-schema.schema.json in step with src/schema/keywords.ts';
+    expect(layer['definitions']['simpleTypes']['enum'], why).toEqual([...TYPES]);
+    expect(layer['definitions']['keyword.format']['enum'], why).toEqual(FORMATS);
   });
 
   it('describes every keyword, for completion and hover', () => {
