@@ -1,6 +1,7 @@
 /**
  * The spec file's structure is checked against the JSON Schema that toolspec ships (schema/*.schema.json), the
- * same one editors use, so the CLI and the editor never disagree. Its errors become diagnostics here.
+ * same one editors use, so the CLI and the editor never disagree. Its errors become diagnostics here. The layer
+ * inside the tools' schemas is the editors' alone (see withoutSchemaLayer): validate/schemas.ts judges those.
  */
 import fs from 'node:fs';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
@@ -22,8 +23,8 @@ function getValidators(): Validators {
   if (validators) return validators;
   const ajv = new Ajv.default({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
   addFormats.default(ajv);
-  const main = JSON.parse(fs.readFileSync(specSchemaPath, 'utf8')) as object;
-  const include = JSON.parse(fs.readFileSync(includeSchemaPath, 'utf8')) as object;
+  const main = withoutSchemaLayer(JSON.parse(fs.readFileSync(specSchemaPath, 'utf8'))) as object;
+  const include = withoutSchemaLayer(JSON.parse(fs.readFileSync(includeSchemaPath, 'utf8'))) as object;
   ajv.addSchema(main);
   ajv.addSchema(include);
   validators = {
@@ -31,6 +32,23 @@ function getValidators(): Validators {
     include: ajv.getSchema('https://toolspec.dev/schema/toolspec-include.schema.json')!,
   };
   return validators;
+}
+
+/** Where the spec's schema refers to the JSON Schema layer for editors (schema/json-schema.schema.json). */
+const SCHEMA_LAYER = /^json-schema\.schema\.json(#|$)/;
+
+/**
+ * The spec's schema without its JSON Schema layer: every `$ref` into json-schema.schema.json (the keywords, types
+ * and formats of inputSchema, outputSchema and $defs, for editors) becomes `true`. Those schemas are judged by
+ * validate/schemas.ts, with codes of their own (TS020–TS024, TS032) and "did you mean"; checked here as well, each
+ * mistake would be reported twice, once in ajv's words.
+ */
+export function withoutSchemaLayer(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSchemaLayer);
+  if (typeof node !== 'object' || node === null) return node;
+  const ref = (node as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && SCHEMA_LAYER.test(ref)) return true;
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withoutSchemaLayer(v)]));
 }
 
 /** Hints for fields whose absence or misuse newcomers hit most. */
