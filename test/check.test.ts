@@ -60,6 +60,13 @@ const CASES: Record<string, (dir: string) => void> = {
     ),
   'return-type-changed': (d) =>
     edit(d, 'src/handlers/add_note.ts', 'return `note ${notes.length} added`;', 'return notes.length;'),
+  'result-field-wrong': (d) =>
+    edit(
+      d,
+      'src/handlers/search_notes.ts',
+      'hits: notes.filter((n) => n.includes(args.query)).slice(0, args.limit),',
+      'hits: notes.filter((n) => n.includes(args.query)).length,',
+    ),
   'handler-any': (d) =>
     edit(
       d,
@@ -212,5 +219,47 @@ describe('declaration files shared between checks in one process', () => {
     ]);
     fs.writeFileSync(path.join(pkg, 'index.d.ts'), 'export declare const limit: number;\n');
     expect(await check()).toEqual([]);
+  });
+});
+
+describe('contract types a user would write, and messages that name the field', () => {
+  it('an array stays an array whatever maxItems says, and a wrong result field is named by check and by tsc', async () => {
+    const dir = await baseProject();
+    edit(
+      dir,
+      'toolspec.yaml',
+      'hits: { type: array, items: { type: string } }',
+      'hits: { type: array, items: { type: string }, maxItems: 10 }',
+    );
+    await runMain(['generate'], dir);
+    expect(fs.readFileSync(path.join(dir, 'src/generated/types.ts'), 'utf8')).toMatch(/hits: string\[\]/);
+    expect((await runMain(['check'], dir)).code).toBe(0);
+
+    edit(dir, 'src/handlers/search_notes.ts', '.slice(0, args.limit),', '.slice(0, args.limit).length,');
+    const check = await runMain(['check'], dir);
+    expect(check.stdout).toContain(
+      'src/handlers/search_notes.ts:5:3 error handler-contract search_notes result.hits: number in the handler, the contract says string[]',
+    );
+    // The compiler's own message, as an editor or plain tsc shows it, names the field too.
+    const { default: ts } = await import('typescript');
+    const options = {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+    };
+    const handler = path.join(dir, 'src/handlers/search_notes.ts');
+    const program = ts.createProgram([handler], options);
+    const text = program
+      .getSemanticDiagnostics(program.getSourceFile(handler))
+      .map(
+        (d) =>
+          `${d.start === undefined ? '' : d.file!.getLineAndCharacterOfPosition(d.start).line + 1} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      );
+    // At the field's line, with the field's types (not the CallToolResult's missing 'content').
+    expect(text).toEqual(["5 Type 'number' is not assignable to type 'string[]'."]);
+    expect(text.join('\n')).not.toContain("Property 'content' is missing");
   });
 });

@@ -222,7 +222,9 @@ export async function checkContracts(
         file,
         ...at(d.start ?? 0),
         fix: 'handler',
-        message: againstContract ? explain(ts, d.messageText, tool) : flatten(d).split('\n')[0]!,
+        message: againstContract
+          ? explain(ts, d.messageText, tool)
+          : (fieldMismatch(ts, d, sf) ?? flatten(d).split('\n')[0]!),
         ...(againstContract ? { expected, actual: text(actual, decl) } : {}),
       });
     }
@@ -325,6 +327,11 @@ export function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChai
     }
     return `${where}: the handler's type does not accept what the spec sends`;
   }
+  // A field of the result: the contract's types are shaped so the compiler explains against the output type.
+  if (againstHandler(api, chain) && missingProp.length)
+    return `result.${[...props, missingProp[0]].join('.')}: the contract requires it, the handler's result does not have it`;
+  if (againstHandler(api, chain) && props.length && assign.length === 2)
+    return `result.${props.join('.')}: ${assign[0]} in the handler, the contract says ${assign[1]}`;
   // "Type '(args) => R' is not assignable to type 'Handler<…>'" then "Type 'R' is not assignable to type 'Result'": the result.
   if (againstHandler(api, chain) && all[1]?.code === CODES.notAssignable) {
     const [got, wanted] = args(all[1]);
@@ -333,6 +340,44 @@ export function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChai
   if (returns && assign.length === 2) return `returns ${assign[0]}, where the contract wants ${assign[1]}`;
   if (all.some((l) => l.code === CODES.tooFewArguments)) return 'the handler takes more parameters than (args, ctx)';
   return all[0]?.text ?? '';
+}
+
+/**
+ * A value written for a field of an object literal (a structured result returned as a literal): the compiler
+ * reports it at the field with only the two types, `Type 'number' is not assignable to type 'string[]'`. Said with
+ * the field's path, read from the source: `result.hits: number in the handler, the contract says string[]`.
+ */
+function fieldMismatch(api: typeof ts, d: ts.Diagnostic, sf: ts.SourceFile): string | undefined {
+  const [first] = links(d.messageText, d.code);
+  if (!first || first.code !== CODES.notAssignable || d.start === undefined) return undefined;
+  const [got, wanted] = argumentsOf(api, first);
+  // The compiler points at the field's name: start from the property it names.
+  let node: ts.Node | undefined = tokenAt(api, sf, d.start)?.parent;
+  const names: string[] = [];
+  let literal: ts.Node | undefined;
+  for (; node; node = node.parent) {
+    if (api.isPropertyAssignment(node) || api.isShorthandPropertyAssignment(node)) names.unshift(node.name.getText(sf));
+    else if (api.isObjectLiteralExpression(node)) literal = node;
+    else if (!api.isParenthesizedExpression(node) && !api.isAsExpression(node)) break;
+  }
+  if (!got || !wanted || !names.length || !literal) return undefined;
+  const parent =
+    literal.parent && api.isParenthesizedExpression(literal.parent) ? literal.parent.parent : literal.parent;
+  const returned = parent !== undefined && (api.isReturnStatement(parent) || api.isArrowFunction(parent));
+  return `${returned ? 'result.' : ''}${names.join('.')}: ${got} in the handler, the contract says ${wanted}`;
+}
+
+/** The innermost node that starts at a position. */
+function tokenAt(api: typeof ts, sf: ts.SourceFile, pos: number): ts.Node | undefined {
+  let found: ts.Node | undefined;
+  const visit = (n: ts.Node): void => {
+    if (n.getStart(sf) <= pos && pos < n.getEnd()) {
+      found = n;
+      api.forEachChild(n, visit);
+    }
+  };
+  api.forEachChild(sf, visit);
+  return found;
 }
 
 /** "integer", "string", "array" … from the input schema, for a property path. */

@@ -21,11 +21,18 @@ export type * from './types.js';
 export type TextResult = string | CallToolResult;
 
 /**
+ * CallToolResult's named fields, without its index signature: with it, any object shares a key with the result
+ * types, and the compiler explains a wrong structured value against them ("Property 'content' is missing") instead
+ * of against the output type, where it names the field.
+ */
+export type ResultFields = { [K in keyof CallToolResult as string extends K ? never : K]: CallToolResult[K] };
+
+/**
  * What a handler of a tool with an outputSchema returns: the structured value itself (sent as structuredContent
  * plus a JSON text block), a CallToolResult carrying it, or an error result.
  */
 export type StructuredResult<Output> =
-  Output | (CallToolResult & { structuredContent: Output }) | (CallToolResult & { isError: true });
+  Output | (ResultFields & { structuredContent: Output }) | (ResultFields & { isError: true });
 
 /** Each tool's arguments as the handler receives them: validated, with schema defaults filled in. */
 export interface ToolInputs {

@@ -164,6 +164,9 @@ function typesOf(defs: Schema): Promise<string> {
     declareExternallyReferenced: true,
     strictIndexSignatures: true,
     additionalProperties: true,
+    // Arrays stay arrays whatever minItems/maxItems say: json-schema-to-typescript would otherwise expand
+    // `maxItems: 10` into an 11-way union of tuples that an ordinary string[] does not fit.
+    maxItems: -1,
     $refOptions: { resolve: { external: false } } as never,
   });
 }
@@ -222,12 +225,9 @@ async function typesWithout(
 function forTypes(schema: unknown, rename: (ref: string) => string): unknown {
   if (!isObject(schema)) return schema;
   const node = mapChildren(schema, (c) => forTypes(c, rename));
-  // minItems above maxItems is valid (nothing matches); json-schema-to-typescript cannot build its tuple type.
-  if (
-    typeof node['minItems'] === 'number' &&
-    typeof node['maxItems'] === 'number' &&
-    node['minItems'] > node['maxItems']
-  ) {
+  // An array of one item schema stays an ordinary array: `minItems: 1` would type it [T, ...T[]], which a T[] the
+  // handler built does not fit. Tuples (prefixItems, draft-07 items arrays) keep their bounds.
+  if (!Array.isArray(node['prefixItems']) && !Array.isArray(node['items'])) {
     delete node['minItems'];
     delete node['maxItems'];
   }
