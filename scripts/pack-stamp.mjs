@@ -12,9 +12,10 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '..');
 const stamp = path.join(root, 'dist', 'packed.json');
 
-if (process.argv.includes('--remove')) {
-  fs.rmSync(stamp, { force: true });
-} else if (process.env.npm_command === 'pack' && process.env.npm_config_dry_run !== 'true') {
+// First, always: a stamp left by a pack that failed before its postpack must not reach a published package.
+fs.rmSync(stamp, { force: true });
+const packing = process.env.npm_command === 'pack' && process.env.npm_config_dry_run !== 'true';
+if (!process.argv.includes('--remove') && packing) {
   const { name, version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   // npm's own naming: "@scope/name" packs as "scope-name-<version>.tgz", into --pack-destination or the folder npm
   // was run from (INIT_CWD), which is not this one when the user ran `npm pack <folder>`.
