@@ -67,9 +67,23 @@ client.setRequestHandler('elicitation/create', async (request) => {
   console.log(`the server asks: ${request.params.message}  → the user answers yes`);
   return { action: 'accept', content: { sure: true } };
 });
-await client.connect(
-  new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'dist/generated/main.js')] }),
+// The server's stderr: its ready line is part of the demo (it comes before the server answers anything); the rest
+// is passed on as stderr.
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: [path.join(work, 'dist/generated/main.js')],
+  stderr: 'pipe',
+});
+const ready = new Promise((resolve) =>
+  transport.stderr?.setEncoding('utf8').on('data', (text) => {
+    for (const line of text.split('\n').filter(Boolean)) {
+      if (/ ready on stdio$/.test(line)) resolve(line);
+      else console.error(line);
+    }
+  }),
 );
+await client.connect(transport);
+console.log(`the server says on stderr: ${await ready}`);
 console.log(
   `connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version} on protocol 2026-07-28`,
 );

@@ -237,12 +237,20 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .option('--force', 'add the files to a folder that is not empty (existing files are still never overwritten)')
     .option(
       '--toolspec <spec>',
-      'the toolspec devDependency to write in package.json (a version range or a path)',
-      `^${packageVersion()}`,
+      'the toolspec devDependency to write in package.json (a version range, file:<path>, a URL); default: one that ' +
+        'installs here (a registry range, or the clone or tarball this toolspec runs from)',
     )
-    .action(async (dir: string, opts: { force?: boolean; toolspec: string }) => {
+    .action(async (dir: string, opts: { force?: boolean; toolspec?: string }) => {
       const { initCommand } = await import('./commands/init.js');
-      finish(await initCommand({ dir, cwd, force: Boolean(opts.force), toolspec: opts.toolspec, style: styles() }));
+      finish(
+        await initCommand({
+          dir,
+          cwd,
+          force: Boolean(opts.force),
+          ...(opts.toolspec === undefined ? {} : { toolspec: opts.toolspec }),
+          style: styles(),
+        }),
+      );
     });
 
   try {

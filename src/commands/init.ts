@@ -1,10 +1,19 @@
 /**
  * `toolspec init`: a new server project from templates/init (src/init.ts), written beside what is there (never
- * over an existing file), then generated.
+ * over an existing file), then generated. Says which toolspec dependency it wrote and why, and how clients start
+ * the server.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { initFiles, packageName } from '../init.js';
+import {
+  clientConfig,
+  explicitDependency,
+  initFiles,
+  INIT_MAIN,
+  packageName,
+  runningToolspec,
+  toolspecDependency,
+} from '../init.js';
 import { displayPath } from '../paths.js';
 import { writeOutput } from '../write.js';
 import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
@@ -15,8 +24,8 @@ export interface InitInput {
   cwd: string;
   /** Add the files to a folder that is not empty. */
   force: boolean;
-  /** The toolspec devDependency to write in package.json. */
-  toolspec: string;
+  /** The toolspec devDependency to write in package.json; by default, one that installs here (src/init.ts). */
+  toolspec?: string;
   style?: Styles;
 }
 
@@ -30,8 +39,13 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
       stderr: `toolspec: ${dir} is not empty; pass --force to add the project files beside what is there (no existing file is overwritten)\n`,
     };
   }
+  const dependency =
+    input.toolspec === undefined
+      ? toolspecDependency(runningToolspec(), (f) => fs.existsSync(f))
+      : explicitDependency(input.toolspec, cwd);
+  const name = packageName(abs);
   const kept: string[] = [];
-  for (const f of initFiles(packageName(abs), input.toolspec)) {
+  for (const f of initFiles({ name, dir: abs, toolspec: dependency.spec })) {
     const target = path.join(abs, f.path);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     try {
@@ -52,9 +66,34 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   const { generate } = await import('../emit/generate.js');
   writeOutput(result.model.rootDir, result.model.options, await generate(result.model, result.validators!));
   const shown = displayPath(abs, cwd);
+  const config = clientConfig({ name, dir: abs });
   const lines = [
     ...kept.map((f) => `kept ${f}: it exists already`),
-    `created an MCP server project in ${shown || '.'}\n\nnext:\n${shown ? `  cd ${shown}\n` : ''}  npm install && npm start   # serve over stdio\n  npm test`,
+    `created an MCP server project in ${shown || '.'}`,
+    `toolspec dependency: "toolspec": "${dependency.spec}" (${dependency.why})`,
+    '',
+    'next:',
+    ...(shown ? [`  cd ${shown}`] : []),
+    '  npm install && npm test',
+    `  npm run build      # compiles ${INIT_MAIN}, what clients start (run it again after a change)`,
+    '',
+    `clients start it over stdio with: ${config.command} ${config.args.join(' ')}`,
+    "(not npm start: npm's banner would reach stdout, the protocol's channel)",
+    `  Claude Code     .mcp.json, ${kept.includes('.mcp.json') ? 'yours was kept: add the entry below to it' : 'written'}`,
+    `  Claude Desktop  claude_desktop_config.json: ${oneLine(config.mcpServers)}`,
+    `  Cursor          .cursor/mcp.json: the same`,
+    `  VS Code         .vscode/mcp.json: ${oneLine(config.vscode)}`,
   ];
-  return { code: EXIT.ok, stdout: `${lines.join('\n')}\n`, stderr };
+  const warning = dependency.warning ? `toolspec: warning: ${dependency.warning}\n` : '';
+  return { code: EXIT.ok, stdout: `${lines.join('\n')}\n`, stderr: `${stderr}${warning}` };
+}
+
+/** JSON on one line, spaced as people write it, for pasting into a client's configuration file. */
+function oneLine(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(oneLine).join(', ')}]`;
+  if (value && typeof value === 'object')
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${oneLine(v)}`)
+      .join(', ')} }`;
+  return JSON.stringify(value);
 }

@@ -1,6 +1,8 @@
 /**
  * Runs the server: `node main.js` serves stdio; `node main.js --http` serves Streamable HTTP. `--help` lists the
- * flags. Mistakes in flags, a port in use and a bad TOOLSPEC_REQUEST_STATE_KEY end with one line on stderr.
+ * flags. Once it serves, one line on stderr says so (name, version, transport, address); stdout carries the protocol
+ * alone. A mistake in a flag (with "did you mean"), a bad value, a port in use, an address it cannot listen on and a
+ * bad TOOLSPEC_REQUEST_STATE_KEY end with one line on stderr and exit 2, never a stack trace.
  */
 import { parseArgs } from 'node:util';
 import { handlers } from './registry.js';
@@ -18,10 +20,15 @@ Serves the MCP server ${serverInfo.name} ${serverInfo.version}, protocol 2026-07
   --allowed-hosts <names>  host names clients reach it by, comma-separated (default: the loopback names, or the
                    --host); needed with --host 0.0.0.0
   --stateless      serve 2025 clients without sessions (they cannot be asked for input mid-call)
-  --help           this text
+  --help, -h       this text
 
-Environment: TOOLSPEC_REQUEST_STATE_KEY (at least 32 bytes) seals the state of calls waiting for input; set the
-same value on every instance that serves one endpoint.`;
+Environment:
+  TOOLSPEC_REQUEST_STATE_KEY  a secret of at least 32 bytes that seals the state of calls waiting for input; set the
+                   same value on every instance that serves one endpoint (default: a random key per process)
+
+Once serving, it prints one line to stderr (name, version, transport, address); on stdio, stdout carries the
+protocol alone. Exit status: 0 after SIGINT or SIGTERM (calls in flight may finish, up to 10 s); 2 for a bad flag or
+value, a port in use or an address it cannot listen on.`;
 
 // A handler's stray rejection or a throw from its timer must not end a server that serves other calls (and, over
 // HTTP, other clients): it is logged, with its stack, to stderr, and the server keeps serving.
@@ -50,9 +57,29 @@ function onStop(shutdown: () => Promise<boolean>): void {
   process.on('SIGTERM', stop);
 }
 
-function fail(message: string, code = 2): never {
+function fail(message: string): never {
   console.error(`error: ${message}`);
-  process.exit(code);
+  process.exit(2);
+}
+
+const FLAGS = ['--http', '--port', '--host', '--path', '--allowed-hosts', '--stateless', '--help'];
+
+/** The flag closest to a mistyped one (at most 2 edits, or its start), for "did you mean". */
+function closestFlag(typed: string): string | undefined {
+  const name = `--${typed.replace(/^-+/, '').split('=')[0]!.toLowerCase()}`;
+  const distance = (a: string, b: string): number => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i];
+      for (let j = 1; j <= b.length; j++)
+        next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+      row = next;
+    }
+    return row[b.length]!;
+  };
+  const ranked = FLAGS.map((f) => ({ f, d: distance(name, f) })).sort((x, y) => x.d - y.d);
+  if (ranked[0]!.d <= 2) return ranked[0]!.f;
+  return name.length > 3 ? FLAGS.find((f) => f.startsWith(name)) : undefined;
 }
 
 let values: {
@@ -77,7 +104,10 @@ try {
     },
   }));
 } catch (error) {
-  fail(`${(error as Error).message.split('\n')[0]}. See --help.`);
+  const { code, message } = error as NodeJS.ErrnoException;
+  const typed = /'([^']+)'/.exec(message)?.[1];
+  const suggestion = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && typed ? closestFlag(typed) : undefined;
+  fail(`${message.split('. ')[0]!.split('\n')[0]}${suggestion ? ` (did you mean ${suggestion}?)` : ''}. See --help.`);
 }
 
 if (values.help) {
@@ -91,14 +121,21 @@ if (
   fail('--host, --port, --path, --allowed-hosts and --stateless are HTTP options: add --http. See --help.');
 }
 
+const ready = `${serverInfo.name} ${serverInfo.version}`;
+
 try {
   if (values.http) {
-    const port = values.port === undefined ? undefined : Number(values.port);
-    if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    // Digits only: Number() would take "0x50", "1e3" or " 80" for a port.
+    const port = values.port === undefined ? undefined : /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
+    if (port !== undefined && !(port >= 0 && port <= 65535)) {
       fail(`--port must be a number from 0 to 65535, not ${JSON.stringify(values.port)}`);
     }
+    // An empty host would make Node listen on every address, past the check that asks for --allowed-hosts.
+    if (values.host !== undefined && !values.host.trim()) fail('--host needs an address, such as 127.0.0.1');
     if (values.path !== undefined && !values.path.startsWith('/'))
       fail(`--path must start with "/", not ${JSON.stringify(values.path)}`);
+    const host = values.host ?? '127.0.0.1';
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port ?? 3000}`;
     // Loaded only when asked for: the HTTP stack is not needed to serve stdio.
     const { serveHttp } = await import('./http.js');
     const server = await serveHttp(handlers, {
@@ -115,20 +152,30 @@ try {
           }),
       stateless: values.stateless ?? false,
     }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE')
-        fail(`port ${port ?? 3000} is in use: stop what uses it, or pick another with --port`, 1);
-      if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
-        fail(`cannot listen on ${values.host}: no such address here`, 1);
-      if (error.code === 'EACCES') fail(`not allowed to listen on port ${port}: pick one above 1023`, 1);
+      switch (error.code) {
+        case 'EADDRINUSE':
+          return fail(`${where} is in use: stop what uses it, or pick another port with --port (0 picks a free one)`);
+        case 'EADDRNOTAVAIL':
+        case 'ENOTFOUND':
+        case 'EAI_AGAIN':
+        case 'EAI_NONAME':
+          return fail(`cannot listen on ${host}: no such address on this machine (--host 127.0.0.1 serves it alone)`);
+        case 'EACCES':
+          return fail(`not allowed to listen on ${where}: pick a port above 1023 with --port`);
+      }
+      // Anything else the system refuses while binding is still about the address, not a bug of the server.
+      if (error.syscall === 'listen' || error.syscall === 'getaddrinfo' || error.syscall === 'bind')
+        fail(`cannot listen on ${where}: ${error.code ?? error.message}`);
       throw error;
     });
-    console.error(`MCP server ${serverInfo.name} listening on ${server.url}${values.stateless ? ' (stateless)' : ''}`);
+    console.error(`${ready} listening on ${server.url}${values.stateless ? ' (stateless)' : ''}`);
     onStop(() => server.shutdown());
   } else {
     const { serveStdio } = await import('./stdio.js');
     const server = serveStdio(handlers);
     onStop(() => server.shutdown());
-    if (process.stderr.isTTY) console.error(`MCP server ${serverInfo.name} serving stdio (--help for HTTP)`);
+    // Always, not only on a terminal: a client shows a server's stderr in its log, where this line says it started.
+    console.error(`${ready} ready on stdio`);
   }
 } catch (error) {
   if (error instanceof RangeError && /requestState key|every address/.test(error.message)) fail(error.message);

@@ -531,12 +531,82 @@ describe('main.js flags', () => {
   const run = (args: string[]) =>
     spawnSync(process.execPath, [main, ...args], { cwd: project.dir, encoding: 'utf8', timeout: 20_000 });
 
+  /** Starts main.js and resolves with its first line on stderr (the ready line), and what stdout had by then. */
+  const firstLine = (args: string[]) => {
+    const child = spawn(process.execPath, [main, ...args], { cwd: project.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const line = new Promise<{ line: string; stdout: string }>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (err.includes('\n')) resolve({ line: err, stdout: out });
+      });
+      child.once('exit', (code) => reject(new Error(`main.js exited (${code}) before a line: ${err}`)));
+    });
+    return { child, line };
+  };
+
+  it('says on stderr, in one line, that it is ready: name, version, transport and address; stdout stays clean', async () => {
+    const stdio = firstLine([]);
+    try {
+      const { line, stdout } = await stdio.line;
+      expect(line).toBe('e2e-server 0.1.0 ready on stdio\n');
+      expect(stdout).toBe('');
+    } finally {
+      stdio.child.kill();
+    }
+    const http = firstLine(['--http', '--port', '0']);
+    try {
+      expect((await http.line).line).toMatch(/^e2e-server 0\.1\.0 listening on http:\/\/127\.0\.0\.1:\d+\/mcp\n$/);
+    } finally {
+      http.child.kill();
+    }
+  });
+
+  it('ends with one line and exit 2 when the port is in use, or the address is not on this machine', async () => {
+    const net = await import('node:net');
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as import('node:net').AddressInfo).port;
+    try {
+      const r = run(['--http', '--port', String(port)]);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toBe(
+        `error: 127.0.0.1:${port} is in use: stop what uses it, or pick another port with --port (0 picks a free one)\n`,
+      );
+    } finally {
+      busy.close();
+    }
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): no machine has it.
+    const away = run(['--http', '--host', '192.0.2.1', '--port', '0']);
+    expect(away.status, away.stderr).toBe(2);
+    expect(away.stderr).toBe(
+      'error: cannot listen on 192.0.2.1: no such address on this machine (--host 127.0.0.1 serves it alone)\n',
+    );
+  });
+
   it('prints --help, and ends a mistake with one line on stderr and exit 2', () => {
     const help = run(['--help']);
     expect(help.status).toBe(0);
+    expect(help.stderr).toBe('');
     expect(help.stdout).toContain('Usage: node main.js [--http');
+    expect(help.stdout).toContain('Serves the MCP server e2e-server 0.1.0');
+    expect(help.stdout).toMatch(/^ {2}--port <n> +HTTP port/m);
+    expect(help.stdout).toMatch(/^ {2}TOOLSPEC_REQUEST_STATE_KEY /m);
+    expect(help.stdout).toContain('Exit status: 0 after SIGINT or SIGTERM');
+    expect(run(['-h']).stdout).toBe(help.stdout);
     for (const [args, message] of [
-      [['--htp'], "error: Unknown option '--htp'. See --help."],
+      [['--prot', '80'], "error: Unknown option '--prot' (did you mean --port?). See --help."],
+      [['--stateles'], "error: Unknown option '--stateles' (did you mean --stateless?). See --help."],
+      [['--allowed'], "error: Unknown option '--allowed' (did you mean --allowed-hosts?). See --help."],
+      [['--verbose'], "error: Unknown option '--verbose'. See --help."],
+      [['serve'], "error: Unexpected argument 'serve'. See --help."],
+      [['--http', '--port'], "error: Option '--port <value>' argument missing. See --help."],
+      [['--http', '--port', '70000'], 'error: --port must be a number from 0 to 65535, not "70000"'],
+      [['--http', '--port', '1e3'], 'error: --port must be a number from 0 to 65535, not "1e3"'],
+      [['--http', '--host', ''], 'error: --host needs an address, such as 127.0.0.1'],
+      [['--htp'], "error: Unknown option '--htp' (did you mean --http?). See --help."],
       [['--http', '--port', 'abc'], 'error: --port must be a number from 0 to 65535, not "abc"'],
       [
         ['--port', '3000'],
@@ -550,7 +620,8 @@ describe('main.js flags', () => {
       const r = run([...args]);
       expect(r.status, r.stderr).toBe(2);
       expect(r.stderr.startsWith(message), r.stderr).toBe(true);
-      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stdout).toBe('');
     }
   });
 

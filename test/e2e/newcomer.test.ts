@@ -1,0 +1,164 @@
+/**
+ * A newcomer's first hour, scripted as the README says it, with nothing published: toolspec from a clone (git clone
+ * → npm install → npm run build → npm link) and from a tarball made in that clone (npm pack → npm install -g
+ * ./toolspec-0.1.0.tgz); each one's `toolspec init` → npm install → npm test → npm run build → the server started
+ * exactly as the .mcp.json that init wrote says (and as the configuration it printed says), by the SDK's real client
+ * over stdio, which lists the tools and calls one.
+ *
+ * The clone is of this repository's HEAD: what is committed, as a newcomer would get it. npm's global prefix is a
+ * temp folder, so `npm link` and `npm install -g` touch nothing outside it. One clone and its install serve both
+ * cases (the tarball is packed from it, as a user would); the slowest file of the e2e tier.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+import { npm, startAndAsk } from '../helpers/npm.js';
+import { tempProject } from '../helpers/tmp.js';
+
+const work = tempProject({});
+afterAll(work.cleanup);
+const root = fs.realpathSync(work.dir);
+const clone = path.join(root, 'toolspec');
+const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
+  .version;
+const tarball = path.join(clone, `toolspec-${version}.tgz`);
+
+const ok = (r: ReturnType<typeof npm>) => expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+
+beforeAll(() => {
+  const git = spawnSync('git', ['clone', '--quiet', repoRoot, clone], { encoding: 'utf8' });
+  expect(git.status, git.stderr).toBe(0);
+  ok(npm(['install', '--no-audit', '--no-fund'], clone));
+  ok(npm(['run', 'build'], clone));
+}, 300_000);
+
+/** The toolspec command a case installed: the global prefix's bin/toolspec. */
+const toolspecIn = (prefix: string) => path.join(prefix, 'bin', 'toolspec');
+
+const cases = [
+  {
+    name: 'a clone, linked with npm link',
+    server: 'clone-server',
+    install(prefix: string) {
+      ok(npm(['link'], clone, { npm_config_prefix: prefix }));
+      expect(fs.lstatSync(path.join(prefix, 'lib', 'node_modules', 'toolspec')).isSymbolicLink()).toBe(true);
+    },
+    dependency: `file:${clone}`,
+    why: `toolspec runs from ${clone}, not from a registry install`,
+  },
+  {
+    name: 'a tarball made by npm pack in the clone, installed with npm install -g',
+    server: 'tarball-server',
+    install(prefix: string) {
+      ok(npm(['pack'], clone));
+      expect(fs.existsSync(tarball)).toBe(true);
+      ok(
+        npm(['install', '-g', `./${path.basename(tarball)}`, '--no-audit', '--no-fund'], clone, {
+          npm_config_prefix: prefix,
+        }),
+      );
+      expect(fs.lstatSync(path.join(prefix, 'lib', 'node_modules', 'toolspec')).isSymbolicLink()).toBe(false);
+    },
+    dependency: `file:${tarball}`,
+    why: `toolspec was installed from the tarball ${tarball}, made by npm pack`,
+  },
+] as const;
+
+for (const c of cases) {
+  describe(`toolspec from ${c.name}`, () => {
+    const prefix = path.join(root, `prefix-${c.server}`);
+    const dir = path.join(root, c.server);
+    let printed = '';
+
+    it('init writes the dependency that installs here, and says which and why', () => {
+      c.install(prefix);
+      const init = spawnSync(toolspecIn(prefix), ['init', c.server], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      expect(init.stderr).toBe('');
+      expect(init.status).toBe(0);
+      printed = init.stdout;
+      expect(printed).toContain(`toolspec dependency: "toolspec": "${c.dependency}" (${c.why}`);
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      expect(pkg.devDependencies.toolspec).toBe(c.dependency);
+    }, 240_000);
+
+    it('installs, and passes its own npm test', () => {
+      ok(npm(['install', '--no-audit', '--no-fund'], dir));
+      const test = npm(['test', '--', '--reporter=verbose'], dir);
+      ok(test);
+      expect(test.stdout).toMatch(
+        /✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › greets in English by default/,
+      );
+      expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2026-07-28 > lists its tools/);
+      expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2025 > lists its tools/);
+      expect(test.stdout).not.toContain('dist/');
+      expect(test.stdout).toMatch(/Tests\s+8 passed \(8\)/);
+    }, 300_000);
+
+    it('serves a client started as its .mcp.json says, the same command init printed', async () => {
+      ok(npm(['run', 'build'], dir));
+      const config = JSON.parse(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as {
+        mcpServers: Record<string, { command: string; args: string[] }>;
+      };
+      expect(Object.keys(config.mcpServers)).toEqual([c.server]);
+      const entry = config.mcpServers[c.server]!;
+      expect(entry).toEqual({ command: 'node', args: [path.join(dir, 'dist/src/generated/main.js')] });
+      const vscode = /VS Code +\.vscode\/mcp\.json: (.*)$/m.exec(printed)?.[1];
+      expect(JSON.parse(vscode!)).toEqual({ servers: { [c.server]: { type: 'stdio', ...entry } } });
+      const desktop = /Claude Desktop +claude_desktop_config\.json: (.*)$/m.exec(printed)?.[1];
+      expect(JSON.parse(desktop!)).toEqual(config);
+
+      // As a client starts it: the command and its arguments, from some other folder, with the SDK's default
+      // environment. Any stray byte on stdout would break the connection.
+      const transport = new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        cwd: root,
+        stderr: 'pipe',
+      });
+      let stderr = '';
+      transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      const client = new Client({ name: 'newcomer', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['greet']);
+        const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+        expect(result.structuredContent).toEqual({ greeting: 'Hello, Ada!' });
+      } finally {
+        await client.close();
+      }
+      expect(stderr).toBe(`${c.server} 0.1.0 ready on stdio\n`);
+    }, 120_000);
+  });
+}
+
+describe('the project from the clone, further', () => {
+  const dir = path.join(root, 'clone-server');
+
+  it('answers MCP with npm start, regenerates to the same bytes, and has nothing of the v1 SDK', async () => {
+    const reply = await startAndAsk(dir, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    expect(JSON.parse(reply)).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: 'clone-server' }, capabilities: { tools: {} } },
+    });
+    // init wrote what generate writes: the project's own generate is a no-op right after it.
+    const regen = npm(['run', 'generate', '--silent'], dir);
+    ok(regen);
+    expect(regen.stdout).toMatch(/0 written, 21 unchanged/);
+    const ls = npm(['ls', '@modelcontextprotocol/sdk', '--all', '--parseable'], dir);
+    expect(ls.stdout.trim()).toBe('');
+    expect(npm(['ls', '@modelcontextprotocol/server'], dir).stdout).toMatch(/@modelcontextprotocol\/server@2\.4\./);
+  }, 180_000);
+});

@@ -1,0 +1,165 @@
+/**
+ * `toolspec init` writes a toolspec dependency that installs where it runs: a registry range for a registry copy, the
+ * clone, the tarball or the folder it runs from otherwise (src/init.ts), and a `.mcp.json` that starts the built
+ * server with node. The installs themselves are in test/e2e/newcomer.test.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { explicitDependency, runningToolspec, toolspecDependency, type ToolspecOrigin } from '../src/init.js';
+import { repoRoot, runMain } from './helpers/cli.js';
+import { tempProject } from './helpers/tmp.js';
+
+const scratch = tempProject({});
+afterAll(scratch.cleanup);
+
+const none = () => false;
+const all = () => true;
+const installed = (extra: Partial<ToolspecOrigin> = {}): ToolspecOrigin => ({
+  root: '/usr/lib/node_modules/toolspec',
+  version: '0.3.1',
+  ...extra,
+});
+
+describe('the toolspec dependency init writes', () => {
+  it('is the folder toolspec runs from when that is a clone (or a link to one), not an install', () => {
+    const d = toolspecDependency({ root: '/home/ada/src/toolspec', version: '0.3.1' }, none);
+    expect(d.spec).toBe('file:/home/ada/src/toolspec');
+    expect(d.why).toContain('runs from /home/ada/src/toolspec, not from a registry install');
+    expect(d.warning).toBeUndefined();
+  });
+
+  it('is a registry range for a copy installed from a registry, recorded or not', () => {
+    expect(toolspecDependency(installed(), none)).toMatchObject({ spec: '^0.3.1' });
+    const recorded = installed({ resolved: 'https://registry.npmjs.org/toolspec/-/toolspec-0.3.1.tgz' });
+    expect(toolspecDependency(recorded, none)).toMatchObject({
+      spec: '^0.3.1',
+      why: expect.stringContaining('registry'),
+    });
+  });
+
+  it('is the tarball npm recorded (npx ./toolspec-0.3.1.tgz, or a local install of it) while it is there', () => {
+    const origin = installed({ resolved: 'file:/tmp/pk/toolspec-0.3.1.tgz' });
+    expect(toolspecDependency(origin, all)).toEqual({
+      spec: 'file:/tmp/pk/toolspec-0.3.1.tgz',
+      why: 'toolspec was installed from the tarball /tmp/pk/toolspec-0.3.1.tgz',
+    });
+    const gone = toolspecDependency(origin, none);
+    expect(gone.spec).toBe('^0.3.1');
+    expect(gone.warning).toContain('run init again with --toolspec');
+  });
+
+  it('is the tarball npm pack made it into, for a global install from it (npm records nothing there)', () => {
+    const origin = installed({ packedAs: '/home/ada/src/toolspec/toolspec-0.3.1.tgz' });
+    expect(toolspecDependency(origin, (f) => f === origin.packedAs).spec).toBe(
+      'file:/home/ada/src/toolspec/toolspec-0.3.1.tgz',
+    );
+    const moved = toolspecDependency(origin, none);
+    expect(moved).toMatchObject({ spec: '^0.3.1', why: expect.stringContaining('not there any more') });
+    expect(moved.warning).toBeDefined();
+    // What npm recorded wins over the stamp: the copy came from there.
+    expect(toolspecDependency({ ...origin, resolved: 'file:/elsewhere/t.tgz' }, all).spec).toBe(
+      'file:/elsewhere/t.tgz',
+    );
+  });
+
+  it('is the folder or the git source npm recorded', () => {
+    expect(toolspecDependency(installed({ resolved: 'file:/home/ada/toolspec' }), all)).toMatchObject({
+      spec: 'file:/home/ada/toolspec',
+      why: 'toolspec was installed from the folder /home/ada/toolspec',
+    });
+    const git = 'git+ssh://git@github.com/ada/toolspec.git#0123456789abcdef0123456789abcdef01234567';
+    expect(toolspecDependency(installed({ resolved: git }), none).spec).toBe(git);
+  });
+});
+
+describe('--toolspec', () => {
+  it('takes a path from the folder init runs in and writes it absolute; anything else as it is', () => {
+    const cwd = path.resolve('/home/ada/work');
+    const abs = (p: string) => `file:${path.resolve(cwd, p).split(path.sep).join('/')}`;
+    expect(explicitDependency('../toolspec', cwd).spec).toBe(abs('../toolspec'));
+    expect(explicitDependency('./toolspec-0.1.0.tgz', cwd).spec).toBe(abs('toolspec-0.1.0.tgz'));
+    expect(explicitDependency('toolspec-0.1.0.tgz', cwd).spec).toBe(abs('toolspec-0.1.0.tgz'));
+    expect(explicitDependency('file:../toolspec', cwd).spec).toBe(abs('../toolspec'));
+    for (const kept of ['^0.2.0', 'latest', 'https://example.com/toolspec-0.1.0.tgz', 'github:ada/toolspec']) {
+      expect(explicitDependency(kept, cwd)).toEqual({ spec: kept, why: 'as --toolspec says' });
+    }
+  });
+});
+
+describe('what init reads from the disk about the running toolspec', () => {
+  const pkg = (dir: string) => {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'toolspec', version: '0.3.1' }));
+  };
+
+  it("reads npm's lock of the tree it is installed in, with file: paths made absolute (npx's cache)", () => {
+    const tree = path.join(scratch.dir, 'npx', 'abc123');
+    pkg(path.join(tree, 'node_modules', 'toolspec'));
+    fs.writeFileSync(
+      path.join(tree, 'node_modules', '.package-lock.json'),
+      JSON.stringify({
+        packages: { 'node_modules/toolspec': { version: '0.3.1', resolved: 'file:../../pk/toolspec-0.3.1.tgz' } },
+      }),
+    );
+    const origin = runningToolspec(path.join(tree, 'node_modules', 'toolspec'));
+    expect(origin).toEqual({
+      root: fs.realpathSync(path.join(tree, 'node_modules', 'toolspec')),
+      version: '0.3.1',
+      resolved: `file:${path.join(fs.realpathSync(scratch.dir), 'pk', 'toolspec-0.3.1.tgz')}`,
+    });
+  });
+
+  it('reads the stamp npm pack left in a global install, and follows a link to a clone', () => {
+    const global = path.join(scratch.dir, 'global', 'lib', 'node_modules', 'toolspec');
+    pkg(global);
+    fs.mkdirSync(path.join(global, 'dist'));
+    fs.writeFileSync(path.join(global, 'dist', 'packed.json'), JSON.stringify({ tarball: '/pk/toolspec-0.3.1.tgz' }));
+    expect(runningToolspec(global).packedAs).toBe('/pk/toolspec-0.3.1.tgz');
+
+    const clone = path.join(scratch.dir, 'clone');
+    pkg(clone);
+    const linked = path.join(scratch.dir, 'linked', 'lib', 'node_modules');
+    fs.mkdirSync(linked, { recursive: true });
+    fs.symlinkSync(clone, path.join(linked, 'toolspec'), 'dir');
+    const origin = runningToolspec(path.join(linked, 'toolspec'));
+    expect(origin.root).toBe(fs.realpathSync(clone));
+    expect(toolspecDependency(origin, none).spec).toBe(`file:${fs.realpathSync(clone)}`);
+  });
+});
+
+describe('toolspec init', () => {
+  it('writes the clone it runs from as the dependency, says why, and writes a working .mcp.json', async () => {
+    const r = await runMain(['init', 'my-server'], scratch.dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const real = path.join(scratch.dir, 'my-server');
+    const clone = fs.realpathSync(repoRoot);
+    const pkgJson = JSON.parse(fs.readFileSync(path.join(real, 'package.json'), 'utf8'));
+    expect(pkgJson.devDependencies.toolspec).toBe(`file:${clone}`);
+    expect(r.stdout).toContain(`toolspec dependency: "toolspec": "file:${clone}" (toolspec runs from ${clone}`);
+    const main = path.join(path.resolve(scratch.dir, 'my-server'), 'dist/src/generated/main.js');
+    expect(JSON.parse(fs.readFileSync(path.join(real, '.mcp.json'), 'utf8'))).toEqual({
+      mcpServers: { 'my-server': { command: 'node', args: [main] } },
+    });
+    expect(fs.readFileSync(path.join(real, '.gitignore'), 'utf8')).toMatch(/^\.mcp\.json$/m);
+    expect(r.stdout).toContain(`clients start it over stdio with: node ${main}`);
+    expect(r.stdout).toContain(
+      `VS Code         .vscode/mcp.json: { "servers": { "my-server": { "type": "stdio", "command": "node", "args": [${JSON.stringify(main)}] } } }`,
+    );
+    expect(r.stdout).toContain('Claude Desktop  claude_desktop_config.json: { "mcpServers": { "my-server": {');
+  });
+
+  it('keeps a .mcp.json that is there, and says to add the entry', async () => {
+    const dir = path.join(scratch.dir, 'has-config');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, '.mcp.json'), '{"mcpServers":{}}\n');
+    const r = await runMain(['init', 'has-config', '--force', '--toolspec', '../toolspec'], scratch.dir);
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8')).toBe('{"mcpServers":{}}\n');
+    expect(r.stdout).toContain('kept .mcp.json: it exists already');
+    expect(r.stdout).toContain('Claude Code     .mcp.json, yours was kept: add the entry below to it');
+    const spec = `file:${path.resolve(scratch.dir, '../toolspec').split(path.sep).join('/')}`;
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).devDependencies.toolspec).toBe(spec);
+  });
+});
