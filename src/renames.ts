@@ -122,7 +122,7 @@ export function likelyRenames(plan: HandlerPlan): Map<RenameTool, OrphanHandler 
     const name =
       plan.orphans.length === 1 && plan.missing.length === 1
         ? plan.orphans[0]!.tool
-        : closest(
+        : likelyName(
             tool.name,
             plan.orphans.map((o) => o.tool),
           );
@@ -132,6 +132,18 @@ export function likelyRenames(plan: HandlerPlan): Map<RenameTool, OrphanHandler 
     );
   }
   return out;
+}
+
+/**
+ * The name among `names` most likely to be `name` before or after a rename: the closest spelling, else the only one
+ * that contains it or that it contains (`search` and `search_all`).
+ */
+export function likelyName(name: string, names: readonly string[]): string | undefined {
+  const near = closest(name, names);
+  if (near) return near;
+  const lower = name.toLowerCase();
+  const related = names.filter((n) => n.toLowerCase().includes(lower) || lower.includes(n.toLowerCase()));
+  return related.length === 1 ? related[0] : undefined;
 }
 
 /** The YAML line that declares a rename. */

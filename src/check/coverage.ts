@@ -6,9 +6,8 @@
  */
 import path from 'node:path';
 import { displayPath } from '../paths.js';
-import { planHandlers, renameQuestions, likelyRenames, renamedFromLine } from '../renames.js';
+import { likelyName, likelyRenames, planHandlers, renamedFromLine, renameQuestions } from '../renames.js';
 import type { CheckSubject } from './subject.js';
-import { closest } from '../suggest.js';
 import type { Finding } from './findings.js';
 
 export interface HandlerModule {
@@ -82,7 +81,7 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
 
   for (const o of plan.orphans) {
     if (paired.has(o.abs)) continue;
-    const guess = closest(
+    const guess = likelyName(
       o.tool,
       subject.tools.map((t) => t.name),
     );
@@ -96,7 +95,7 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
         `handler of "${o.tool}", a tool the spec does not have` +
         (target
           ? `; if "${guess}" is that tool renamed, its handler ${base(target.handler)} exists already: move the code you want from ${base(o.abs)} into it, then remove ${base(o.abs)}`
-          : `; if the tool was renamed, add "${renamedFromLine(o.tool)}" to it in the spec and toolspec generate moves this file, code and all; ` +
+          : `; if the tool was renamed, add "${renamedFromLine(o.tool)}" to it in the spec: toolspec generate then moves this file, code and all (or keeps both for you to merge, when the new name has a handler already); ` +
             `if the tool is gone for good, the file is yours to remove (toolspec never deletes a handler)`),
       fix: 'handler',
     });
