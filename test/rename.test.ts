@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rewriteHandler } from '../src/renames.js';
 import { repoRoot, runCli, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 
@@ -189,6 +190,8 @@ describe('renaming a tool keeps its handler', () => {
     );
     const r = await runMain(['generate'], dir);
     expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error vague-description');
+    expect(r.stderr).toContain('nothing was written');
     expect(read(dir, 'src/handlers/search.ts')).toBe(IMPLEMENTATION);
     expect(exists(dir, 'src/handlers/search_all.ts')).toBe(false);
   });
@@ -206,6 +209,37 @@ describe('renaming a tool keeps its handler', () => {
     expect(exists(dir, 'src/handlers/search.ts')).toBe(false);
     expect(read(dir, 'src/handlers/search_all.ts')).toBe(MOVED);
     expect((await runMain(['check'], dir)).code).toBe(0);
+  });
+});
+
+describe('the moved module: its references to the tool renamed, the rest kept byte for byte', () => {
+  it('rewrites Handler<>, indexed contract types and imported type names from the generated folder only', async () => {
+    const text = [
+      'import type { ToolInputs, ToolResults as R } from "../generated/contract.js";',
+      "import type { SearchOutput as Out, SearchArguments } from '../generated/types.js';",
+      "import type { SearchInput } from './my-types.js'; // not generated: left alone",
+      '',
+      "// Handler<'search'> in a comment, and the word search in a string: left alone",
+      'export function handler(args: ToolInputs[\'search\'], raw?: SearchArguments): R["search"] & Out {',
+      "  return { text: 'search ' + String(raw) + String(args) } as never;",
+      '}',
+      'export type Same = SearchInput;',
+      '',
+    ].join('\n');
+    const out = await rewriteHandler(text, {
+      from: 'search',
+      tool: 'search_all',
+      typeName: 'SearchAll',
+      file: '/p/src/handlers/search_all.ts',
+      generatedDir: '/p/src/generated',
+    });
+    expect(out).toBe(
+      text
+        .replace("ToolInputs['search']", "ToolInputs['search_all']")
+        .replace('R["search"]', 'R["search_all"]')
+        .replace('SearchOutput as Out', 'SearchAllOutput as Out')
+        .replaceAll('SearchArguments', 'SearchAllArguments'),
+    );
   });
 });
 
