@@ -172,9 +172,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     const asks = renames.renameQuestions(plan, input.cwd).map((q) => q.diagnostic);
     const diagnostics = [...result.diagnostics, ...asks];
     const json = { ok: false, spec, diagnostics, lint };
-    const text0 = `${formatDiagnostics(asks, style, result.sources)}
-
-`;
+    const text0 = `${formatDiagnostics(asks, style, result.sources)}\n\n`;
     return {
       code: 2,
       stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,

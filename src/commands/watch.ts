@@ -210,7 +210,8 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     const created = result.summary.created.length
       ? `; created ${result.summary.created.join(', ')} (stubs to fill in)`
       : '';
-    input.out(`${head} ${formatSummary(result.summary)}${created}`);
+    const moved = result.summary.moved.map((m) => `; moved ${m.from} to ${m.to} (renamed tool)`).join('');
+    input.out(`${head} ${formatSummary(result.summary)}${moved}${created}`);
   };
 
   const check = (): void => {
