@@ -83,15 +83,28 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       '--watch',
       'generate now, then again whenever the spec or a file it includes changes (one line per run; Ctrl-C stops)',
     )
-    .action(async (spec: string, opts: { format: 'text' | 'json'; watch?: boolean }) => {
+    .option(
+      '--new-stubs',
+      'create stubs for new tools even when handlers of tools the spec no longer has are there (without it, generate asks whether a new tool is one of those renamed: see renamedFrom)',
+    )
+    .action(async (spec: string, opts: { format: 'text' | 'json'; watch?: boolean; newStubs?: boolean }) => {
+      const newStubs = opts.newStubs === true;
       if (opts.watch) {
         const { watchGenerate } = await import('./commands/watch.js');
-        code = await watchGenerate({ spec, cwd, format: opts.format, style: styleFor(stderr, env), out, err });
+        code = await watchGenerate({
+          spec,
+          cwd,
+          format: opts.format,
+          style: styleFor(stderr, env),
+          out,
+          err,
+          newStubs,
+        });
         return;
       }
       const r = await (
         await import('./commands/generate.js')
-      ).generateCommand({ spec, cwd, format: opts.format, style: styleFor(stderr, env) });
+      ).generateCommand({ spec, cwd, format: opts.format, style: styleFor(stderr, env), newStubs });
       finish(r);
     });
 

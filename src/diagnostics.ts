@@ -71,6 +71,10 @@ export const CODES = {
   TS041: 'unsafe-pattern',
   /** A schema whose $refs expand past the limit of src/load/limits.ts when followed. */
   TS042: 'ref-expansion-too-large',
+  /** A tool's `renamedFrom` that cannot name its former self: not a tool name, a current tool, or claimed twice. */
+  TS043: 'invalid-rename',
+  /** A new tool without a handler beside the handler of a vanished tool: generate asks whether it is a rename. */
+  TS044: 'unconfirmed-rename',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -116,6 +116,11 @@ export interface ToolModel {
   /** The tool's own time limit (spec `timeout`), in milliseconds; options.timeoutMs applies when absent. */
   timeoutMs?: number;
   definition: ToolDefinition;
+  /**
+   * The tool's former names (spec `renamedFrom`, a string or a list), in the author's order: generate moves a former
+   * name's handler module to this tool's, diff reports a rename. Not sent to clients.
+   */
+  renamedFrom?: string[];
   /** Where the tool is written, for messages. */
   source: SourcePosition;
 }

@@ -22,6 +22,10 @@ export interface StateTool {
   inputSchema: Record<string, unknown>;
   /** Absolute path of the tool's handler module. */
   handler: string;
+  /** The tool's former names (spec `renamedFrom`): whose handler modules are this tool's to take. */
+  renamedFrom?: string[];
+  /** Where the spec defines the tool, as shown in messages. */
+  source?: { file: string; line: number; column: number };
 }
 
 export interface GenerateState {

@@ -1,7 +1,9 @@
 /**
  * Writing generate's output: all-or-nothing, unchanged files left alone (bytes and mtime), handler files created
  * only when missing and never touched again, nothing written outside the configured folders, and generated files
- * that the spec no longer produces removed (only files that carry toolspec's header).
+ * that the spec no longer produces removed (only files that carry toolspec's header). A renamed tool's handler
+ * module moves to the new name (src/renames.ts plans it): the new file is linked in before anything else is written
+ * and the old one removed only after everything else is, so an interruption leaves the code in one file or both.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,15 +23,35 @@ export interface WriteReport {
   created: string[];
   /** Handler files that exist already and were left as they are. */
   kept: string[];
+  /** Handler modules moved to a renamed tool's file: relative paths. */
+  moved: { from: string; to: string }[];
+  /** Moves not made because the renamed tool's file exists already: both files are kept. */
+  notMoved: { from: string; to: string }[];
 }
 
-export function writeOutput(rootDir: string, options: Options, files: readonly OutputFile[]): WriteReport {
+/** A handler module to move: read and rewritten (src/renames.ts) before the write begins. */
+export interface HandlerMoveWrite {
+  /** Absolute paths. */
+  source: string;
+  target: string;
+  /** The module's text as read: the move is refused if it changed meanwhile. */
+  original: string;
+  /** Its text at the new path. */
+  contents: string;
+}
+
+export function writeOutput(
+  rootDir: string,
+  options: Options,
+  files: readonly OutputFile[],
+  moves: readonly HandlerMoveWrite[] = [],
+): WriteReport {
   const genDir = path.resolve(rootDir, options.generatedDir);
   const handlersDir = path.resolve(rootDir, options.handlersDir);
   for (const dir of [genDir, handlersDir]) assertInsideReal(rootDir, dir);
   const release = lock(genDir, path.relative(rootDir, genDir).split(path.sep).join('/'));
   try {
-    return writeLocked(rootDir, genDir, handlersDir, files);
+    return writeLocked(rootDir, genDir, handlersDir, files, moves);
   } finally {
     release();
   }
@@ -91,9 +113,34 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function writeLocked(rootDir: string, genDir: string, handlersDir: string, files: readonly OutputFile[]): WriteReport {
-  const report: WriteReport = { written: [], unchanged: [], removed: [], created: [], kept: [] };
+function writeLocked(
+  rootDir: string,
+  genDir: string,
+  handlersDir: string,
+  files: readonly OutputFile[],
+  moves: readonly HandlerMoveWrite[],
+): WriteReport {
+  const report: WriteReport = {
+    written: [],
+    unchanged: [],
+    removed: [],
+    created: [],
+    kept: [],
+    moved: [],
+    notMoved: [],
+  };
   recoverGeneration(genDir);
+  const rel = (abs: string) => path.relative(rootDir, abs).split(path.sep).join('/');
+  for (const m of moves) {
+    for (const abs of [m.source, m.target]) {
+      if (!isInside(handlersDir, abs) || abs === handlersDir)
+        throw new UserError(`refusing to move ${rel(abs)}: it is outside ${rel(handlersDir)}`);
+    }
+    if (readIfExists(m.source) !== m.original)
+      throw new UserError(
+        `${rel(m.source)} changed while toolspec was moving it; nothing was written: run generate again`,
+      );
+  }
 
   const changes: { abs: string; rel: string; contents: string }[] = [];
   const stubs: { abs: string; rel: string; contents: string }[] = [];
@@ -115,12 +162,30 @@ function writeLocked(rootDir: string, genDir: string, handlersDir: string, files
   const produced = new Set(files.map((f) => path.resolve(rootDir, f.path)));
   const stale = listOwned(genDir).filter((abs) => !produced.has(abs));
 
+  removeDeadTemps(handlersDir);
+  // The moved modules first, linked in whole beside the old ones: a file that appeared meanwhile is never replaced.
+  const linked: HandlerMoveWrite[] = [];
+  const fresh: HandlerMoveWrite[] = [];
+  for (const m of moves) {
+    if (placeWhole(m.target, m.contents)) fresh.push(m);
+    // Already there with exactly the moved text: a move that an interrupted run had linked in; finish it.
+    else if (readIfExists(m.target) !== m.contents) {
+      report.notMoved.push({ from: rel(m.source), to: rel(m.target) });
+      continue;
+    }
+    linked.push(m);
+  }
   if (changes.length || stale.length) {
-    swapGeneration(genDir, changes, new Set(stale));
+    try {
+      swapGeneration(genDir, changes, new Set(stale));
+    } catch (e) {
+      // Nothing else was written: take back the copies this run linked in (the originals are still in place).
+      for (const m of fresh) if (readIfExists(m.target) === m.contents) fs.rmSync(m.target, { force: true });
+      throw e;
+    }
     report.written = changes.map((c) => c.rel);
     report.removed = stale.map((abs) => path.relative(rootDir, abs).split(path.sep).join('/'));
   }
-  removeDeadTemps(handlersDir);
   for (const s of stubs) {
     fs.mkdirSync(path.dirname(s.abs), { recursive: true });
     // Written whole beside its place, then linked in: a kill or a full disk never leaves an empty stub, and a link
@@ -144,7 +209,38 @@ function writeLocked(rootDir: string, genDir: string, handlersDir: string, files
       fs.rmSync(temp, { force: true });
     }
   }
+  for (const m of linked) {
+    failpoint('handler-moved');
+    // The code is whole at its new place: only now does the old file go.
+    fs.rmSync(m.source, { force: true });
+    report.moved.push({ from: rel(m.source), to: rel(m.target) });
+  }
   return report;
+}
+
+/**
+ * Writes a file whole beside its place, then links it in: true when it is in place, false when a file is there
+ * already (left as it is). A kill or a full disk never leaves a partial file.
+ */
+function placeWhole(abs: string, contents: string): boolean {
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  const temp = path.join(path.dirname(abs), `.${path.basename(abs)}.toolspec-${process.pid}`);
+  try {
+    fs.writeFileSync(temp, contents);
+    try {
+      fs.linkSync(temp, abs);
+    } catch (e) {
+      // A file system without hard links: copying refuses an existing file too.
+      if (['EEXIST', 'ENOENT'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+      fs.copyFileSync(temp, abs, fs.constants.COPYFILE_EXCL);
+    }
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return false;
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
 }
 
 /**

@@ -51,6 +51,17 @@ const CASES: Record<string, (dir: string) => void> = {
   'orphan-handler': (d) =>
     fs.writeFileSync(path.join(d, 'src/handlers/archive_note.ts'), 'export const handler = () => "archived";\n'),
   'renamed-tool': (d) => edit(d, 'toolspec.yaml', 'name: delete_note', 'name: remove_note'),
+  // The rename declared: one finding, that generate will move the handler (its code kept).
+  'renamed-tool-declared': (d) =>
+    edit(d, 'toolspec.yaml', 'name: delete_note\n', 'name: remove_note\n    renamedFrom: delete_note\n'),
+  // Renamed and stubbed anyway (`generate --new-stubs`): the old handler's advice is to move its code, then remove it.
+  'renamed-tool-stubbed': (d) => {
+    edit(d, 'toolspec.yaml', 'name: delete_note', 'name: remove_note');
+    fs.writeFileSync(
+      path.join(d, 'src/handlers/remove_note.ts'),
+      "import type { Handler } from '../generated/contract.js';\n\nexport const handler: Handler<'remove_note'> = () => 'stub';\n",
+    );
+  },
   'parameter-type-changed': (d) =>
     edit(
       d,

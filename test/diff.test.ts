@@ -250,6 +250,40 @@ describe('toolspec diff (built CLI, end to end)', () => {
     expect((await runMain(['diff', 'toolspec.yaml', 'old.yaml'], dir)).code).toBe(0);
   });
 
+  it('reports a rename the spec declares (renamedFrom) as a rename, with advice, and compares the rest as one tool', async () => {
+    const dir = project();
+    fs.copyFileSync(path.join(dir, 'toolspec.yaml'), path.join(dir, 'old.yaml'));
+    fs.writeFileSync(
+      path.join(dir, 'toolspec.yaml'),
+      SPEC.replace('  - name: search\n', '  - name: search_all\n    renamedFrom: search\n').replace(
+        'maximum: 50',
+        'maximum: 20',
+      ),
+    );
+    const r = await runMain(['diff', 'old.yaml'], dir);
+    expect(r).toMatchObject({ code: 1, stderr: '' });
+    expect(r.stdout).toContain(
+      [
+        'Breaking changes (2)',
+        '  TOOL_RENAMED search_all name "search" → "search_all" (renamedFrom)',
+        '      clients that call "search" get an unknown-tool error; keep "search" as a tool of its own that calls the same code (say in its description that it is deprecated for "search_all") until clients have moved, or release a new major version',
+        '  BOUNDS_TIGHTENED search_all inputSchema.properties.limit.maximum 50 → 20',
+      ].join('\n'),
+    );
+    expect(r.stdout).not.toMatch(/TOOL_(ADDED|REMOVED)/);
+    const json = JSON.parse((await runMain(['diff', 'old.yaml', '--format', 'json'], dir)).stdout) as {
+      changes: { code: string; class: string; before?: unknown; after?: unknown; file?: string; line?: number }[];
+    };
+    expect(json.changes[0]).toMatchObject({
+      code: 'TOOL_RENAMED',
+      class: 'breaking',
+      before: 'search',
+      after: 'search_all',
+      file: 'toolspec.yaml',
+      line: 6,
+    });
+  });
+
   it('exits 2 on bad input, with a message that says what to do', async () => {
     const dir = project();
     const none = await runMain(['diff'], dir);

@@ -1,14 +1,14 @@
-/** Coverage: every tool has a handler module, and every handler module belongs to a tool. Text only: no type checker. */
-import fs from 'node:fs';
+/**
+ * Coverage: every tool has a handler module, and every handler module belongs to a tool. Text only: no type checker.
+ * Renames (src/renames.ts) are read the way generate reads them, so check says what generate will do: move a
+ * renamed tool's module, or ask whether a new tool is a vanished one renamed. No advice here ends with a user's
+ * code deleted: a file is only ever "yours to remove" once its code is elsewhere or its tool is gone for good.
+ */
 import path from 'node:path';
 import { displayPath } from '../paths.js';
+import { likelyName, likelyRenames, planHandlers, renamedFromLine, renameQuestions } from '../renames.js';
 import type { CheckSubject } from './subject.js';
-import { closest } from '../suggest.js';
 import type { Finding } from './findings.js';
-
-/** A module that exports `handler` is a handler module; other modules in the folder are shared code. */
-const EXPORTS_HANDLER =
-  /\bexport\s+(?:declare\s+)?(?:const|let|var|(?:async\s+)?function\*?)\s+handler\b|\bexport\s*\{[^}]*\bhandler\b[^}]*\}/;
 
 export interface HandlerModule {
   tool: string;
@@ -16,67 +16,88 @@ export interface HandlerModule {
 }
 
 export function checkCoverage(subject: CheckSubject, cwd: string): { findings: Finding[]; handlers: HandlerModule[] } {
-  const dir = subject.handlersDir;
-  let names: string[] = [];
-  try {
-    names = fs
-      .readdirSync(dir)
-      .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n));
-  } catch {
-    // no handlers folder: every tool is missing its handler
-  }
-  const present = new Set(names);
+  const plan = planHandlers(subject.handlersDir, subject.tools);
   const findings: Finding[] = [];
-  const handlers: HandlerModule[] = [];
-  const missing: string[] = [];
-  for (const tool of subject.tools) {
-    if (present.has(path.basename(tool.handler))) {
-      handlers.push({ tool: tool.name, abs: tool.handler });
-      continue;
-    }
-    missing.push(tool.name);
+  const moving = new Set(plan.moves.map((m) => m.tool));
+  const missing = new Set(plan.missing.map((t) => t.name));
+  const handlers: HandlerModule[] = subject.tools
+    .filter((t) => !moving.has(t.name) && !missing.has(t.name))
+    .map((t) => ({ tool: t.name, abs: t.handler }));
+  const base = (abs: string) => path.basename(abs);
+
+  for (const m of plan.moves) {
+    findings.push({
+      kind: 'renamed-handler',
+      tool: m.tool,
+      file: displayPath(m.source, cwd),
+      line: 1,
+      column: 1,
+      message: `handler ${base(m.source)} will be moved to ${base(m.target)} by toolspec generate ("${m.from}" was renamed to "${m.tool}"); its code is kept`,
+      fix: 'generate',
+    });
   }
-  const ownedBy = new Set(subject.tools.map((t) => path.basename(t.handler)));
-  const orphans = names.filter(
-    (n) => !ownedBy.has(n) && EXPORTS_HANDLER.test(fs.readFileSync(path.join(dir, n), 'utf8')),
-  );
-  const renamedTo = new Map<string, string>();
-  for (const n of orphans.sort()) {
-    const base = n.replace(/\.ts$/, '');
-    // One orphan and one tool without a handler: most likely a rename, however different the names.
-    const guess =
-      closest(base, missing) ??
-      (orphans.length === 1 && missing.length === 1
-        ? missing[0]
-        : closest(
-            base,
-            subject.tools.map((t) => t.name),
-          ));
-    if (guess && missing.includes(guess)) renamedTo.set(guess, base);
+  for (const m of plan.blocked) {
     findings.push({
       kind: 'orphan-handler',
-      file: displayPath(path.join(dir, n), cwd),
+      tool: m.tool,
+      file: displayPath(m.source, cwd),
       line: 1,
       column: 1,
       message:
-        `handler for a tool the spec does not have: "${base}"` +
-        (guess
-          ? `; did you mean "${guess}"? If the tool was renamed, rename this file to ${guess}.ts and its Handler<'${base}'> to Handler<'${guess}'>`
-          : '; delete it, or add the tool back to the spec'),
+        `handler of "${m.from}", which the spec renamed to "${m.tool}", but ${base(m.target)} exists too, so generate kept both: ` +
+        `move the code you want from ${base(m.source)} into ${base(m.target)}, then remove ${base(m.source)}`,
       fix: 'handler',
     });
   }
-  for (const name of missing) {
-    const from = renamedTo.get(name);
-    const tool = subject.tools.find((t) => t.name === name)!;
+
+  // A vanished tool's handler beside a new tool without one: a question for the spec, as generate asks it.
+  const paired = new Set<string>();
+  if (plan.orphans.length && plan.missing.length) {
+    for (const o of likelyRenames(plan).values()) if (o) paired.add(o.abs);
+    for (const { tool, diagnostic: q } of renameQuestions(plan, cwd)) {
+      findings.push({
+        kind: 'unconfirmed-rename',
+        tool,
+        file: q.file,
+        line: q.line,
+        column: q.column,
+        message: q.hint ? `${q.message} ${q.hint.charAt(0).toUpperCase()}${q.hint.slice(1)}` : q.message,
+        fix: 'spec',
+      });
+    }
+  } else {
+    for (const tool of plan.missing) {
+      findings.push({
+        kind: 'missing-handler',
+        tool: tool.name,
+        file: displayPath(tool.handler, cwd),
+        line: 1,
+        column: 1,
+        message: `tool "${tool.name}" has no handler module; generate creates a stub`,
+        fix: 'generate',
+      });
+    }
+  }
+
+  for (const o of plan.orphans) {
+    if (paired.has(o.abs)) continue;
+    const guess = likelyName(
+      o.tool,
+      subject.tools.map((t) => t.name),
+    );
+    const target = guess && subject.tools.find((t) => t.name === guess);
     findings.push({
-      kind: 'missing-handler',
-      tool: name,
-      file: displayPath(tool.handler, cwd),
+      kind: 'orphan-handler',
+      file: displayPath(o.abs, cwd),
       line: 1,
       column: 1,
-      message: `tool "${name}" has no handler module${from ? ` (was it "${from}"? its handler is still ${from}.ts)` : ''}; generate creates a stub`,
-      fix: 'generate',
+      message:
+        `handler of "${o.tool}", a tool the spec does not have` +
+        (target
+          ? `; if "${guess}" is that tool renamed, its handler ${base(target.handler)} exists already: move the code you want from ${base(o.abs)} into it, then remove ${base(o.abs)}`
+          : `; if the tool was renamed, add "${renamedFromLine(o.tool)}" to it in the spec: toolspec generate then moves this file, code and all (or keeps both for you to merge, when the new name has a handler already); ` +
+            `if the tool is gone for good, the file is yours to remove (toolspec never deletes a handler)`),
+      fix: 'handler',
     });
   }
   return { findings, handlers };

@@ -6,6 +6,10 @@ export type FindingKind =
   | 'extra-file'
   | 'missing-handler'
   | 'orphan-handler'
+  /** A renamed tool's handler module (spec `renamedFrom`) that generate will move. */
+  | 'renamed-handler'
+  /** A new tool without a handler beside a vanished tool's handler: the spec must say whether it is a rename. */
+  | 'unconfirmed-rename'
   | 'handler-export'
   | 'handler-any'
   | 'handler-contract';
@@ -19,8 +23,11 @@ export interface Finding {
   line: number;
   column: number;
   message: string;
-  /** `generate`: `toolspec generate` fixes it. `handler`: a person must change the handler. */
-  fix: 'generate' | 'handler';
+  /**
+   * `generate`: `toolspec generate` fixes it (never by overwriting or deleting a handler). `handler`: a person must
+   * change the handler. `spec`: a person must decide, in the spec (generate stops until then).
+   */
+  fix: 'generate' | 'handler' | 'spec';
   /** For contract findings: the type the contract wants, and the handler's. */
   expected?: string;
   actual?: string;
@@ -31,4 +38,5 @@ export interface Finding {
 export const FIX_TEXT: Record<Finding['fix'], string> = {
   generate: 'run toolspec generate',
   handler: 'change the handler',
+  spec: 'edit the spec',
 };

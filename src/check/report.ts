@@ -47,12 +47,21 @@ export function formatFindingsText(findings: readonly Finding[], style: Style, o
   return `${out.join('\n')}\n`;
 }
 
-/** The last line: what `toolspec generate` fixes and what needs a person. */
+/**
+ * The last line: what `toolspec generate` fixes and what needs a person. What it counts as generate's, generate does
+ * without touching a handler's code (it creates stubs for tools that have none and moves renamed tools' modules);
+ * a rename question comes first, since generate stops until the spec answers it.
+ */
 export function summary(findings: readonly Finding[]): string {
   const byGenerate = findings.filter((f) => f.fix === 'generate').length;
+  const questions = findings.filter((f) => f.fix === 'spec').map((f) => `${f.file}:${f.line}:${f.column}`);
   const people = [...new Set(findings.filter((f) => f.fix === 'handler').map((f) => f.file))];
   const parts = [];
-  if (byGenerate) parts.push(`\`toolspec generate\` fixes ${byGenerate}`);
+  if (questions.length)
+    parts.push(
+      `${questions.length === 1 ? 'a rename to confirm' : `${questions.length} renames to confirm`} in the spec first (generate stops until then): ${questions.join(', ')}`,
+    );
+  if (byGenerate) parts.push(`\`toolspec generate\` fixes ${byGenerate}${questions.length ? ' after that' : ''}`);
   if (people.length)
     parts.push(
       `${people.length === 1 ? 'a handler needs' : `${people.length} handlers need`} a person: ${people.join(', ')}`,

@@ -29,6 +29,8 @@ export function subjectOf(model: ServerModel): CheckSubject {
         ...(n.output ? { output: n.output } : {}),
         inputSchema: t.input.schema,
         handler: path.join(handlersDir, handlerFileName(t)),
+        ...(t.renamedFrom ? { renamedFrom: t.renamedFrom } : {}),
+        source: t.source,
       };
     }),
   };

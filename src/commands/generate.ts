@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { displayPath } from '../paths.js';
 import { countSummary, PLAIN, type Style } from '../report.js';
-import { renderTexts } from '../findings.js';
+import { renderJson, renderTexts } from '../findings.js';
 import { saveState, sha256, stateFor, verifiedState } from '../state.js';
 import { writeOutput } from '../write.js';
 import { plural } from './result.js';
@@ -19,6 +19,11 @@ export interface GenerateInput {
   format: 'text' | 'json';
   /** Style of stderr, where diagnostics and lint findings go. */
   style?: Style;
+  /**
+   * Create stubs for new tools even when handler modules of vanished tools are there (`--new-stubs`). Without it,
+   * generate stops and asks whether a new tool is one of those renamed (src/renames.ts).
+   */
+  newStubs?: boolean;
 }
 
 /** What a run that wrote (or found nothing to write) did. */
@@ -32,6 +37,9 @@ export interface GenerateSummary {
   removed: string[];
   /** Handler stubs created, relative to the spec's folder. */
   created: string[];
+  /** Handler modules moved to a renamed tool's file, and moves not made because both files exist. */
+  moved: { from: string; to: string }[];
+  notMoved: { from: string; to: string }[];
   tools: number;
   ms: number;
   /** The saved state held: nothing was loaded or written. */
@@ -79,6 +87,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       unchanged: outputs.length,
       removed: [],
       created: [],
+      moved: [],
+      notMoved: [],
       tools: state.tools.length,
       ms: Math.round(performance.now() - started),
       cached: true,
@@ -113,7 +123,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   let notes = text && result.diagnostics.length ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n` : '';
   if (!result.model) {
     const failure = `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written\n`;
-    const json = { ok: false, spec, diagnostics: result.diagnostics };
+    const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson) };
     return {
       code: 2,
       stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,
@@ -139,7 +149,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       '; `toolspec lint` shows hints and the token table\n';
   }
   if (lint.failed) {
-    const json = { ok: false, spec, diagnostics: result.diagnostics, lint };
+    const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
     const failure = `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`;
     return {
       code: 1,
@@ -153,9 +163,43 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     };
   }
 
-  const files = await (await generator()).generate(model, result.validators!);
-  const report = writeOutput(model.rootDir, model.options, files);
   const subject = (await import('../check/subject.js')).subjectOf(model);
+  const renames = await import('../renames.js');
+  const plan = renames.planHandlers(subject.handlersDir, subject.tools);
+  if (plan.orphans.length && plan.missing.length && !input.newStubs) {
+    // A new tool and the handler of a vanished one: most likely a rename. A stub now would leave the user's code
+    // behind in a file that check then calls an orphan; ask instead.
+    const asks = renames.renameQuestions(plan, input.cwd).map((q) => q.diagnostic);
+    const diagnostics = [...result.diagnostics, ...asks];
+    const json = { ok: false, spec, diagnostics: diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
+    const text0 = `${renderTexts(asks, style, result.sources)}\n\n`;
+    return {
+      code: 2,
+      stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,
+      stderr: text ? `${notes}${text0}${plural(asks.length, 'rename')} to confirm; nothing was written\n` : '',
+      notes: notes + (text ? text0 : ''),
+      failure: `${plural(asks.length, 'rename')} to confirm`,
+      json,
+      inputs,
+      outputDirs,
+    };
+  }
+  const moves = await Promise.all(
+    [...plan.moves, ...plan.blocked].map(async (m) => {
+      const original = fs.readFileSync(m.source, 'utf8');
+      const tool = model.tools.find((t) => t.name === m.tool)!;
+      const contents = await renames.rewriteHandler(original, {
+        from: m.from,
+        tool: m.tool,
+        typeName: tool.typeName,
+        file: m.target,
+        generatedDir: subject.generatedDir,
+      });
+      return { source: m.source, target: m.target, original, contents };
+    }),
+  );
+  const files = await (await generator()).generate(model, result.validators!);
+  const report = writeOutput(model.rootDir, model.options, files, moves);
   saveState(specPath, stateFor({ ...subject, inputs: result.inputs, files, tools: subject.tools }));
   const summary: GenerateSummary = {
     generatedDir: model.options.generatedDir,
@@ -164,14 +208,29 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     unchanged: report.unchanged.length,
     removed: report.removed,
     created: report.created,
+    moved: report.moved,
+    notMoved: report.notMoved,
     tools: model.tools.length,
     ms: Math.round(performance.now() - started),
     cached: false,
   };
-  const json = { ok: true, spec, ...report, diagnostics: result.diagnostics, lint };
+  const json = {
+    ok: true,
+    spec,
+    ...report,
+    diagnostics: result.diagnostics.map(renderJson),
+    lint: api.lintResultJson(lint),
+  };
   const stdout = text
-    ? `${formatSummary(summary)}\n${report.created.map((f) => `created ${f}: a stub to fill in\n`).join('')}`
+    ? `${formatSummary(summary)}\n${report.moved.map((m) => `moved ${m.from} to ${m.to}: renamed tool, your code kept\n`).join('')}` +
+      report.created.map((f) => `created ${f}: a stub to fill in\n`).join('')
     : `${JSON.stringify(json, null, 2)}\n`;
+  // Both files kept: the user decides what the renamed tool's handler holds.
+  const kept = report.notMoved.map(
+    (m) =>
+      `${m.from} was not moved to ${m.to}, which exists already; both are kept: move what you need from ${path.posix.basename(m.from)} into ${path.posix.basename(m.to)}, then remove ${path.posix.basename(m.from)}\n`,
+  );
+  if (text) notes += kept.join('');
   return { code: 0, stdout, stderr: notes, notes, json, summary, inputs, outputDirs };
 }
 

@@ -29,6 +29,8 @@ export interface WatchInput {
   stop?: AbortSignal;
   /** Quiet time after the last file event before a check. */
   debounceMs?: number;
+  /** `--new-stubs`: see GenerateInput. */
+  newStubs?: boolean;
 }
 
 /** What made a run: a file whose content differs from what the previous run started from. */
@@ -158,6 +160,7 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
         cwd: input.cwd,
         format: input.format,
         style: input.style ?? PLAIN,
+        ...(input.newStubs ? { newStubs: true } : {}),
       });
     } catch (e) {
       // What would end `toolspec generate` (a refused write, a bug) ends this run only.
@@ -207,7 +210,8 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     const created = result.summary.created.length
       ? `; created ${result.summary.created.join(', ')} (stubs to fill in)`
       : '';
-    input.out(`${head} ${formatSummary(result.summary)}${created}`);
+    const moved = result.summary.moved.map((m) => `; moved ${m.from} to ${m.to} (renamed tool)`).join('');
+    input.out(`${head} ${formatSummary(result.summary)}${moved}${created}`);
   };
 
   const check = (): void => {

@@ -29,7 +29,7 @@ export const RULES = {
   TOOL_REMOVED: both('breaking', 'a tool was removed: clients calling it get an unknown-tool error'),
   TOOL_RENAMED: both(
     'breaking',
-    'a tool was removed and one with the same schemas added: a rename, breaking for callers of the old name',
+    'a tool was renamed (the new spec says renamedFrom, or a tool was removed and one with the same schemas added): breaking for callers of the old name',
   ),
   TITLE_CHANGED: both('prompt', "a tool's title or annotations.title changed"),
   DESCRIPTION_CHANGED: both('prompt', "a tool's description changed"),

@@ -1,6 +1,7 @@
 /**
- * The diff of two servers: tools matched by name (a removed and an added tool with the same schemas is a rename),
- * then each tool's text, annotations, execution, metadata and schemas. Pure: models in, changes out.
+ * The diff of two servers: tools matched by name, then by the new side's `renamedFrom` (a declared rename), then by
+ * their schemas (a removed and an added tool with the same schemas is a likely rename); then each matched pair's
+ * text, annotations, execution, metadata and schemas. Pure: models in, changes out.
  */
 import type { SchemaModel, ServerInfo, ToolAnnotations, ToolModel } from '../model.js';
 import { closest } from '../suggest.js';
@@ -49,7 +50,16 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
   const removed = before.tools.filter((t) => !newNames.has(t.name));
   const added = after.tools.filter((t) => !oldByName.has(t.name));
   const renamedFrom = new Map<string, ToolModel>();
+  const declared = new Set<string>();
+  for (const t of added) {
+    // The first former name that the old side has: the spec's renamedFrom lists the tool's past names.
+    const r = removed.find((o) => t.renamedFrom?.includes(o.name) && ![...renamedFrom.values()].includes(o));
+    if (!r) continue;
+    renamedFrom.set(t.name, r);
+    declared.add(t.name);
+  }
   for (const r of removed) {
+    if ([...renamedFrom.values()].includes(r)) continue;
     const match = added.find((t) => !renamedFrom.has(t.name) && sameSchemas(r, t));
     if (match) renamedFrom.set(match.name, r);
   }
@@ -61,17 +71,17 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
       continue;
     }
     if (old.name !== t.name) {
-      out.push(
-        make(
-          'TOOL_RENAMED',
-          'tool',
-          t.name,
-          ['name'],
-          `${JSON.stringify(old.name)} → ${JSON.stringify(t.name)} (removed, and added with the same schemas)`,
-          old.name,
-          t.name,
-        ),
+      const change = make(
+        'TOOL_RENAMED',
+        'tool',
+        t.name,
+        ['name'],
+        `${JSON.stringify(old.name)} → ${JSON.stringify(t.name)} (${declared.has(t.name) ? 'renamedFrom' : 'removed, and added with the same schemas'})`,
+        old.name,
+        t.name,
       );
+      if (declared.has(t.name)) change.message = declaredRename(old.name, t.name);
+      out.push(change);
     }
     for (const c of diffTool(old, t)) out.push(make(c.rule, c.side, t.name, c.segments, c.detail, c.before, c.after));
   }
@@ -88,6 +98,12 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
     out.push(make('TOOL_REMOVED', 'tool', r.name, [], detail));
   }
   return out;
+}
+
+/** The advice for a rename the spec declares: no guessing, the same consequence for clients. */
+function declaredRename(from: string, to: string): string {
+  const f = JSON.stringify(from);
+  return `clients that call ${f} get an unknown-tool error; keep ${f} as a tool of its own that calls the same code (say in its description that it is deprecated for ${JSON.stringify(to)}) until clients have moved, or release a new major version`;
 }
 
 interface ToolChange {

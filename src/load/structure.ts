@@ -150,6 +150,13 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
           `MCP tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . (case-sensitive); e.g. "${fixed}"`,
         );
       }
+      if (path[0] === 'tools' && path[2] === 'renamedFrom')
+        return make(
+          'TS043',
+          at(),
+          `renamedFrom names ${JSON.stringify(String(err.data))}, which is not a valid tool name`,
+          'a former name is what the tool was called in the spec: 1 to 128 characters of A-Z a-z 0-9 _ - .',
+        );
       if (last === 'src')
         return make('TS009', at(), `icon src must be an https: or data: URI`, 'e.g. src: https://example.com/icon.png');
       return make('TS009', at(), `${label(path)} must match ${String(err.params['pattern'])}`);

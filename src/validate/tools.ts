@@ -129,6 +129,7 @@ export function checkTools(
     const examples = checkExamples(tool, input, output, diags);
     const timeoutMs = checkTimeout(v['timeout'], at(['timeout']), diags);
 
+    const renamedFrom = formerNames(v['renamedFrom']);
     if (name === undefined || typeName === undefined || !input || (v['outputSchema'] !== undefined && !output))
       continue;
     const pos = at([]);
@@ -142,10 +143,77 @@ export function checkTools(
       mcpHeaders: mcpHeaderDeclarations(input.schema),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       definition: toolDefinition(v, name, input, output),
+      ...(renamedFrom.length ? { renamedFrom } : {}),
       source: { file: pos.file, line: pos.line, column: pos.column },
     });
   }
+  checkRenames(tools, byName, diags);
   return { tools: models, validators };
+}
+
+/** `renamedFrom: a` or `renamedFrom: [a, b]`, as a list; entries that are not names are the structure check's. */
+function formerNames(v: unknown): string[] {
+  const list = typeof v === 'string' ? [v] : Array.isArray(v) ? v : [];
+  return list.filter((n): n is string => typeof n === 'string' && NAME_PATTERN.test(n));
+}
+
+/**
+ * A former name must name no current tool (the spec would mean two tools by one name, and a move would take the
+ * current tool's handler), and at most one tool may claim it (its handler can move to one place only). Its own
+ * name is the first case, said plainly.
+ */
+function checkRenames(tools: readonly RawTool[], current: ReadonlyMap<string, RawTool>, diags: Diagnostics): void {
+  const claimed = new Map<string, RawTool>();
+  for (const tool of tools) {
+    const v = tool.value;
+    const name = typeof v['name'] === 'string' ? v['name'] : undefined;
+    const raw = v['renamedFrom'];
+    const list = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : [];
+    list.forEach((former, i) => {
+      if (typeof former !== 'string' || !NAME_PATTERN.test(former)) return;
+      const span = tool.file.locate([...tool.path, 'renamedFrom', ...(typeof raw === 'string' ? [] : [i])]);
+      const where = (t: RawTool) => {
+        const s = t.file.locate([...t.path, 'name']);
+        return `${s.file}:${s.line}:${s.column}`;
+      };
+      if (former === name) {
+        diags.add(
+          diagnostic(
+            'TS043',
+            span,
+            `tool "${former}" names itself in renamedFrom`,
+            'renamedFrom lists the names the tool had before; remove this one',
+          ),
+        );
+        return;
+      }
+      const other = current.get(former);
+      if (other) {
+        diags.add(
+          diagnostic(
+            'TS043',
+            span,
+            `renamedFrom names "${former}", which is a tool of this spec (${where(other)})`,
+            `a former name must be gone from the spec: remove it from renamedFrom, or rename or remove the tool "${former}"`,
+          ),
+        );
+        return;
+      }
+      const first = claimed.get(former);
+      if (first && first !== tool) {
+        diags.add(
+          diagnostic(
+            'TS043',
+            span,
+            `tools "${String(first.value['name'])}" and "${name ?? '?'}" both say they were "${former}"`,
+            `its handler can move to one of them only; keep renamedFrom: ${former} on one (the other is at ${where(first)})`,
+          ),
+        );
+        return;
+      }
+      claimed.set(former, tool);
+    });
+  }
 }
 
 function schemaModel(c: CheckedSchema): SchemaModel {

@@ -1,0 +1,231 @@
+/**
+ * Renamed tools and their handler modules. A handler module is the user's code: when a tool is renamed, its module
+ * must follow the tool, never be stubbed over or deleted. This module reads the handlers folder and says what a
+ * generate would do with it (move a former name's module, or stop and ask), and rewrites a moved module's reference
+ * to its tool in memory (ts-morph); src/write.ts does the move itself. Shared by generate and check.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Node } from 'ts-morph';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { handlerFileName, pascalCase } from './names.js';
+import { displayPath } from './paths.js';
+import { closest } from './suggest.js';
+
+/** A module that exports `handler` is a handler module; other modules in the folder are shared code. */
+export const EXPORTS_HANDLER =
+  /\bexport\s+(?:declare\s+)?(?:const|let|var|(?:async\s+)?function\*?)\s+handler\b|\bexport\s*\{[^}]*\bhandler\b[^}]*\}/;
+
+/** What the plan reads of a tool. */
+export interface RenameTool {
+  name: string;
+  /** Absolute path of its handler module. */
+  handler: string;
+  renamedFrom?: string[];
+  source?: { file: string; line: number; column: number };
+}
+
+/** A former name's handler module and the module it becomes. */
+export interface HandlerMove {
+  /** The tool as it is named now, and the former name whose module moves. */
+  tool: string;
+  from: string;
+  /** Absolute paths. */
+  source: string;
+  target: string;
+}
+
+/** A handler module whose tool the spec no longer has, and which no tool's `renamedFrom` claims. */
+export interface OrphanHandler {
+  /** The tool it was written for: its `Handler<'…'>`, else its file name. */
+  tool: string;
+  abs: string;
+}
+
+export interface HandlerPlan {
+  /** Former names' modules to move: the tool has no module yet. */
+  moves: HandlerMove[];
+  /** Former names' modules left where they are: the tool has a module already (both are kept). */
+  blocked: HandlerMove[];
+  orphans: OrphanHandler[];
+  /** Tools with no module and none to move: generate would create a stub for each. */
+  missing: RenameTool[];
+}
+
+/** The handler modules of a folder: `.ts` files, no declarations or tests, that export `handler`. */
+export function handlerModules(dir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n))
+    .sort()
+    .filter((n) => {
+      try {
+        return EXPORTS_HANDLER.test(fs.readFileSync(path.join(dir, n), 'utf8'));
+      } catch {
+        return false; // a folder named x.ts, or a file gone meanwhile
+      }
+    });
+}
+
+/**
+ * What the handlers folder holds against the spec's tools. A tool with no module takes the module of the first of
+ * its former names that has one; the modules of its other former names stay, as blocked moves (one module per tool).
+ */
+export function planHandlers(handlersDir: string, tools: readonly RenameTool[]): HandlerPlan {
+  const modules = handlerModules(handlersDir);
+  const present = new Set(modules);
+  const owned = new Set(tools.map((t) => path.basename(t.handler)));
+  const plan: HandlerPlan = { moves: [], blocked: [], orphans: [], missing: [] };
+  const claimed = new Set<string>();
+  for (const tool of tools) {
+    let has = present.has(path.basename(tool.handler));
+    for (const from of tool.renamedFrom ?? []) {
+      const file = handlerFileName({ name: from });
+      if (!present.has(file) || owned.has(file)) continue;
+      claimed.add(file);
+      const move = { tool: tool.name, from, source: path.join(handlersDir, file), target: tool.handler };
+      if (has) plan.blocked.push(move);
+      else plan.moves.push(move);
+      has = true;
+    }
+    if (!has) plan.missing.push(tool);
+  }
+  for (const n of modules) {
+    if (owned.has(n) || claimed.has(n)) continue;
+    const abs = path.join(handlersDir, n);
+    plan.orphans.push({ tool: toolOfModule(abs) ?? n.replace(/\.ts$/, ''), abs });
+  }
+  return plan;
+}
+
+/** The tool a handler module says it handles: the name in its `Handler<'…'>`. */
+function toolOfModule(abs: string): string | undefined {
+  try {
+    return /\bHandler<\s*(['"])([A-Za-z0-9._-]{1,128})\1\s*>/.exec(fs.readFileSync(abs, 'utf8'))?.[2];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * For each tool without a handler, the orphan that is most likely its former self: the only one when there is one
+ * of each, else the closest name (or none).
+ */
+export function likelyRenames(plan: HandlerPlan): Map<RenameTool, OrphanHandler | undefined> {
+  const out = new Map<RenameTool, OrphanHandler | undefined>();
+  for (const tool of plan.missing) {
+    const name =
+      plan.orphans.length === 1 && plan.missing.length === 1
+        ? plan.orphans[0]!.tool
+        : likelyName(
+            tool.name,
+            plan.orphans.map((o) => o.tool),
+          );
+    out.set(
+      tool,
+      plan.orphans.find((o) => o.tool === name),
+    );
+  }
+  return out;
+}
+
+/**
+ * The name among `names` most likely to be `name` before or after a rename: the closest spelling, else the only one
+ * that contains it or that it contains (`search` and `search_all`).
+ */
+export function likelyName(name: string, names: readonly string[]): string | undefined {
+  const near = closest(name, names);
+  if (near) return near;
+  const lower = name.toLowerCase();
+  const related = names.filter((n) => n.toLowerCase().includes(lower) || lower.includes(n.toLowerCase()));
+  return related.length === 1 ? related[0] : undefined;
+}
+
+/** The YAML line that declares a rename. */
+export const renamedFromLine = (former: string) => `renamedFrom: ${former}`;
+
+/** The flag that tells generate to stub new tools beside vanished tools' handlers. */
+export const NEW_STUBS_FLAG = '--new-stubs';
+
+/**
+ * What generate asks, one question per tool without a handler, when handler modules of vanished tools are there:
+ * is the tool one of them renamed? At the tool in the spec, with the line to add.
+ */
+export function renameQuestions(plan: HandlerPlan, cwd: string): { tool: string; diagnostic: Diagnostic }[] {
+  const likely = likelyRenames(plan);
+  return plan.missing.map((tool) => {
+    const at = tool.source ?? { file: '?', line: 1, column: 1 };
+    const span = { ...at, endLine: at.line, endColumn: at.column };
+    const orphan = likely.get(tool);
+    const shown = (o: OrphanHandler) => `${displayPath(o.abs, cwd)} ("${o.tool}")`;
+    const former = orphan?.tool ?? plan.orphans[0]!.tool;
+    const message = orphan
+      ? `tool "${tool.name}" has no handler, and ${displayPath(orphan.abs, cwd)} is the handler of "${orphan.tool}", which the spec no longer has: was "${orphan.tool}" renamed to "${tool.name}"?`
+      : `tool "${tool.name}" has no handler, and the handlers of tools the spec no longer has are there: ${plan.orphans.map(shown).join(', ')}; is "${tool.name}" one of them renamed?`;
+    const hint =
+      `if it is, add "${renamedFromLine(former)}" to tool "${tool.name}" (${at.file}:${at.line}:${at.column})${orphan ? '' : ', naming the right one'}, ` +
+      `and generate moves the handler with your code to ${displayPath(tool.handler, cwd)}; ` +
+      `if "${tool.name}" is a new tool, run toolspec generate ${NEW_STUBS_FLAG} to create its stub (nothing else is touched)`;
+    return { tool: tool.name, diagnostic: diagnostic('TS044', span, message, hint) };
+  });
+}
+
+/**
+ * A moved handler module's text, its references to its tool renamed: `Handler<'old'>` becomes `Handler<'new'>`,
+ * and the old tool's type names imported from the generated folder (`OldInput`, `OldOutput`, `OldArguments`) become
+ * the new tool's, where they are used too. The rest of the text is kept byte for byte. `generatedDir` and `file` are
+ * absolute: the module's imports are resolved against them.
+ */
+export async function rewriteHandler(
+  text: string,
+  move: { from: string; tool: string; typeName: string; file: string; generatedDir: string },
+): Promise<string> {
+  const { Project, SyntaxKind } = await import('ts-morph');
+  const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { allowJs: false } });
+  const sf = project.createSourceFile('/handler.ts', text);
+  // The generated modules this one imports from, and the names it imports from them (as used in the file).
+  const generated = sf.getImportDeclarations().filter((decl) => {
+    const spec = decl.getModuleSpecifierValue();
+    if (!spec.startsWith('.')) return false;
+    const rel = path.relative(move.generatedDir, path.resolve(path.dirname(move.file), spec));
+    return !rel.startsWith('..') && !path.isAbsolute(rel);
+  });
+  const fromGenerated = new Set(
+    generated.flatMap((d) => d.getNamedImports().map((n) => (n.getAliasNode() ?? n.getNameNode()).getText())),
+  );
+  const renameLiteral = (node: Node | undefined) => {
+    const literal = node?.asKind(SyntaxKind.LiteralType)?.getLiteral().asKind(SyntaxKind.StringLiteral);
+    if (literal?.getLiteralValue() !== move.from) return;
+    const quote = literal.getText().charAt(0);
+    literal.replaceWithText(`${quote}${move.tool}${quote}`);
+  };
+  // `Handler<'old'>`, and `ToolInputs['old']` and the like from the generated modules.
+  for (const ref of sf.getDescendantsOfKind(SyntaxKind.TypeReference)) {
+    const name = ref.getTypeName().getText();
+    if (name === 'Handler' || fromGenerated.has(name)) renameLiteral(ref.getTypeArguments()[0]);
+  }
+  for (const access of sf.getDescendantsOfKind(SyntaxKind.IndexedAccessType)) {
+    const object = access.getObjectTypeNode().asKind(SyntaxKind.TypeReference);
+    if (object && fromGenerated.has(object.getTypeName().getText())) renameLiteral(access.getIndexTypeNode());
+  }
+  const oldBase = pascalCase(move.from);
+  if (oldBase && oldBase !== move.typeName) {
+    const renames = new Map(
+      ['Input', 'Output', 'Arguments'].map((s) => [`${oldBase}${s}`, `${move.typeName}${s}`] as const),
+    );
+    for (const decl of generated) {
+      for (const named of decl.getNamedImports()) {
+        const to = renames.get(named.getName());
+        if (!to) continue;
+        if (named.getAliasNode()) named.getNameNode().replaceWithText(to);
+        else named.getNameNode().asKind(SyntaxKind.Identifier)?.rename(to);
+      }
+    }
+  }
+  return sf.getFullText();
+}
