@@ -75,6 +75,8 @@ export const CODES = {
   TS043: 'invalid-rename',
   /** A new tool without a handler beside the handler of a vanished tool: generate asks whether it is a rename. */
   TS044: 'unconfirmed-rename',
+  /** `required` names a property that the schema's `additionalProperties: false` rejects: no call can pass. */
+  TS045: 'unsatisfiable-required',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

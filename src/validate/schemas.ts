@@ -103,7 +103,9 @@ export function checkToolSchema(
       rootType === undefined
         ? `${which} has no "type: object" at its root`
         : `${which} must have type "object" at its root, not ${JSON.stringify(rootType)}`,
-      'MCP passes arguments as an object; put parameters under properties. A tool without parameters takes { type: object, additionalProperties: false }',
+      rootType === undefined && typeof raw['$ref'] === 'string'
+        ? `clients look for "type: object" at the root and do not follow "$ref" there: write type: object beside the $ref (it keeps the shared definition), or inline the definition`
+        : 'MCP passes arguments as an object; put parameters under properties. A tool without parameters takes { type: object, additionalProperties: false }',
     );
   }
 
@@ -559,6 +561,34 @@ function definedAround(root: Record<string, unknown>, at: SchemaPath, name: stri
   }
 }
 
+/** `did you mean "text"? (defined: "text"); or define "txt" under "properties"`. */
+function requiredHint(name: string, defined: readonly string[]): string {
+  const fix = didYouMean(name, defined) || 'fix the name';
+  const list = defined.length ? ` (defined: ${quoteList(defined)})` : '';
+  return `${fix}${list}; or define ${JSON.stringify(name)} under "properties"`;
+}
+
+/**
+ * Whether an object schema refuses a property it does not define: `additionalProperties: false` (or
+ * `unevaluatedProperties: false` with no in-place branches that could define it), and no `patternProperties` that
+ * could match its name.
+ */
+function rejectsUndeclared(owner: Record<string, unknown>, name: string): boolean {
+  const branches = ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSchemas', '$ref'].some(
+    (k) => k in owner,
+  );
+  const closed = owner['additionalProperties'] === false || (owner['unevaluatedProperties'] === false && !branches);
+  if (!closed) return false;
+  const patterns = isObject(owner['patternProperties']) ? Object.keys(owner['patternProperties']) : [];
+  return !patterns.some((p) => {
+    try {
+      return new RegExp(p, 'u').test(name);
+    } catch {
+      return true;
+    }
+  });
+}
+
 /** ajv's strict-mode warnings, reworded, at the place they are about (undefined: not worth one). */
 function strictWarning(w: string, root: Record<string, unknown>, locate: Locate): Diagnostic | undefined {
   const at = schemaPathIn(w, root);
@@ -570,11 +600,22 @@ function strictWarning(w: string, root: Record<string, unknown>, locate: Locate)
     if (definedAround(root, at, name)) return undefined;
     const list = valueAt(root, [...at, 'required']);
     const i = Array.isArray(list) ? list.indexOf(name) : -1;
+    const owner = valueAt(root, at);
+    const props = isObject(owner) && isObject(owner['properties']) ? Object.keys(owner['properties']) : [];
+    if (isObject(owner) && rejectsUndeclared(owner, name)) {
+      const closed = owner['additionalProperties'] === false ? 'additionalProperties' : 'unevaluatedProperties';
+      return diagnostic(
+        'TS045',
+        locate(i === -1 ? at : [...at, 'required', i]),
+        `${JSON.stringify(name)} is required but not defined under "properties", and "${closed}: false" rejects it: no call can satisfy this schema`,
+        requiredHint(name, props),
+      );
+    }
     return diagnostic(
       'TS029',
       locate(i === -1 ? at : [...at, 'required', i]),
       `${JSON.stringify(name)} is listed in "required" but not defined under "properties"`,
-      'fix the name, or define the property next to "required"',
+      requiredHint(name, props),
       'warning',
     );
   }
