@@ -284,6 +284,15 @@ function objectSchema(
       const required = [...new Set(requiredPicks.map((i) => pool[i % pool.length]!))];
       if (required.length) schema['required'] = required;
       Object.assign(schema, rest);
+      // A closed object that requires an undefined name accepts nothing: toolspec refuses it (TS045), so keep the
+      // undefined name only where the schema leaves room for it.
+      const closed = schema['additionalProperties'] === false || schema['unevaluatedProperties'] === false;
+      const patterns = Object.keys((schema['patternProperties'] as Record<string, unknown> | undefined) ?? {});
+      if (closed && !patterns.some((p) => new RegExp(p, 'u').test('undefinedProp'))) {
+        const kept = required.filter((r) => r !== 'undefinedProp');
+        if (kept.length) schema['required'] = kept;
+        else delete schema['required'];
+      }
       if (names.length >= 2 && depPicks.length) {
         const [a, b] = [names[depPicks[0]! % names.length]!, names[(depPicks[1] ?? 1) % names.length]!];
         if (dialect === '2020-12') {
