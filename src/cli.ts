@@ -247,6 +247,64 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       finish(await initCommand({ dir, cwd, force: Boolean(opts.force), toolspec: opts.toolspec, style: styles() }));
     });
 
+  program
+    .command('call')
+    .description("run one tool through the project's handler and the generated dispatcher, in this process, no build")
+    .argument('[tool]', 'the tool to call')
+    .argument(
+      '[arguments...]',
+      'key=value (read by the type the input schema gives the property), or key:=json (JSON as it is)',
+    )
+    .option('--json <object>', 'the arguments as one JSON object (key=value pairs after it set its keys)')
+    .option('--list', "list the tools and their arguments (or one tool's, when named)")
+    .option('--spec <path>', 'the spec file', DEFAULT_SPEC)
+    .addOption(formatOption())
+    .addHelpText(
+      'after',
+      `
+Arguments: key=value reads the value by the property's type in the input schema: a string takes the text as it is;
+a number, integer, boolean or null takes its JSON reading (limit=5, dry=true); an array takes a JSON array or the
+text split at commas (ids=1,2,3), and a repeated key adds items (tag=a tag=b); an object takes JSON. key:=json
+always reads JSON (note:=null). A value of the wrong type is passed on, and the tool's validator rejects it as the
+server would.
+
+Output: text content as text, structured content as JSON (the whole result with --format json); an error result's
+text on stderr. Log messages and progress go to stderr. The handler runs with no client: a tool that asks for input
+(elicitation, sampling) ends with exit 1.
+
+Exit codes: 0 the tool returned a result; 1 the result is an error (rejected arguments, a failing handler, output
+that breaks the schema) or the tool asked for input; 2 usage (unknown tool, unreadable arguments, invalid spec,
+handler missing or not parsing, dependencies not installed); 3 internal error.
+
+Examples:
+  toolspec call --list
+  toolspec call search_docs query=install limit=5
+  toolspec call search_docs --json '{"query": "install", "filters": {"tag": "cli"}}'`,
+    )
+    .action(
+      async (
+        tool: string | undefined,
+        pairs: string[],
+        opts: { json?: string; list?: boolean; spec: string; format: 'text' | 'json' },
+      ) => {
+        const { callCommand } = await import('./commands/call.js');
+        finish(
+          await callCommand({
+            tool,
+            pairs,
+            ...(opts.json === undefined ? {} : { json: opts.json }),
+            list: Boolean(opts.list),
+            spec: opts.spec,
+            cwd,
+            format: opts.format,
+            style: styles(),
+            err,
+          }),
+          { raw: true },
+        );
+      },
+    );
+
   try {
     await program.parseAsync([...argv]);
     return code;
