@@ -305,6 +305,43 @@ Examples:
       },
     );
 
+  program
+    .command('dev')
+    .description(
+      'the edit loop: on every change to the spec or the code, regenerate, type-check, build and restart the server over HTTP',
+    )
+    .option('--spec <path>', 'the spec file', DEFAULT_SPEC)
+    .option('--port <n>', 'the HTTP port on 127.0.0.1, kept across restarts (0 picks a free one)', '3000')
+    .option('--sessions', 'serve 2025 clients with sessions (they end on every restart); default: stateless')
+    .addHelpText(
+      'after',
+      `
+One line per cycle on stdout, e.g.
+  12:01:03 src/handlers/search.ts changed → generated files unchanged, type-checked, restarted on http://127.0.0.1:3000/mcp (412 ms)
+When a cycle fails (spec diagnostics, type errors at file:line:col, a server that does not start) the errors go to
+stderr and the server keeps running the last good build. Ctrl-C stops the loop and the server.
+
+Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the port in use at start).`,
+    )
+    .action(async (opts: { spec: string; port: string; sessions?: boolean }) => {
+      const port = Number(opts.port);
+      if (!/^\d+$/.test(opts.port) || port > 65535) {
+        err(`toolspec dev: --port must be a number from 0 to 65535, not ${JSON.stringify(opts.port)}`);
+        code = EXIT.invalid;
+        return;
+      }
+      const { devCommand } = await import('./commands/dev.js');
+      code = await devCommand({
+        spec: opts.spec,
+        cwd,
+        port,
+        sessions: Boolean(opts.sessions),
+        style: styleFor(stderr, env),
+        out,
+        err,
+      });
+    });
+
   try {
     await program.parseAsync([...argv]);
     return code;
