@@ -63,9 +63,9 @@ export async function devCommand(input: DevInput): Promise<number> {
 
   const cycle = async (cause: Change[] | undefined) => {
     const started = performance.now();
-    const line = (what: string, ms = true) =>
+    const line = (what: string) =>
       input.out(
-        `${clock(new Date())} ${cause ? describeChanges(cause) : 'start'} → ${what}${ms ? ` (${Math.round(performance.now() - started)} ms)` : ''}`,
+        `${clock(new Date())} ${cause ? describeChanges(cause) : 'start'} → ${what} (${Math.round(performance.now() - started)} ms)`,
       );
     const kept = () => (server.running ? 'the server still runs the last good build' : 'no server running');
 
@@ -77,7 +77,7 @@ export async function devCommand(input: DevInput): Promise<number> {
     });
     if (!result) {
       input.err(`toolspec: ${problem}`);
-      line(`generate failed; ${kept()}`, false);
+      line(`generate failed; ${kept()}`);
       return undefined;
     }
     if (result.notes) input.err(result.notes.trimEnd());
@@ -85,7 +85,7 @@ export async function devCommand(input: DevInput): Promise<number> {
     const files = new Map(result.inputs.files);
     const watched = () => ({ files, folders: result.inputs.folders, skip });
     if (!result.summary) {
-      line(`${result.failure}; ${kept()}`, false);
+      line(`${result.failure}; ${kept()}`);
       return { ...watched(), loose: result.code === 2 };
     }
     const s = result.summary;
@@ -113,12 +113,13 @@ export async function devCommand(input: DevInput): Promise<number> {
       line(`${generated}, type-checked, the build is the same: still serving ${url}`);
       return { ...watched(), skip, loose: false };
     }
+    const was = server.running;
     const restart = await server.restart(main);
     if (!restart.ok) {
       input.err(restart.why);
       line(`${generated}, type-checked, the server did not start; ${kept()}`);
     } else {
-      line(`${generated}, type-checked, ${cause ? 'restarted' : 'serving'} on ${url}`);
+      line(`${generated}, type-checked, ${was ? 'restarted' : 'serving'} on ${url}`);
     }
     return { ...watched(), skip, loose: false };
   };

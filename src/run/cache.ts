@@ -11,6 +11,7 @@
  * traces point at the TypeScript source (inline source maps, once the caller enables them).
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ts as TS } from 'ts-morph';
@@ -41,7 +42,10 @@ const JS_EXT = /\.(js|mjs|cjs)$/;
 
 /** Transpiles (or finds up to date) every module reachable from the entries. */
 export async function mirrorModules(input: MirrorInput): Promise<Mirror> {
-  const { ts } = await import('ts-morph');
+  // TypeScript is loaded only when a module has to be read or transpiled: a call whose modules are all up to date
+  // reads their imports from the copies' first lines and starts much sooner.
+  let api: typeof TS | undefined;
+  const typescript = async () => (api ??= (await import('ts-morph')).ts);
   const root = path.join(input.cacheDir, 'run');
   const outputOf = (source: string) => {
     const rel = path
@@ -54,7 +58,6 @@ export async function mirrorModules(input: MirrorInput): Promise<Mirror> {
   };
   fs.mkdirSync(root, { recursive: true });
   writeIfChanged(path.join(root, 'package.json'), '{ "type": "module", "private": true }\n');
-  const fingerprint = `${ts.version}\n${JSON.stringify(compilerOptions(ts))}\n3`;
 
   const mirror: Mirror = { outputOf, missing: [], errors: [] };
   const seen = new Set<string>();
@@ -66,38 +69,95 @@ export async function mirrorModules(input: MirrorInput): Promise<Mirror> {
     const text = input.overrides.get(file) ?? readText(file);
     if (text === undefined) continue;
     const out = outputOf(file);
-    if (TS_EXT.test(file) || JS_EXT.test(file)) {
-      for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
-        if (!fileName.startsWith('./') && !fileName.startsWith('../')) continue;
-        const target = resolveImport(file, fileName, input.overrides);
-        if (!target) mirror.missing.push([file, fileName]);
-        else if (!input.skip?.(file, target)) queue.push(target);
-      }
-    }
-    if (!TS_EXT.test(file)) {
+    let imports: string[] = [];
+    if (TS_EXT.test(file)) {
+      const done = await transpiled(file, text, out, typescript, mirror);
+      if (!done) continue;
+      imports = done;
+    } else {
+      if (JS_EXT.test(file)) imports = relativeImports(await typescript(), text);
       writeIfChanged(out, text);
-      continue;
     }
-    const hash = `// toolspec-run ${sha256(`${fingerprint}\n${file}\n${text}`)}\n`;
-    if (readText(out)?.startsWith(hash)) continue;
-    const result = ts.transpileModule(text, {
-      fileName: file,
-      compilerOptions: compilerOptions(ts),
-      reportDiagnostics: true,
-      transformers: { before: [importMetaOf(ts, file)] },
-    });
-    const errors = (result.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
-    if (errors.length) {
-      for (const d of errors) {
-        const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-        const where = at ? `${file}:${at.line + 1}:${at.character + 1}` : file;
-        mirror.errors.push(`${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-      }
-      continue;
+    for (const spec of imports) {
+      const target = resolveImport(file, spec, input.overrides);
+      if (!target) mirror.missing.push([file, spec]);
+      else if (!input.skip?.(file, target)) queue.push(target);
     }
-    writeIfChanged(out, hash + withSourceMap(result.outputText, result.sourceMapText, file));
   }
   return mirror;
+}
+
+/** The copy's first line: the hash of what it came from, and the module's relative imports (so no re-reading). */
+const HEAD = /^\/\/ toolspec-run ([0-9a-f]{64}) (\[.*\])\n/;
+
+/**
+ * A TypeScript module's runnable copy, made unless it is up to date: its relative imports, or undefined when it
+ * does not parse (the errors are added to the mirror).
+ */
+async function transpiled(
+  file: string,
+  text: string,
+  out: string,
+  typescript: () => Promise<typeof TS>,
+  mirror: Mirror,
+): Promise<string[] | undefined> {
+  const hash = sha256(`${FINGERPRINT}\n${file}\n${text}`);
+  const head = HEAD.exec(readHead(out));
+  if (head && head[1] === hash) return JSON.parse(head[2]!) as string[];
+  const ts = await typescript();
+  const result = ts.transpileModule(text, {
+    fileName: file,
+    compilerOptions: compilerOptions(ts),
+    reportDiagnostics: true,
+    transformers: { before: [importMetaOf(ts, file)] },
+  });
+  const errors = (result.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  for (const d of errors) {
+    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+    const where = at ? `${file}:${at.line + 1}:${at.character + 1}` : file;
+    mirror.errors.push(`${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  }
+  if (errors.length) return undefined;
+  const imports = relativeImports(ts, text);
+  writeIfChanged(
+    out,
+    `// toolspec-run ${hash} ${JSON.stringify(imports)}\n${withSourceMap(result.outputText, result.sourceMapText, file)}`,
+  );
+  return imports;
+}
+
+function relativeImports(ts: typeof TS, text: string): string[] {
+  return ts
+    .preProcessFile(text, true, true)
+    .importedFiles.map((f) => f.fileName)
+    .filter((f) => f.startsWith('./') || f.startsWith('../'));
+}
+
+/** What the copies depend on besides their source: the transpiler's version and options (below). */
+const FINGERPRINT = `ts-morph ${tsMorphVersion()}; ESNext, ES2022, source maps, no verbatimModuleSyntax; 4`;
+
+function tsMorphVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('ts-morph/package.json') as { version: string }).version;
+  } catch {
+    return '?';
+  }
+}
+
+function readHead(file: string): string {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(64 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.subarray(0, n).toString('utf8');
+    const nl = text.indexOf('\n');
+    return nl < 0 ? '' : text.slice(0, nl + 1);
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 function compilerOptions(ts: typeof TS): TS.CompilerOptions {
