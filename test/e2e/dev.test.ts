@@ -79,6 +79,9 @@ function cycles(dev: Running): [string, string][] {
   });
 }
 
+/** What dev printed, for the message of a failed expectation. */
+const output = (dev: Running) => `stdout:\n${dev.stdout}\nstderr:\n${dev.stderr}`;
+
 async function cycle(dev: Running, n: number): Promise<[string, string]> {
   await until(() => cycles(dev).length >= n, `cycle line ${n}`, dev, 120_000);
   return cycles(dev)[n - 1]!;
@@ -120,7 +123,10 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
       );
       const legacy = new Client({ name: 'dev-e2e', version: '1.0.0' });
       await modern.connect(new StreamableHTTPClientTransport(new URL(url[1]!)));
-      await legacy.connect(new StreamableHTTPClientTransport(new URL(url[1]!)));
+      const legacyTransport = new StreamableHTTPClientTransport(new URL(url[1]!));
+      await legacy.connect(legacyTransport);
+      // Stateless by default: the 2025 client holds no session that a restart would end.
+      expect(legacyTransport.sessionId).toBeUndefined();
       cleanups.push(async () => {
         await modern.close();
         await legacy.close();
@@ -133,7 +139,7 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
       // A handler edit: one cycle, the server restarted on the same address, the same clients see the new code.
       const file = path.join(dir, 'src/handlers/echo.ts');
       fs.writeFileSync(file, handler('(args) => args.text.toUpperCase()'));
-      expect(await cycle(dev, 2)).toEqual([
+      expect(await cycle(dev, 2), output(dev)).toEqual([
         'src/handlers/echo.ts changed',
         `generated files unchanged, type-checked, restarted on ${url[1]}`,
       ]);
@@ -142,7 +148,7 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
 
       // A type error: printed at file:line:col, nothing restarted, the last good build still answers.
       fs.writeFileSync(file, handler('(args) => { const n: number = args.text; return `${args.text}!${n}`; }'));
-      expect(await cycle(dev, 3)).toEqual([
+      expect(await cycle(dev, 3), output(dev)).toEqual([
         'src/handlers/echo.ts changed',
         'generated files unchanged, 1 type error; the server still runs the last good build',
       ]);
@@ -154,7 +160,7 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
 
       // Fixed: the new behaviour goes live.
       fs.writeFileSync(file, handler('(args) => `${args.text}!`'));
-      expect(await cycle(dev, 4)).toEqual([
+      expect(await cycle(dev, 4), output(dev)).toEqual([
         'src/handlers/echo.ts changed',
         `generated files unchanged, type-checked, restarted on ${url[1]}`,
       ]);
@@ -162,7 +168,7 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
 
       // A spec edit: regenerated, a stub for the new tool, and the clients list it.
       fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC + COUNT);
-      expect(await cycle(dev, 5)).toEqual([
+      expect(await cycle(dev, 5), output(dev)).toEqual([
         'toolspec.yaml changed',
         expect.stringMatching(
           new RegExp(
@@ -187,25 +193,31 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
   );
 
   it(
-    'starts with a spec error, serves once it is fixed, and refuses a port in use (exit 2)',
+    'starts with a spec error, serves once it is fixed (with --sessions), and refuses a port in use (exit 2)',
     { timeout: 300_000 },
     async () => {
       const dir = project();
       fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC.replace('type: string', 'type: strng'));
-      const dev = new Running(dir, ['dev', '--port', '0']);
+      const dev = new Running(dir, ['dev', '--port', '0', '--sessions']);
       cleanups.push(() => {
         if (!dev.exit) dev.child.kill('SIGKILL');
       });
-      expect(await cycle(dev, 1)).toEqual(['start', '1 error; no server running']);
+      expect(await cycle(dev, 1), output(dev)).toEqual(['start', '1 error; no server running']);
       expect(dev.stderr).toMatch(/^toolspec\.yaml:\d+:\d+ error TS022 unknown type "strng"$/m);
 
       fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC);
-      expect(await cycle(dev, 2)).toEqual([
+      expect(await cycle(dev, 2), output(dev)).toEqual([
         'toolspec.yaml changed',
         expect.stringMatching(/^regenerated \d+ files, type-checked, serving on http:\/\/127\.0\.0\.1:\d+\/mcp$/),
       ]);
       const port = Number(/:(\d+)\/mcp/.exec(cycles(dev)[1]![1])![1]);
       expect(await accepts(port)).toBe(true);
+      // --sessions: 2025 clients get a session (and can be asked for input mid-call).
+      const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+      const legacy = new Client({ name: 'dev-e2e', version: '1.0.0' });
+      await legacy.connect(transport);
+      expect(transport.sessionId).toEqual(expect.any(String));
+      await legacy.close();
 
       // The port is taken (by the server this dev runs): a second dev on it stops at once with a usage error.
       const busy = runCli(['dev', '--port', String(port)], dir);
