@@ -43,17 +43,34 @@ export class DevServer {
     });
     let early = '';
     let ready = false;
-    const pass = (chunk: Buffer) => {
-      if (ready) this.options.output(chunk.toString());
-      else early += chunk.toString();
+    // Whole lines only, from both streams, so that two writes never end up on one line.
+    const partial = { out: '', err: '' };
+    const pass = (stream: 'out' | 'err') => (chunk: Buffer) => {
+      const text = partial[stream] + chunk.toString();
+      const end = text.lastIndexOf('\n') + 1;
+      partial[stream] = text.slice(end);
+      if (!end) return;
+      if (ready) this.options.output(text.slice(0, end));
+      else early += text.slice(0, end);
     };
-    child.stdout!.on('data', pass);
-    child.stderr!.on('data', pass);
+    child.stdout!.on('data', pass('out'));
+    child.stderr!.on('data', pass('err'));
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     this.exited = new Promise<void>((resolve) => {
       child.on('exit', (code, signal) => {
         exit = { code, signal };
-        if (this.child === child) this.child = undefined;
+        const rest = partial.out + partial.err;
+        if (rest) early += `${rest}\n`;
+        if (this.child === child) {
+          // Not stopped by dev: the server ended on its own.
+          this.child = undefined;
+          if (ready) {
+            if (rest) this.options.output(rest);
+            this.options.output(
+              `toolspec dev: the server ${signal ? `was ended by ${signal}` : `exited with code ${code}`}; the next good change starts it again`,
+            );
+          }
+        }
         resolve();
       });
       child.on('error', (e) => {
@@ -87,6 +104,7 @@ export class DevServer {
   async stop(): Promise<void> {
     const child = this.child;
     if (!child) return;
+    this.child = undefined;
     const exited = this.exited;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);

@@ -97,6 +97,13 @@ const accepts = (port: number) =>
     s.once('error', () => resolve(false));
   });
 
+/** The processes a process started (Linux ps). */
+const childrenOf = (pid: number): number[] =>
+  execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((n) => n > 0);
+
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
 describe('toolspec dev (built CLI, real clients over HTTP)', () => {
@@ -180,10 +187,7 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
       expect((await legacy.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'count']);
 
       // Ctrl-C: dev ends, and so does the server it started; the port is free.
-      const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(dev.child.pid)], { encoding: 'utf8' })
-        .split('\n')
-        .map((l) => Number(l.trim()))
-        .filter((n) => n > 0);
+      const children = childrenOf(dev.child.pid!);
       expect(children).toHaveLength(1);
       expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
       expect(() => process.kill(children[0]!, 0)).toThrow();
@@ -225,6 +229,17 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
       expect(busy.stderr).toBe(
         `toolspec dev: port ${port} on 127.0.0.1 is in use: stop what uses it, or pick another with --port (0 picks a free one)\n`,
       );
+
+      // A server that ends on its own is reported, and the next good change starts it again.
+      const [server] = childrenOf(dev.child.pid!);
+      process.kill(server!, 'SIGKILL');
+      await until(() => dev.stderr.includes('toolspec dev: the server was ended by SIGKILL'), 'the exit report', dev);
+      fs.writeFileSync(path.join(dir, 'src/handlers/echo.ts'), handler('(args) => args.text.repeat(2)'));
+      expect(await cycle(dev, 3), output(dev)).toEqual([
+        'src/handlers/echo.ts changed',
+        `generated files unchanged, type-checked, serving on http://127.0.0.1:${port}/mcp`,
+      ]);
+      expect(await accepts(port)).toBe(true);
 
       expect(await dev.stop('SIGTERM')).toEqual({ code: 0, signal: null });
       expect(await accepts(port)).toBe(false);
