@@ -302,6 +302,9 @@ Examples:
           }),
           { raw: true },
         );
+        // The handler's module may hold the event loop open (a connection pool, a timer): once the result is out,
+        // the process ends anyway. Only as the real process: main() in a test's process leaves the process alone.
+        if (!io.stdout) setTimeout(() => process.exit(code), 250).unref();
       },
     );
 

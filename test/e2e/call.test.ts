@@ -80,6 +80,21 @@ describe('toolspec call (built CLI)', () => {
     expect(ask.stderr).toContain('elicitation/create "Delete \\"draft\\"?"');
   });
 
+  it('ends once the result is printed, even when the handler keeps the event loop busy', () => {
+    fs.appendFileSync(
+      path.join(project.dir, 'toolspec.yaml'),
+      '  - name: busy\n    description: Starts a timer that never ends.\n    inputSchema: { type: object }\n',
+    );
+    fs.writeFileSync(
+      path.join(project.dir, 'src/handlers/busy.ts'),
+      "setInterval(() => {}, 1000);\nexport const handler = () => 'still ticking';\n",
+    );
+    const r = call('busy');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('still ticking\n');
+  });
+
   it('lists the tools and their arguments', () => {
     const r = call('--list');
     expect(r.code).toBe(0);
