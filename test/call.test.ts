@@ -185,7 +185,11 @@ describe('toolspec call (in process, on a project in the repository)', () => {
       fs.writeFileSync(path.join(dir, file), text);
     }
   });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    // The transpiled copies of its modules, in the repository's cache folder.
+    fs.rmSync(path.join(repoRoot, 'node_modules/.cache/toolspec/run/fs', dir), { recursive: true, force: true });
+  });
 
   it('lists the tools and their arguments', async () => {
     const r = await runMain(['call', '--list'], dir);

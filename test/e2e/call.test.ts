@@ -10,7 +10,11 @@ import { repoRoot, runCli } from '../helpers/cli.js';
 import { scratchCopy } from '../helpers/project.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'call');
-afterAll(() => project.cleanup());
+afterAll(() => {
+  project.cleanup();
+  // The transpiled copies of its modules, in the repository's cache folder.
+  fs.rmSync(path.join(repoRoot, 'node_modules/.cache/toolspec/run/fs', project.dir), { recursive: true, force: true });
+});
 const call = (...args: string[]) => runCli(['call', ...args], project.dir);
 
 describe('toolspec call (built CLI)', () => {
