@@ -20,6 +20,14 @@ export interface ServerOptions {
 
 export type StartResult = { ok: true; pid: number } | { ok: false; why: string };
 
+/**
+ * Loaded into the server before its entry point: it ends the server when dev's end of its stdin closes, which
+ * happens however dev ends (even by SIGKILL or a crash), so no server outlives the dev that started it.
+ */
+const ORPHAN_GUARD = `data:text/javascript,${encodeURIComponent(
+  "process.stdin.on('end', () => process.exit(0)).on('error', () => {}).resume();",
+)}`;
+
 const STOP_GRACE_MS = 5_000;
 const START_LIMIT_MS = 30_000;
 
@@ -37,10 +45,11 @@ export class DevServer {
   async restart(main: string): Promise<StartResult> {
     await this.stop();
     const { cwd, host, port, flags } = this.options;
-    const child = spawn(process.execPath, [main, '--http', '--host', host, '--port', String(port), ...flags], {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', ORPHAN_GUARD, main, '--http', '--host', host, '--port', String(port), ...flags],
+      { cwd, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let early = '';
     let ready = false;
     // Whole lines only, from both streams, so that two writes never end up on one line.

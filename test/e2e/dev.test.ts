@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, runCli } from '../helpers/cli.js';
-import { Running, until } from '../helpers/process.js';
+import { Running, sleep, until } from '../helpers/process.js';
 
 const SPEC = `toolspec: 1
 server: { name: dev-loop, version: 1.0.0 }
@@ -104,6 +104,22 @@ const childrenOf = (pid: number): number[] =>
     .map((l) => Number(l.trim()))
     .filter((n) => n > 0);
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** After a failed test: dev and the server it runs, killed (SIGKILL would leave dev's server behind). */
+function stopHard(dev: Running): void {
+  if (dev.exit) return;
+  for (const pid of childrenOf(dev.child.pid!)) process.kill(pid, 'SIGKILL');
+  dev.child.kill('SIGKILL');
+}
+
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
 describe('toolspec dev (built CLI, real clients over HTTP)', () => {
@@ -113,9 +129,7 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
     async () => {
       const dir = project();
       const dev = new Running(dir, ['dev', '--port', '0']);
-      cleanups.push(() => {
-        if (!dev.exit) dev.child.kill('SIGKILL');
-      });
+      cleanups.push(() => stopHard(dev));
       const first = await cycle(dev, 1);
       expect(first).toEqual([
         'start',
@@ -203,9 +217,7 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
       const dir = project();
       fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC.replace('type: string', 'type: strng'));
       const dev = new Running(dir, ['dev', '--port', '0', '--sessions']);
-      cleanups.push(() => {
-        if (!dev.exit) dev.child.kill('SIGKILL');
-      });
+      cleanups.push(() => stopHard(dev));
       expect(await cycle(dev, 1), output(dev)).toEqual(['start', '1 error; no server running']);
       expect(dev.stderr).toMatch(/^toolspec\.yaml:\d+:\d+ error TS022 unknown type "strng"$/m);
 
@@ -245,4 +257,19 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
       expect(await accepts(port)).toBe(false);
     },
   );
+
+  it('leaves no server behind even when dev itself is killed', { timeout: 300_000 }, async () => {
+    const dir = project();
+    const dev = new Running(dir, ['dev', '--port', '0']);
+    cleanups.push(() => stopHard(dev));
+    const first = await cycle(dev, 1);
+    const port = Number(/:(\d+)\/mcp/.exec(first[1])![1]);
+    const [server] = childrenOf(dev.child.pid!);
+    expect(await accepts(port)).toBe(true);
+    expect(await dev.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    // No signal reaches the server: it ends because dev's end of its stdin closed.
+    for (const end = Date.now() + 60_000; alive(server!) && Date.now() < end;) await sleep(50);
+    expect(alive(server!)).toBe(false);
+    expect(await accepts(port)).toBe(false);
+  });
 });
