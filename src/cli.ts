@@ -266,6 +266,104 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       );
     });
 
+  program
+    .command('call')
+    .description("run one tool through the project's handler and the generated dispatcher, in this process, no build")
+    .argument('[tool]', 'the tool to call')
+    .argument(
+      '[arguments...]',
+      'key=value (read by the type the input schema gives the property), or key:=json (JSON as it is)',
+    )
+    .option('--json <object>', 'the arguments as one JSON object (key=value pairs after it set its keys)')
+    .option('--list', "list the tools and their arguments (or one tool's, when named)")
+    .option('--spec <path>', 'the spec file', DEFAULT_SPEC)
+    .addOption(formatOption())
+    .addHelpText(
+      'after',
+      `
+Arguments: key=value reads the value by the property's type in the input schema: a string takes the text as it is;
+a number, integer, boolean or null takes its JSON reading (limit=5, dry=true); an array takes a JSON array or the
+text split at commas (ids=1,2,3), and a repeated key adds items (tag=a tag=b); an object takes JSON. key:=json
+always reads JSON (note:=null). A value of the wrong type is passed on, and the tool's validator rejects it as the
+server would.
+
+Output: text content as text, structured content as JSON (the whole result with --format json); an error result's
+text on stderr. Log messages and progress go to stderr. The handler runs with no client: a tool that asks for input
+(elicitation, sampling) ends with exit 1.
+
+Exit codes: 0 the tool returned a result; 1 the result is an error (rejected arguments, a failing handler, output
+that breaks the schema) or the tool asked for input; 2 usage (unknown tool, unreadable arguments, invalid spec,
+handler missing or not parsing, dependencies not installed); 3 internal error.
+
+Examples:
+  toolspec call --list
+  toolspec call search_docs query=install limit=5
+  toolspec call search_docs --json '{"query": "install", "filters": {"tag": "cli"}}'`,
+    )
+    .action(
+      async (
+        tool: string | undefined,
+        pairs: string[],
+        opts: { json?: string; list?: boolean; spec: string; format: 'text' | 'json' },
+      ) => {
+        const { callCommand } = await import('./commands/call.js');
+        finish(
+          await callCommand({
+            tool,
+            pairs,
+            ...(opts.json === undefined ? {} : { json: opts.json }),
+            list: Boolean(opts.list),
+            spec: opts.spec,
+            cwd,
+            format: opts.format,
+            style: styles(),
+            err,
+          }),
+          { raw: true },
+        );
+        // The handler's module may hold the event loop open (a connection pool, a timer): once the result is out,
+        // the process ends anyway. Only as the real process: main() in a test's process leaves the process alone.
+        if (!io.stdout) setTimeout(() => process.exit(code), 250).unref();
+      },
+    );
+
+  program
+    .command('dev')
+    .description(
+      'the edit loop: on every change to the spec or the code, regenerate, type-check, build and restart the server over HTTP',
+    )
+    .option('--spec <path>', 'the spec file', DEFAULT_SPEC)
+    .option('--port <n>', 'the HTTP port on 127.0.0.1, kept across restarts (0 picks a free one)', '3000')
+    .option('--sessions', 'serve 2025 clients with sessions (they end on every restart); default: stateless')
+    .addHelpText(
+      'after',
+      `
+One line per cycle on stdout, e.g.
+  12:01:03 src/handlers/search.ts changed → generated files unchanged, type-checked, restarted on http://127.0.0.1:3000/mcp (412 ms)
+When a cycle fails (spec diagnostics, type errors at file:line:col, a server that does not start) the errors go to
+stderr and the server keeps running the last good build. Ctrl-C stops the loop and the server.
+
+Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the port in use at start).`,
+    )
+    .action(async (opts: { spec: string; port: string; sessions?: boolean }) => {
+      const port = Number(opts.port);
+      if (!/^\d+$/.test(opts.port) || port > 65535) {
+        err(`toolspec dev: --port must be a number from 0 to 65535, not ${JSON.stringify(opts.port)}`);
+        code = EXIT.invalid;
+        return;
+      }
+      const { devCommand } = await import('./commands/dev.js');
+      code = await devCommand({
+        spec: opts.spec,
+        cwd,
+        port,
+        sessions: Boolean(opts.sessions),
+        style: styleFor(stderr, env),
+        out,
+        err,
+      });
+    });
+
   try {
     await program.parseAsync([...argv]);
     return code;

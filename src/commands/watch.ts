@@ -1,5 +1,6 @@
 /**
- * `toolspec generate --watch`: generate now, then again whenever the spec or a file it includes changes.
+ * `toolspec generate --watch`: generate now, then again whenever the spec or a file it includes changes; and the
+ * loop it runs in (`watchLoop`), which `toolspec dev` shares.
  *
  * It watches folders, not files (editors save by writing a new file and renaming it over the old one, which a
  * watch on the file itself would lose): the spec's folder, the folder of every file the last run read, and every
@@ -44,15 +45,132 @@ const YAML = /\.ya?ml$/i;
 /** Watches until stopped, then resolves with exit code 0. */
 export async function watchGenerate(input: WatchInput): Promise<number> {
   const specPath = path.resolve(input.cwd, input.spec);
-  const debounceMs = input.debounceMs ?? 100;
   const signals = input.stop ? undefined : stopOnSignals();
-  const stop = input.stop ?? signals!.signal;
+  let skip: string[] = [];
+  try {
+    await watchLoop({
+      always: [specPath],
+      tracked: YAML,
+      cwd: input.cwd,
+      stop: input.stop ?? signals!.signal,
+      ...(input.debounceMs === undefined ? {} : { debounceMs: input.debounceMs }),
+      onCrash: input.err,
+      run: async (cause) => {
+        const started = performance.now();
+        const { result, problem } = await runGenerate(input);
+        report(input, cause, result, problem, Math.round(performance.now() - started));
+        if (!result) return undefined;
+        if (result.outputDirs.length) skip = result.outputDirs; // an invalid spec names none: keep the last ones
+        return { files: result.inputs.files, folders: result.inputs.folders, loose: result.code === 2, skip };
+      },
+    });
+  } finally {
+    signals?.dispose();
+  }
+  return 0;
+}
+
+/** One generate, as the watch and dev loops run it: what would end `toolspec generate` ends this run only. */
+export async function runGenerate(input: {
+  spec: string;
+  cwd: string;
+  format: 'text' | 'json';
+  style?: Style;
+  newStubs?: boolean;
+}): Promise<{ result?: GenerateResult; problem?: string }> {
+  try {
+    return {
+      result: await generateCommand({
+        spec: input.spec,
+        cwd: input.cwd,
+        format: input.format,
+        style: input.style ?? PLAIN,
+        ...(input.newStubs ? { newStubs: true } : {}),
+      }),
+    };
+  } catch (e) {
+    // A refused write, a bug: reported, and the loop goes on.
+    const user = e instanceof UserError ? e : fileSystemError(e, input.cwd);
+    return {
+      problem: user
+        ? user.message
+        : `internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+    };
+  }
+}
+
+function report(
+  input: WatchInput,
+  cause: Change[] | undefined,
+  result: GenerateResult | undefined,
+  problem: string | undefined,
+  ms: number,
+): void {
+  const time = new Date();
+  if (input.format === 'json') {
+    const what = result ? result.json : { ok: false, spec: input.spec, error: problem };
+    if (!result && problem) input.err(`toolspec: ${problem}`);
+    input.out(JSON.stringify({ time: time.toISOString(), changes: cause ?? [], ...what, ms }));
+    return;
+  }
+  const head = `${clock(time)} ${cause ? describeChanges(cause) : 'start'} →`;
+  if (!result) {
+    input.err(`toolspec: ${problem}`);
+    return input.out(`${head} failed; nothing written, still watching`);
+  }
+  if (result.notes) input.err(result.notes);
+  if (!result.summary) return input.out(`${head} ${result.failure}; nothing written, still watching`);
+  const created = result.summary.created.length
+    ? `; created ${result.summary.created.join(', ')} (stubs to fill in)`
+    : '';
+  const moved = result.summary.moved.map((m) => `; moved ${m.from} to ${m.to} (renamed tool)`).join('');
+  input.out(`${head} ${formatSummary(result.summary)}${moved}${created}`);
+}
+
+/** What a run read, and so what the loop watches until the next run. */
+export interface WatchSet {
+  /** Every file the run read: absolute path → sha256 of the text it read. */
+  files: ReadonlyMap<string, string>;
+  /** Folders read whole: any tracked file that appears in one counts. */
+  folders: readonly string[];
+  /** After a failed run, which may name a file that is not there yet: any tracked file in a watched folder counts. */
+  loose: boolean;
+  /** Folders never watched, and files in them never compared: the run's own output. */
+  skip: readonly string[];
+}
+
+export interface LoopInput {
+  /** Files that always count (the spec), watched before the first run. */
+  always: readonly string[];
+  /** The file names that may matter beyond the files read (spec files; for dev, modules too). */
+  tracked: RegExp;
+  /** One run: what it read, or undefined when it failed before reading anything (the last set is kept, loosely). */
+  run: (cause: Change[] | undefined) => Promise<WatchSet | undefined>;
+  stop: AbortSignal;
+  cwd: string;
+  /** Quiet time after the last file event before a check. */
+  debounceMs?: number;
+  /** A run that threw (a bug): reported here, and the loop goes on. */
+  onCrash: (text: string) => void;
+}
+
+/**
+ * The loop behind `generate --watch` and `dev`: a first run, then one more whenever a file that matters changes its
+ * bytes. Folders are watched, not files (editors save by renaming a new file over the old one); an event starts a
+ * check after a quiet time; the check compares contents with what the last run started from, so touches, saves of
+ * the same bytes and the runs' own writes start nothing; one run at a time, and events during a run lead to one more
+ * check after it. The watched set is derived again after every run. Resolves once `stop` aborts and the run in
+ * flight has ended.
+ */
+export async function watchLoop(input: LoopInput): Promise<void> {
+  const { stop, tracked } = input;
+  const debounceMs = input.debounceMs ?? 100;
 
   // What the last run read, and how the files it may read looked when it started.
-  let inputs = new Set<string>([specPath]);
+  let inputs = new Set<string>(input.always);
   let folders = new Set<string>();
-  let outputDirs: string[] = [];
-  let failed = false;
+  let skip: readonly string[] = [];
+  let loose = false;
   let baseline = new Map<string, string | null>();
   const watchers = new Map<string, { watcher: fs.FSWatcher; ino: number }>();
 
@@ -62,28 +180,29 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
   /** The folders to watch: where the inputs live, and the included ones (or their nearest existing parent). */
   const watchedDirs = (): Set<string> => {
     const dirs = new Set<string>();
-    for (const dir of [path.dirname(specPath), ...[...inputs].map((f) => path.dirname(f)), ...folders]) {
+    for (const dir of [
+      ...input.always.map((f) => path.dirname(f)),
+      ...[...inputs].map((f) => path.dirname(f)),
+      ...folders,
+    ]) {
       let d = dir;
       while (!isDir(d) && path.dirname(d) !== d) d = path.dirname(d);
-      if (!outputDirs.some((o) => isInside(o, d))) dirs.add(d);
+      if (!skip.some((o) => isInside(o, d))) dirs.add(d);
     }
     return dirs;
   };
 
-  /**
-   * A file whose change matters: one the last run read, a spec file in an included folder, or — after a run that
-   * found the spec invalid, which may name a file that is not there yet — any spec file in a watched folder.
-   */
+  /** A file whose change matters: one the last run read, a tracked file in a folder read whole, or — after a failed run — in any watched folder. */
   const relevant = (file: string, dirs: ReadonlySet<string>): boolean =>
     inputs.has(file) ||
-    (YAML.test(file) && (folders.has(path.dirname(file)) || (failed && dirs.has(path.dirname(file)))));
+    (tracked.test(file) && (folders.has(path.dirname(file)) || (loose && dirs.has(path.dirname(file)))));
 
-  /** Every file a change could matter in: the inputs, and the spec files in the watched and included folders. */
-  const candidates = (skip: ReadonlySet<string> = new Set()): Set<string> => {
-    const files = new Set([...inputs].filter((f) => !skip.has(path.dirname(f))));
+  /** Every file a change could matter in: the inputs, and the tracked files in the watched and included folders. */
+  const candidates = (without: ReadonlySet<string> = new Set()): Set<string> => {
+    const files = new Set([...inputs].filter((f) => !without.has(path.dirname(f))));
     for (const dir of new Set([...watchedDirs(), ...folders])) {
-      if (skip.has(dir)) continue;
-      for (const name of listDir(dir)) if (YAML.test(name)) files.add(path.join(dir, name));
+      if (without.has(dir)) continue;
+      for (const name of listDir(dir)) if (tracked.test(name)) files.add(path.join(dir, name));
     }
     return files;
   };
@@ -114,8 +233,8 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     if (stop.aborted) return;
     if (name !== null) {
       const file = path.join(dir, name.toString());
-      // Editors' swap and backup files, toolspec's own staging folders and the like: not what a spec reads.
-      if (!inputs.has(file) && !YAML.test(file) && ![...folders].some((f) => isInside(file, f))) return;
+      // Editors' swap and backup files, toolspec's own staging folders and the like: not what a run reads.
+      if (!inputs.has(file) && !tracked.test(file) && ![...folders].some((f) => isInside(file, f))) return;
     }
     clearTimeout(timer);
     timer = setTimeout(check, debounceMs);
@@ -151,67 +270,24 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
 
   const runOnce = async (cause: Change[] | undefined): Promise<void> => {
     const before = snapshot();
-    const started = performance.now();
-    let result: GenerateResult | undefined;
-    let problem: string | undefined;
-    try {
-      result = await generateCommand({
-        spec: input.spec,
-        cwd: input.cwd,
-        format: input.format,
-        style: input.style ?? PLAIN,
-        ...(input.newStubs ? { newStubs: true } : {}),
-      });
-    } catch (e) {
-      // What would end `toolspec generate` (a refused write, a bug) ends this run only.
-      const user = e instanceof UserError ? e : fileSystemError(e, input.cwd);
-      problem = user
-        ? user.message
-        : `internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
-    }
-    if (result) {
-      inputs = new Set([specPath, ...result.inputs.files.keys()]);
-      folders = new Set(result.inputs.folders);
-      if (result.outputDirs.length) outputDirs = result.outputDirs; // an invalid spec names none: keep the last ones
-      failed = result.code === 2;
+    const read = await input.run(cause);
+    if (read) {
+      skip = read.skip;
+      const outside = (f: string) => !skip.some((o) => isInside(o, f));
+      inputs = new Set([...input.always, ...[...read.files.keys()].filter(outside)]);
+      folders = new Set(read.folders);
+      loose = read.loose;
       // Files first read by this run count as they were read.
-      for (const [file, hash] of result.inputs.files) if (!before.hashes.has(file)) before.hashes.set(file, hash);
+      for (const [file, hash] of read.files)
+        if (outside(file) && !before.hashes.has(file)) before.hashes.set(file, hash);
     } else {
-      failed = true;
+      loose = true;
     }
     // Folders that this run brought in are taken as they are now. In the others a file that appeared during the run
     // is new, and the next check sees it.
     for (const file of candidates(before.dirs)) if (!before.hashes.has(file)) before.hashes.set(file, hashOf(file));
     baseline = before.hashes;
-    report(cause, result, problem, Math.round(performance.now() - started));
     refreshWatchers();
-  };
-
-  const report = (
-    cause: Change[] | undefined,
-    result: GenerateResult | undefined,
-    problem: string | undefined,
-    ms: number,
-  ) => {
-    const time = new Date();
-    if (input.format === 'json') {
-      const what = result ? result.json : { ok: false, spec: input.spec, error: problem };
-      if (!result && problem) input.err(`toolspec: ${problem}`);
-      input.out(JSON.stringify({ time: time.toISOString(), changes: cause ?? [], ...what, ms }));
-      return;
-    }
-    const head = `${clock(time)} ${cause ? describeChanges(cause) : 'start'} →`;
-    if (!result) {
-      input.err(`toolspec: ${problem}`);
-      return input.out(`${head} failed; nothing written, still watching`);
-    }
-    if (result.notes) input.err(result.notes);
-    if (!result.summary) return input.out(`${head} ${result.failure}; nothing written, still watching`);
-    const created = result.summary.created.length
-      ? `; created ${result.summary.created.join(', ')} (stubs to fill in)`
-      : '';
-    const moved = result.summary.moved.map((m) => `; moved ${m.from} to ${m.to} (renamed tool)`).join('');
-    input.out(`${head} ${formatSummary(result.summary)}${moved}${created}`);
   };
 
   const check = (): void => {
@@ -226,7 +302,7 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
   const start = (cause: Change[] | undefined) => {
     running = runOnce(cause)
       .catch((e: unknown) =>
-        input.err(
+        input.onCrash(
           `toolspec: internal error — this is a bug in toolspec, please report it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
         ),
       )
@@ -251,9 +327,7 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     clearTimeout(timer);
     for (const w of watchers.values()) w.watcher.close();
     watchers.clear();
-    signals?.dispose();
   }
-  return 0;
 }
 
 /**
@@ -287,7 +361,7 @@ export function describeChanges(changes: readonly Change[]): string {
   return parts.join(', ');
 }
 
-function clock(d: Date): string {
+export function clock(d: Date): string {
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 

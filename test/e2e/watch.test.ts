@@ -3,11 +3,10 @@
  * every wait polls for what a user would see, with a generous limit; the quiet periods only give a wrong run the
  * time to show up.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bin } from '../helpers/cli.js';
+import { Running, sleep, until } from '../helpers/process.js';
 import { tempProject } from '../helpers/tmp.js';
 
 const tool = (name: string, description: string) => `  - name: ${name}
@@ -28,36 +27,18 @@ const DELTA = `tools:\n${tool('delta', 'Show the history of edits to the page th
 
 const SUMMARY = /^\d\d:\d\d:\d\d (.+) → (.+)$/;
 
-class Watch {
-  readonly child: ChildProcess;
-  stdout = '';
-  stderr = '';
-  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-
-  constructor(
-    readonly dir: string,
-    args: string[] = [],
-  ) {
-    this.child = spawn(process.execPath, [bin, 'generate', '--watch', ...args], {
-      cwd: dir,
-      env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '' },
-      stdio: ['pipe', 'pipe', 'pipe'], // stdin is not a terminal
-    });
-    this.child.stdout!.setEncoding('utf8').on('data', (d: string) => (this.stdout += d));
-    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
-    this.child.on('exit', (code, signal) => (this.exit = { code, signal }));
+class Watch extends Running {
+  constructor(dir: string, args: string[] = []) {
+    super(dir, ['generate', '--watch', ...args]);
   }
 
   /** The summary lines so far, as [what happened, what it did]. */
   runs(): [string, string][] {
-    return this.stdout
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => {
-        const m = SUMMARY.exec(l);
-        if (!m) throw new Error(`not a summary line: ${JSON.stringify(l)}`);
-        return [m[1]!, m[2]!];
-      });
+    return this.lines().map((l) => {
+      const m = SUMMARY.exec(l);
+      if (!m) throw new Error(`not a summary line: ${JSON.stringify(l)}`);
+      return [m[1]!, m[2]!];
+    });
   }
 
   /** Waits until run number `n` (1-based) has printed its line, and returns it. */
@@ -65,27 +46,7 @@ class Watch {
     await until(() => this.runs().length >= n, `summary line ${n}`, this);
     return this.runs()[n - 1]!;
   }
-
-  async stop(signal: NodeJS.Signals = 'SIGINT'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    this.child.kill(signal);
-    await until(() => this.exit !== undefined, `exit after ${signal}`, this);
-    return this.exit!;
-  }
 }
-
-async function until(ok: () => boolean, what: string, w: Watch, limitMs = 60_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\nstdout:\n${w.stdout}\nstderr:\n${w.stderr}`);
-    if (w.exit && !what.startsWith('exit'))
-      throw new Error(
-        `the watch ended (${JSON.stringify(w.exit)}) before ${what}\nstdout:\n${w.stdout}\nstderr:\n${w.stderr}`,
-      );
-    await sleep(50);
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Every file below dir with its bytes. */
 function contents(dir: string): Record<string, string> {

@@ -1,0 +1,154 @@
+/**
+ * `toolspec dev`: the edit loop. Watches the spec (and what it includes), the handlers and every project module the
+ * type check reads; on each change it regenerates (the generate command), type-checks and builds incrementally
+ * (src/dev/build.ts), and restarts the server over HTTP on 127.0.0.1, always on the same port (src/dev/server.ts).
+ * One line per cycle on stdout; the spec's diagnostics or the compiler's errors on stderr when a cycle fails, and
+ * then the server that runs keeps running the last good build. SIGINT or SIGTERM stops the loop and the server.
+ *
+ * The server runs with --stateless by default: a 2025 client then has no session to lose, so the same client keeps
+ * working across restarts, as a 2026-07-28 client does anyway. `--sessions` keeps the 2025 sessionful leg (questions
+ * to 2025 clients mid-call), whose sessions end with every restart.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createBuilder } from '../dev/build.js';
+import { DevServer, freePort } from '../dev/server.js';
+import { PLAIN, type Style } from '../report.js';
+import { EXIT, plural } from './result.js';
+import { clock, describeChanges, runGenerate, stopOnSignals, watchLoop, type Change } from './watch.js';
+
+export interface DevInput {
+  spec: string;
+  cwd: string;
+  /** The HTTP port (0: one picked once, then kept). */
+  port: number;
+  /** Serve 2025 clients with sessions (they end on every restart) instead of statelessly. */
+  sessions: boolean;
+  /** Style of stderr. */
+  style?: Style;
+  /** One line per cycle on stdout / diagnostics and the server's output on stderr. */
+  out: (line: string) => void;
+  err: (text: string) => void;
+  /** Stops; without one, SIGINT or SIGTERM does. */
+  stop?: AbortSignal;
+  debounceMs?: number;
+}
+
+const HOST = '127.0.0.1';
+const TRACKED = /\.(ya?ml|[cm]?tsx?)$/i;
+
+/** Runs until stopped; resolves with the exit code (2 when the port is taken before anything started). */
+export async function devCommand(input: DevInput): Promise<number> {
+  const specPath = path.resolve(input.cwd, input.spec);
+  const rootDir = path.dirname(specPath);
+  const port = await freePort(HOST, input.port);
+  if (port === undefined) {
+    input.err(
+      `toolspec dev: port ${input.port} on ${HOST} is in use: stop what uses it, or pick another with --port (0 picks a free one)`,
+    );
+    return EXIT.invalid;
+  }
+  const url = `http://${HOST}:${port}/mcp`;
+  const builder = await createBuilder(rootDir, input.cwd);
+  const server = new DevServer({
+    cwd: rootDir,
+    host: HOST,
+    port,
+    flags: input.sessions ? [] : ['--stateless'],
+    output: input.err,
+  });
+  const signals = input.stop ? undefined : stopOnSignals();
+  let generatedDir: string | undefined;
+  let skip: string[] = [];
+
+  const cycle = async (cause: Change[] | undefined) => {
+    const started = performance.now();
+    const line = (what: string) =>
+      input.out(
+        `${clock(new Date())} ${cause ? describeChanges(cause) : 'start'} → ${what} (${Math.round(performance.now() - started)} ms)`,
+      );
+    const kept = () => (server.running ? 'the server still runs the last good build' : 'no server running');
+
+    const { result, problem } = await runGenerate({
+      spec: input.spec,
+      cwd: input.cwd,
+      format: 'text',
+      style: input.style ?? PLAIN,
+    });
+    if (!result) {
+      input.err(`toolspec: ${problem}`);
+      line(`generate failed; ${kept()}`);
+      return undefined;
+    }
+    if (result.notes) input.err(result.notes.trimEnd());
+    if (result.outputDirs[0]) generatedDir = result.outputDirs[0];
+    const files = new Map(result.inputs.files);
+    const watched = () => ({ files, folders: result.inputs.folders, skip });
+    if (!result.summary) {
+      line(`${result.failure}; ${kept()}`);
+      return { ...watched(), loose: result.code === 2 };
+    }
+    const s = result.summary;
+    const generated =
+      (s.written ? `regenerated ${plural(s.written, 'file')}` : 'generated files unchanged') +
+      (s.created.length ? `, created ${s.created.join(', ')}` : '');
+
+    const build = builder.build(writeIfChanged);
+    for (const [file, hash] of build.read) files.set(file, hash);
+    skip = [generatedDir!, ...(build.outDir ? [path.resolve(rootDir, build.outDir)] : [])];
+    if (build.errors.length) {
+      input.err(build.errors.join('\n'));
+      line(`${generated}, ${plural(build.errors.length, 'type error')}; ${kept()}`);
+      return { ...watched(), skip, loose: false };
+    }
+    const main = build.outputOf(path.join(generatedDir!, 'main.ts'));
+    if (!main || !fs.existsSync(main)) {
+      input.err(
+        `toolspec dev: the build has no ${path.relative(rootDir, path.join(generatedDir!, 'main.js'))}: check that tsconfig.json includes ${path.relative(rootDir, generatedDir!)}`,
+      );
+      line(`${generated}, type-checked, no server to start`);
+      return { ...watched(), skip, loose: false };
+    }
+    if (server.running && !build.emitted.length) {
+      line(`${generated}, type-checked, the build is the same: still serving ${url}`);
+      return { ...watched(), skip, loose: false };
+    }
+    const was = server.running;
+    const restart = await server.restart(main);
+    if (!restart.ok) {
+      input.err(restart.why);
+      line(`${generated}, type-checked, the server did not start; ${kept()}`);
+    } else {
+      line(`${generated}, type-checked, ${was ? 'restarted' : 'serving'} on ${url}`);
+    }
+    return { ...watched(), skip, loose: false };
+  };
+
+  try {
+    await watchLoop({
+      always: [specPath, path.join(rootDir, 'tsconfig.json')],
+      tracked: TRACKED,
+      cwd: input.cwd,
+      stop: input.stop ?? signals!.signal,
+      ...(input.debounceMs === undefined ? {} : { debounceMs: input.debounceMs }),
+      onCrash: input.err,
+      run: cycle,
+    });
+  } finally {
+    await server.stop();
+    signals?.dispose();
+  }
+  return EXIT.ok;
+}
+
+/** The build's writer: a file whose bytes are already there is left alone (false). */
+function writeIfChanged(file: string, text: string): boolean {
+  try {
+    if (fs.readFileSync(file, 'utf8') === text) return false;
+  } catch {
+    // not there yet
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return true;
+}

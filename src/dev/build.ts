@@ -1,0 +1,196 @@
+/**
+ * The type check and build of `toolspec dev`: the project's tsconfig.json, compiled in this process by an
+ * incremental builder program (TypeScript's own, as `tsc --watch` uses), kept from one cycle to the next. Parsed
+ * files are kept while their text (the project's files) or their size and time (libraries, node_modules) stay the
+ * same, and the builder re-checks only what an edit can affect. Nothing is emitted while there are errors (the
+ * server that runs keeps the last good build, and no half-good file lands beside it); the files an error held back
+ * are emitted with the next good cycle. The project's own TypeScript is used when it has one (so the errors are
+ * the ones its `tsc` prints), otherwise the one toolspec ships with ts-morph. This module writes nothing itself: the
+ * command hands it the writer.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { ts as TS } from 'ts-morph';
+import { displayPath, isInside } from '../paths.js';
+import { sha256 } from '../state.js';
+
+export interface BuildResult {
+  /** Errors as "file:line:col error TS1234 message" (paths as shown from cwd), none when the build is good. */
+  errors: string[];
+  /** Files emitted with new bytes (absolute), in a good cycle. */
+  emitted: string[];
+  /** The project's files the program read (not libraries): absolute path → sha256 of the text read. */
+  read: Map<string, string>;
+  /** The JavaScript file of a source module in this build (absolute in, absolute out), if it has one. */
+  outputOf(source: string): string | undefined;
+  /** The output folder (outDir), when the config names one. */
+  outDir: string | undefined;
+}
+
+export interface Builder {
+  /** One cycle; `write` writes an emitted file and says whether its bytes changed. */
+  build(write: (file: string, text: string) => boolean): BuildResult;
+}
+
+/** A builder for the project in `rootDir` (its tsconfig.json; without one, the options `toolspec init` writes). */
+export async function createBuilder(rootDir: string, cwd: string): Promise<Builder> {
+  const ts = await typescriptFor(rootDir);
+  const configPath = path.join(rootDir, 'tsconfig.json');
+  let host: TS.CompilerHost | undefined;
+  let hostOptions = '';
+  let old: TS.EmitAndSemanticDiagnosticsBuilderProgram | undefined;
+  const cache = new Map<string, { key: string; file: TS.SourceFile }>();
+  let read = new Map<string, string>();
+  const inProject = (f: string) => isInside(rootDir, f) && !f.split(/[\\/]/).includes('node_modules');
+
+  const format = (d: TS.Diagnostic): string => {
+    const text = ts.flattenDiagnosticMessageText(d.messageText, '\n  ');
+    const kind = d.category === ts.DiagnosticCategory.Error ? 'error' : 'warning';
+    if (!d.file || d.start === undefined) return `${kind} TS${d.code} ${text}`;
+    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+    return `${displayPath(d.file.fileName, cwd)}:${line + 1}:${character + 1} ${kind} TS${d.code} ${text}`;
+  };
+
+  const parse = (): TS.ParsedCommandLine => {
+    if (!fs.existsSync(configPath)) {
+      return ts.parseJsonConfigFileContent(
+        {
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            lib: ['ES2023'],
+            types: ['node'],
+            strict: true,
+            skipLibCheck: true,
+            outDir: 'dist',
+            rootDir: '.',
+          },
+          include: ['src'],
+        },
+        ts.sys,
+        rootDir,
+      );
+    }
+    const problems: TS.Diagnostic[] = [];
+    const parsed = ts.getParsedCommandLineOfConfigFile(
+      configPath,
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => problems.push(d) },
+    );
+    if (!parsed) return { options: {}, fileNames: [], errors: problems };
+    return parsed;
+  };
+
+  return {
+    build(write) {
+      const config = parse();
+      // dev builds to run: whatever the config says about emitting for editors or CI, it emits here.
+      const options: TS.CompilerOptions = { ...config.options, noEmit: false, emitDeclarationOnly: false };
+      delete options.tsBuildInfoFile;
+      delete options.incremental;
+      delete options.composite;
+      const outputOf = (source: string) =>
+        ts
+          .getOutputFileNames({ ...config, options }, source, !ts.sys.useCaseSensitiveFileNames)
+          .find((f) => /\.[cm]?js$/.test(f));
+      const outDir = options.outDir;
+      if (config.errors.length) {
+        return { errors: config.errors.map(format), emitted: [], read, outputOf, outDir };
+      }
+      const key = JSON.stringify(options);
+      if (!host || key !== hostOptions) {
+        // New options: a new host, and a fresh start.
+        host = cachingHost(ts, options, cache, inProject, (f, h) => read.set(f, h));
+        hostOptions = key;
+        old = undefined;
+        cache.clear();
+      }
+      read = new Map();
+      const program = ts.createEmitAndSemanticDiagnosticsBuilderProgram(
+        config.fileNames,
+        options,
+        host,
+        old,
+        ts.getConfigFileParsingDiagnostics(config),
+      );
+      old = program;
+      const diagnostics = [
+        ...program.getConfigFileParsingDiagnostics(),
+        ...program.getOptionsDiagnostics(),
+        ...program.getGlobalDiagnostics(),
+        ...program.getSyntacticDiagnostics(),
+        ...program.getSemanticDiagnostics(),
+      ].filter((d) => d.category === ts.DiagnosticCategory.Error);
+      // Files the builder did not ask the host for (unchanged since the last cycle) were read then.
+      for (const sf of program.getSourceFiles()) {
+        if (inProject(sf.fileName) && !read.has(path.resolve(sf.fileName)))
+          read.set(path.resolve(sf.fileName), sha256(sf.text));
+      }
+      if (diagnostics.length) return { errors: diagnostics.map(format), emitted: [], read, outputOf, outDir };
+      const emitted: string[] = [];
+      const result = program.emit(undefined, (file, text) => {
+        if (write(file, text)) emitted.push(path.resolve(file));
+      });
+      const errors = result.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).map(format);
+      return { errors, emitted, read, outputOf, outDir };
+    },
+  };
+}
+
+/**
+ * A compiler host that hands back the SourceFile it parsed before while the file is the same: for the project's
+ * files the same text, for the rest (libraries, node_modules) the same size and modification time.
+ */
+function cachingHost(
+  ts: typeof TS,
+  options: TS.CompilerOptions,
+  cache: Map<string, { key: string; file: TS.SourceFile }>,
+  inProject: (file: string) => boolean,
+  onRead: (file: string, hash: string) => void,
+): TS.CompilerHost {
+  const host = ts.createIncrementalCompilerHost(options, ts.sys);
+  const parse = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    const abs = path.resolve(fileName);
+    const how =
+      typeof languageVersion === 'object'
+        ? `${languageVersion.languageVersion}:${languageVersion.impliedNodeFormat}`
+        : String(languageVersion);
+    let key: string;
+    if (inProject(abs)) {
+      const text = ts.sys.readFile(abs);
+      if (text === undefined) return undefined;
+      const hash = sha256(text);
+      onRead(abs, hash);
+      key = `${how}:${hash}`;
+    } else {
+      let st: fs.Stats | undefined;
+      try {
+        st = fs.statSync(abs);
+      } catch {
+        return undefined;
+      }
+      key = `${how}:${st.size}:${st.mtimeMs}`;
+    }
+    const hit = cache.get(fileName);
+    if (hit && hit.key === key) return hit.file;
+    const file = parse(fileName, languageVersion, onError, shouldCreate);
+    if (file) cache.set(fileName, { key, file });
+    else cache.delete(fileName);
+    return file;
+  };
+  return host;
+}
+
+/** The project's TypeScript (node_modules/typescript), or the one toolspec ships with ts-morph. */
+async function typescriptFor(rootDir: string): Promise<typeof TS> {
+  try {
+    const own = createRequire(path.join(rootDir, 'package.json'))('typescript') as typeof TS;
+    if (typeof own.createEmitAndSemanticDiagnosticsBuilderProgram === 'function') return own;
+  } catch {
+    // not installed in the project
+  }
+  return (await import('ts-morph')).ts;
+}

@@ -1,0 +1,247 @@
+/**
+ * The project's TypeScript made runnable without its build step, for `toolspec call`: every module reachable from
+ * the entry files by relative imports is transpiled (TypeScript's transpileModule: types stripped, nothing checked)
+ * into a mirror of its absolute path inside the project's cache folder (node_modules/.cache/toolspec/run/), so that
+ * relative imports between the copies hold and bare imports (`@modelcontextprotocol/server`, the user's own
+ * dependencies) resolve from the project's node_modules as they do for the built server. A module whose source and
+ * transpiler have not changed is not transpiled again: each output starts with the hash of what it came from.
+ *
+ * The copies are ES modules (the cache folder has its own `package.json` saying so); `import.meta.url`, `dirname`
+ * and `filename` are replaced by the source file's, so a handler that reads a file beside itself finds it; stack
+ * traces point at the TypeScript source (inline source maps, once the caller enables them).
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ts as TS } from 'ts-morph';
+import { sha256 } from '../state.js';
+
+export interface Mirror {
+  /** The runnable copy of a source module (absolute path in, absolute path out). */
+  outputOf(source: string): string;
+  /** Relative imports that point at no file: [the importing module, the specifier]. */
+  missing: [string, string][];
+  /** Syntax errors, as "file:line:col message". */
+  errors: string[];
+}
+
+export interface MirrorInput {
+  /** Absolute paths of the modules to start from. */
+  entries: readonly string[];
+  /** Module texts to use instead of the disk's (generated files built in memory), by absolute path. */
+  overrides: ReadonlyMap<string, string>;
+  /** The cache folder (cacheDir(rootDir)). */
+  cacheDir: string;
+  /** Imports not to follow, e.g. the handlers of the tools not called. */
+  skip?: (from: string, to: string) => boolean;
+}
+
+const TS_EXT = /\.(ts|mts|cts|tsx)$/;
+const JS_EXT = /\.(js|mjs|cjs)$/;
+
+/** Transpiles (or finds up to date) every module reachable from the entries. */
+export async function mirrorModules(input: MirrorInput): Promise<Mirror> {
+  // TypeScript is loaded only when a module has to be read or transpiled: a call whose modules are all up to date
+  // reads their imports from the copies' first lines and starts much sooner.
+  let api: typeof TS | undefined;
+  const typescript = async () => (api ??= (await import('ts-morph')).ts);
+  const root = path.join(input.cacheDir, 'run');
+  const outputOf = (source: string) => {
+    const rel = path
+      .resolve(source)
+      .replace(/^([A-Za-z]):/, '$1')
+      .replace(/^[\\/]+/, '');
+    return path
+      .join(root, 'fs', rel)
+      .replace(TS_EXT, (_, ext: string) => `.${ext === 'tsx' ? 'js' : ext.replace('t', 'j')}`);
+  };
+  fs.mkdirSync(root, { recursive: true });
+  writeIfChanged(path.join(root, 'package.json'), '{ "type": "module", "private": true }\n');
+
+  const mirror: Mirror = { outputOf, missing: [], errors: [] };
+  const seen = new Set<string>();
+  const queue = [...input.entries];
+  while (queue.length) {
+    const file = queue.shift()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = input.overrides.get(file) ?? readText(file);
+    if (text === undefined) continue;
+    const out = outputOf(file);
+    let imports: string[] = [];
+    if (TS_EXT.test(file)) {
+      const done = await transpiled(file, text, out, typescript, mirror);
+      if (!done) continue;
+      imports = done;
+    } else {
+      if (JS_EXT.test(file)) imports = relativeImports(await typescript(), text);
+      writeIfChanged(out, text);
+    }
+    for (const spec of imports) {
+      const target = resolveImport(file, spec, input.overrides);
+      if (!target) mirror.missing.push([file, spec]);
+      else if (!input.skip?.(file, target)) queue.push(target);
+    }
+  }
+  return mirror;
+}
+
+/** The copy's first line: the hash of what it came from, and the module's relative imports (so no re-reading). */
+const HEAD = /^\/\/ toolspec-run ([0-9a-f]{64}) (\[.*\])\n/;
+
+/**
+ * A TypeScript module's runnable copy, made unless it is up to date: its relative imports, or undefined when it
+ * does not parse (the errors are added to the mirror).
+ */
+async function transpiled(
+  file: string,
+  text: string,
+  out: string,
+  typescript: () => Promise<typeof TS>,
+  mirror: Mirror,
+): Promise<string[] | undefined> {
+  const hash = sha256(`${FINGERPRINT}\n${file}\n${text}`);
+  const head = HEAD.exec(readHead(out));
+  if (head && head[1] === hash) return JSON.parse(head[2]!) as string[];
+  const ts = await typescript();
+  const result = ts.transpileModule(text, {
+    fileName: file,
+    compilerOptions: compilerOptions(ts),
+    reportDiagnostics: true,
+    transformers: { before: [importMetaOf(ts, file)] },
+  });
+  const errors = (result.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  for (const d of errors) {
+    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+    const where = at ? `${file}:${at.line + 1}:${at.character + 1}` : file;
+    mirror.errors.push(`${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  }
+  if (errors.length) return undefined;
+  const imports = relativeImports(ts, text);
+  writeIfChanged(
+    out,
+    `// toolspec-run ${hash} ${JSON.stringify(imports)}\n${withSourceMap(result.outputText, result.sourceMapText, file)}`,
+  );
+  return imports;
+}
+
+function relativeImports(ts: typeof TS, text: string): string[] {
+  return ts
+    .preProcessFile(text, true, true)
+    .importedFiles.map((f) => f.fileName)
+    .filter((f) => f.startsWith('./') || f.startsWith('../'));
+}
+
+/** What the copies depend on besides their source: the transpiler's version and options (below). */
+const FINGERPRINT = `ts-morph ${tsMorphVersion()}; ESNext, ES2022, source maps, no verbatimModuleSyntax; 4`;
+
+function tsMorphVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('ts-morph/package.json') as { version: string }).version;
+  } catch {
+    return '?';
+  }
+}
+
+function readHead(file: string): string {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(64 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.subarray(0, n).toString('utf8');
+    const nl = text.indexOf('\n');
+    return nl < 0 ? '' : text.slice(0, nl + 1);
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function compilerOptions(ts: typeof TS): TS.CompilerOptions {
+  return {
+    module: ts.ModuleKind.ESNext,
+    target: ts.ScriptTarget.ES2022,
+    sourceMap: true,
+    // Type-only imports written without `import type` are dropped, as a type-checked build would drop them.
+    verbatimModuleSyntax: false,
+    esModuleInterop: true,
+    jsx: ts.JsxEmit.ReactJSX,
+  };
+}
+
+/** The file a relative specifier means: `./x.js` is x.ts when there is one (the NodeNext convention), else x.js. */
+function resolveImport(from: string, spec: string, overrides: ReadonlyMap<string, string>): string | undefined {
+  const base = path.resolve(path.dirname(from), spec.split(/[?#]/, 1)[0]!);
+  const candidates = /\.js$/.test(base)
+    ? [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), base]
+    : /\.mjs$/.test(base)
+      ? [base.replace(/\.mjs$/, '.mts'), base]
+      : /\.cjs$/.test(base)
+        ? [base.replace(/\.cjs$/, '.cts'), base]
+        : [base, `${base}.ts`, path.join(base, 'index.ts')];
+  return candidates.find((c) => overrides.has(c) || isFile(c));
+}
+
+/** `import.meta.url` (and `dirname`, `filename`) of the source file, not of its copy. */
+function importMetaOf(ts: typeof TS, file: string): TS.TransformerFactory<TS.SourceFile> {
+  const values: Record<string, string> = {
+    url: pathToFileURL(file).href,
+    dirname: path.dirname(file),
+    filename: file,
+  };
+  return (context) => (sourceFile) => {
+    const visit = (node: TS.Node): TS.Node => {
+      if (
+        ts.isPropertyAccessExpression(node) &&
+        ts.isMetaProperty(node.expression) &&
+        node.expression.keywordToken === ts.SyntaxKind.ImportKeyword &&
+        Object.hasOwn(values, node.name.text)
+      ) {
+        return ts.factory.createStringLiteral(values[node.name.text]!);
+      }
+      return ts.visitEachChild(node, visit, context);
+    };
+    return ts.visitNode(sourceFile, visit) as TS.SourceFile;
+  };
+}
+
+/** The output with its source map inline, pointing at the source file itself (the hash line above it counted). */
+function withSourceMap(code: string, map: string | undefined, file: string): string {
+  const body = code.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
+  if (!map) return body;
+  const parsed = JSON.parse(map) as { sources: string[]; sourceRoot?: string; mappings: string };
+  // The first line of the output is the hash comment: one generated line without mappings.
+  parsed.mappings = `;${parsed.mappings}`;
+  parsed.sources = [pathToFileURL(file).href];
+  delete parsed.sourceRoot;
+  const data = Buffer.from(JSON.stringify(parsed)).toString('base64');
+  return `${body.trimEnd()}\n//# sourceMappingURL=data:application/json;base64,${data}\n`;
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Writes through a temporary file and a rename, so that two calls at once never read half a module. */
+function writeIfChanged(file: string, text: string): void {
+  if (readText(file) === text) return;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
