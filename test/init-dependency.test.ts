@@ -163,3 +163,23 @@ describe('toolspec init', () => {
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).devDependencies.toolspec).toBe(spec);
   });
 });
+
+describe('init --force beside a spec of the user’s own', () => {
+  it('keeps the spec, leaves the example tool out, and stubs the user’s tools', async () => {
+    const spec =
+      'toolspec: 1\nserver: { name: mine, version: 1.0.0 }\ntools:\n  - name: add_note\n    description: Add a note with the given text.\n    inputSchema: { type: object, properties: { text: { type: string, description: The text. } }, required: [text] }\n';
+    const p = tempProject({ 'toolspec.yaml': spec });
+    try {
+      const r = await runMain(['init', '.', '--force', '--toolspec', '1.0.0'], p.dir);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('kept your toolspec.yaml: the example tool');
+      expect(fs.readFileSync(path.join(p.dir, 'toolspec.yaml'), 'utf8')).toBe(spec);
+      expect(fs.existsSync(path.join(p.dir, 'src/handlers/greet.ts'))).toBe(false);
+      expect(fs.existsSync(path.join(p.dir, 'test/server.test.ts'))).toBe(false);
+      expect(fs.existsSync(path.join(p.dir, 'src/handlers/add_note.ts'))).toBe(true);
+      expect(fs.readFileSync(path.join(p.dir, 'vitest.config.ts'), 'utf8')).toContain('passWithNoTests: true');
+    } finally {
+      p.cleanup();
+    }
+  });
+});

@@ -29,6 +29,9 @@ export interface InitInput {
   style?: Styles;
 }
 
+/** The template's example tool beyond its spec: its handler and the test that calls it. */
+const EXAMPLE_FILES = ['src/handlers/greet.ts', 'test/server.test.ts'];
+
 export async function initCommand(input: InitInput): Promise<CommandResult> {
   const { dir, cwd } = input;
   const abs = path.resolve(cwd, dir);
@@ -45,7 +48,13 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
       : explicitDependency(input.toolspec, cwd);
   const name = packageName(abs);
   const kept: string[] = [];
-  for (const f of initFiles({ name, dir: abs, toolspec: dependency.spec })) {
+  // Beside a spec of the user's own, the example tool's handler and its test would describe a tool the spec does
+  // not have (and the test would fail): the project gets stubs for the user's tools instead.
+  const ownSpec = fs.existsSync(path.join(abs, 'toolspec.yaml'));
+  const files = initFiles({ name, dir: abs, toolspec: dependency.spec }).filter(
+    (f) => !(ownSpec && EXAMPLE_FILES.includes(f.path)),
+  );
+  for (const f of files) {
     const target = path.join(abs, f.path);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     try {
@@ -69,6 +78,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   const config = clientConfig({ name, dir: abs });
   const lines = [
     ...kept.map((f) => `kept ${f}: it exists already`),
+    ...(ownSpec ? [`kept your toolspec.yaml: the example tool (${EXAMPLE_FILES.join(', ')}) was left out`] : []),
     `created an MCP server project in ${shown || '.'}`,
     `toolspec dependency: "toolspec": "${dependency.spec}" (${dependency.why})`,
     '',
