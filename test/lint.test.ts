@@ -406,3 +406,21 @@ describe('lint beside validate, generate and check (built CLI)', () => {
     );
   });
 });
+
+describe('many warnings beside generate', () => {
+  it('past 20, generate sums warnings up by rule and lint lists every one', async () => {
+    const tools = Array.from(
+      { length: 25 },
+      (_, i) => `  - name: tool_${i}\n    inputSchema: { type: object, additionalProperties: false }\n`,
+    ).join('');
+    const p = tempProject({ 'toolspec.yaml': `toolspec: 1\nserver: { name: s, version: 1.0.0 }\ntools:\n${tools}` });
+    cleanups.push(p.cleanup);
+    const generate = await runMain(['generate'], p.dir);
+    expect(generate.code).toBe(0);
+    expect(generate.stderr).toContain('25 lint warnings by rule (`toolspec lint` lists every one):');
+    expect(generate.stderr).toMatch(/^ {2}missing-description {2}\s+25 warnings, first at toolspec\.yaml:4:11$/m);
+    expect(generate.stderr.match(/warning missing-description/g)).toBeNull();
+    const all = await runMain(['lint'], p.dir);
+    expect(all.stdout.match(/warning missing-description/g)).toHaveLength(25);
+  });
+});

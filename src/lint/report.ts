@@ -1,7 +1,7 @@
 /** Lint results for people (findings with code frames, the token table), for machines (JSON) and for GitHub. */
 import type { Diagnostic } from '../diagnostics.js';
 import { renderGithub, renderJson, renderText, type Finding } from '../findings.js';
-import { PLAIN, type Style } from '../report.js';
+import { PLAIN, visible, type Style } from '../report.js';
 import type { LintResult } from './lint.js';
 import { RULES } from './rules/index.js';
 import type { TokenReport } from './tokens.js';
@@ -16,9 +16,30 @@ export function formatLintFindings(
   return findings.map((f) => renderText(asFinding(f), style, { source: sources.get(f.file) })).join('\n\n');
 }
 
-/** One line per finding, for the commands that lint on the side (generate, check). */
+/** Past this many, the commands that lint on the side sum warnings up by rule. */
+export const LINT_BRIEF_MAX = 20;
+
+/**
+ * One line per finding, for the commands that lint on the side (generate, check). Past LINT_BRIEF_MAX findings,
+ * errors are still listed one by one and warnings are summed up by rule, with where each rule fires first: a
+ * 500-tool spec does not bury the run's own output under hundreds of lines on every generate.
+ */
 export function formatLintCompact(findings: readonly LintFinding[], style: Style): string {
-  return findings.map((f) => renderText(asFinding(f), style, { compact: true })).join('\n');
+  const line = (f: LintFinding) => renderText(asFinding(f), style, { compact: true });
+  if (findings.length <= LINT_BRIEF_MAX) return findings.map(line).join('\n');
+  const errors = findings.filter((f) => f.severity === 'error');
+  const byRule = new Map<string, LintFinding[]>();
+  for (const f of findings) if (f.severity !== 'error') byRule.set(f.rule, [...(byRule.get(f.rule) ?? []), f]);
+  const width = Math.max(...[...byRule.keys()].map((r) => r.length));
+  const summary = [...byRule].map(
+    ([rule, list]) =>
+      `  ${style.dim(rule.padEnd(width))}  ${style.yellow(String(list.length).padStart(4))} ${list.length === 1 ? 'warning' : 'warnings'}, first at ${visible(`${list[0]!.file}:${list[0]!.line}:${list[0]!.column}`)}`,
+  );
+  return [
+    ...errors.map(line),
+    `${findings.length - errors.length} lint warnings by rule (\`toolspec lint\` lists every one):`,
+    ...summary,
+  ].join('\n');
 }
 
 /** "lint: 1 error, 2 warnings — fails (options.lint.failOn: error)". */
