@@ -18,6 +18,8 @@ import { sha256 } from '../state.js';
 
 export interface WatchInput {
   spec: string;
+  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json';
   /** Style of stderr. */
@@ -157,6 +159,7 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     try {
       result = await generateCommand({
         spec: input.spec,
+        lookedIn: input.lookedIn,
         cwd: input.cwd,
         format: input.format,
         style: input.style ?? PLAIN,
