@@ -7,13 +7,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { EXIT } from './commands/result.js';
 import { fileSystemError, UserError } from './diagnostics.js';
+import { chooseSpec, DEFAULT_SPEC } from './discover.js';
 import { packageRoot } from './paths.js';
 import { styleFor } from './report.js';
 
 // Each command's module (and the spec loader, the generator and the type checker behind it) is imported only when
 // that command runs: a generate or check with nothing to do (the cached state holds) starts in a fraction of the time.
 
-const DEFAULT_SPEC = 'toolspec.yaml';
+/** A `[spec]` argument: undefined when none was given (src/discover.ts then looks for one). */
+type Given = string | undefined;
 
 interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -60,24 +62,28 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .configureOutput({ writeOut: out, writeErr: err });
 
   const styles = () => ({ out: styleFor(stdout, env), err: styleFor(stderr, env) });
+  /** The spec a command works on: the one named, or toolspec.yaml here or in the nearest parent (src/discover.ts). */
+  const specArg = () =>
+    ['[spec]', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`] as const;
+  const specOf = (given: string | undefined) => chooseSpec(given, cwd);
 
   program
     .command('validate')
     .description('load and check the spec; print every problem at once')
-    .argument('[spec]', 'the spec file', DEFAULT_SPEC)
+    .argument(...specArg())
     .addOption(reportFormatOption())
-    .action(async (spec: string, opts: { format: 'text' | 'json' | 'github' }) => {
+    .action(async (spec: Given, opts: { format: 'text' | 'json' | 'github' }) => {
       finish(
         await (
           await import('./commands/validate.js')
-        ).validateCommand({ spec, cwd, format: opts.format, style: styles() }),
+        ).validateCommand({ ...specOf(spec), cwd, format: opts.format, style: styles() }),
       );
     });
 
   program
     .command('generate')
     .description('write the generated files, and a handler stub for each tool that has none yet')
-    .argument('[spec]', 'the spec file', DEFAULT_SPEC)
+    .argument(...specArg())
     .addOption(formatOption())
     .option(
       '--watch',
@@ -87,12 +93,12 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       '--new-stubs',
       'create stubs for new tools even when handlers of tools the spec no longer has are there (without it, generate asks whether a new tool is one of those renamed: see renamedFrom)',
     )
-    .action(async (spec: string, opts: { format: 'text' | 'json'; watch?: boolean; newStubs?: boolean }) => {
+    .action(async (spec: Given, opts: { format: 'text' | 'json'; watch?: boolean; newStubs?: boolean }) => {
       const newStubs = opts.newStubs === true;
       if (opts.watch) {
         const { watchGenerate } = await import('./commands/watch.js');
         code = await watchGenerate({
-          spec,
+          ...specOf(spec),
           cwd,
           format: opts.format,
           style: styleFor(stderr, env),
@@ -104,7 +110,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       }
       const r = await (
         await import('./commands/generate.js')
-      ).generateCommand({ spec, cwd, format: opts.format, style: styleFor(stderr, env), newStubs });
+      ).generateCommand({ ...specOf(spec), cwd, format: opts.format, style: styleFor(stderr, env), newStubs });
       finish(r);
     });
 
@@ -113,15 +119,15 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .description(
       'the drift check: regenerate in memory and compare, then hold every handler to its contract; changes nothing',
     )
-    .argument('[spec]', 'the spec file', DEFAULT_SPEC)
+    .argument(...specArg())
     .addOption(reportFormatOption())
     .option('--diff', 'show a diff for each stale file (default: on a terminal)')
     .option('--no-diff', 'no diffs')
-    .action(async (spec: string, opts: { format: 'text' | 'json' | 'github'; diff?: boolean }) => {
+    .action(async (spec: Given, opts: { format: 'text' | 'json' | 'github'; diff?: boolean }) => {
       const { checkCommand } = await import('./commands/check.js');
       finish(
         await checkCommand({
-          spec,
+          ...specOf(spec),
           cwd,
           format: opts.format,
           diff: opts.diff ?? Boolean(stdout.isTTY),
@@ -144,7 +150,10 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       '--against <rev>',
       'compare the working spec (or the one file given) with the spec at this git revision, e.g. origin/main',
     )
-    .option('--spec <path>', 'the spec file, for operands that name only a revision', DEFAULT_SPEC)
+    .option(
+      '--spec <path>',
+      `the spec file, for operands that name only a revision (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`,
+    )
     .addOption(reportFormatOption())
     .addOption(
       new Option('--fail-on <class>', 'exit 1 on breaking changes, on breaking or prompt changes, or on any change')
@@ -157,7 +166,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
         newSpec: string | undefined,
         opts: {
           against?: string;
-          spec: string;
+          spec?: string;
           format: 'text' | 'json' | 'github';
           failOn: 'breaking' | 'prompt' | 'any';
         },
@@ -167,7 +176,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
           old: oldSpec,
           new: newSpec,
           against: opts.against,
-          spec: opts.spec,
+          spec: specOf(opts.spec).spec,
           format: opts.format,
           failOn: opts.failOn,
           cwd,
@@ -182,12 +191,14 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     .description(
       'check the spec against the lint rules and count the tokens its tools take (rules and budget: options.lint)',
     )
-    .argument('[spec]', 'the spec file', DEFAULT_SPEC)
+    .argument(...specArg())
     .addOption(reportFormatOption())
     .option('--rules', 'list the rules, their default severity and what they find')
-    .action(async (spec: string, opts: { format: 'text' | 'json' | 'github'; rules?: boolean }) => {
+    .action(async (spec: Given, opts: { format: 'text' | 'json' | 'github'; rules?: boolean }) => {
       const { lintCommand } = await import('./commands/lint.js');
-      finish(await lintCommand({ spec, cwd, format: opts.format, rules: Boolean(opts.rules), style: styles() }));
+      finish(
+        await lintCommand({ ...specOf(spec), cwd, format: opts.format, rules: Boolean(opts.rules), style: styles() }),
+      );
     });
 
   program
@@ -276,7 +287,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     )
     .option('--json <object>', 'the arguments as one JSON object (key=value pairs after it set its keys)')
     .option('--list', "list the tools and their arguments (or one tool's, when named)")
-    .option('--spec <path>', 'the spec file', DEFAULT_SPEC)
+    .option('--spec <path>', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`)
     .addOption(formatOption())
     .addHelpText(
       'after',
@@ -304,7 +315,7 @@ Examples:
       async (
         tool: string | undefined,
         pairs: string[],
-        opts: { json?: string; list?: boolean; spec: string; format: 'text' | 'json' },
+        opts: { json?: string; list?: boolean; spec?: string; format: 'text' | 'json' },
       ) => {
         const { callCommand } = await import('./commands/call.js');
         finish(
@@ -313,7 +324,7 @@ Examples:
             pairs,
             ...(opts.json === undefined ? {} : { json: opts.json }),
             list: Boolean(opts.list),
-            spec: opts.spec,
+            spec: specOf(opts.spec).spec,
             cwd,
             format: opts.format,
             style: styles(),
@@ -332,7 +343,7 @@ Examples:
     .description(
       'the edit loop: on every change to the spec or the code, regenerate, type-check, build and restart the server over HTTP',
     )
-    .option('--spec <path>', 'the spec file', DEFAULT_SPEC)
+    .option('--spec <path>', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`)
     .option('--port <n>', 'the HTTP port on 127.0.0.1, kept across restarts (0 picks a free one)', '3000')
     .option('--sessions', 'serve 2025 clients with sessions (they end on every restart); default: stateless')
     .addHelpText(
@@ -345,7 +356,7 @@ stderr and the server keeps running the last good build. Ctrl-C stops the loop a
 
 Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the port in use at start).`,
     )
-    .action(async (opts: { spec: string; port: string; sessions?: boolean }) => {
+    .action(async (opts: { spec?: string; port: string; sessions?: boolean }) => {
       const port = Number(opts.port);
       if (!/^\d+$/.test(opts.port) || port > 65535) {
         err(`toolspec dev: --port must be a number from 0 to 65535, not ${JSON.stringify(opts.port)}`);
@@ -354,7 +365,7 @@ Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the 
       }
       const { devCommand } = await import('./commands/dev.js');
       code = await devCommand({
-        spec: opts.spec,
+        spec: specOf(opts.spec).spec,
         cwd,
         port,
         sessions: Boolean(opts.sessions),

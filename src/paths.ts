@@ -12,11 +12,24 @@ export const packageRoot = ((): string => {
 export const specSchemaPath = path.join(packageRoot, 'schema', 'toolspec.schema.json');
 export const includeSchemaPath = path.join(packageRoot, 'schema', 'toolspec-include.schema.json');
 
-/** How a path is shown to the user: relative to the working directory when inside it, with forward slashes. */
+/**
+ * How a path is shown to the user: as they would type it from the working directory, with forward slashes. That is
+ * relative, with `..` when the path is beside or above it (run from a project's subfolder: `../toolspec.yaml`),
+ * unless the two share no folder but the file system's root (or the drive differs): then absolute.
+ */
 export function displayPath(abs: string, cwd: string = process.cwd()): string {
   const rel = path.relative(cwd, abs);
-  const shown = rel && !escapes(rel) ? rel : abs;
+  const shown = rel && (!escapes(rel) || sharesFolder(rel, cwd)) ? rel : abs;
   return shown.split(path.sep).join('/');
+}
+
+/** True when the relative path `rel` (from `cwd`) climbs to a folder below the root, not to the root itself. */
+function sharesFolder(rel: string, cwd: string): boolean {
+  if (path.isAbsolute(rel)) return false;
+  const resolved = path.resolve(cwd);
+  const depth = resolved.slice(path.parse(resolved).root.length).split(path.sep).filter(Boolean).length;
+  const ups = rel.split(path.sep).filter((s) => s === '..').length;
+  return ups < depth;
 }
 
 /** True when `inner` is `outer` or lies below it. Both absolute. */

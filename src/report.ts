@@ -23,8 +23,15 @@ export const COLOR: Style = {
 };
 export const PLAIN: Style = { red: (s) => s, yellow: (s) => s, dim: (s) => s, bold: (s) => s, cyan: (s) => s };
 
-/** Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org). */
+/**
+ * Colour on a terminal unless NO_COLOR is set (https://no-color.org); FORCE_COLOR (https://force-color.org) decides
+ * over both, as in Node and the common libraries: any value but "0" and "false" turns colour on wherever the output
+ * goes (a pipe, a CI log) and wins over NO_COLOR, as Node's own FORCE_COLOR does; "0" or "false" turns it off even on
+ * a terminal. As both conventions say, an empty value counts as unset (Node alone takes FORCE_COLOR='' as on).
+ */
 export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): Style {
+  const force = env['FORCE_COLOR'];
+  if (force) return force === '0' || force.toLowerCase() === 'false' ? PLAIN : COLOR;
   return stream.isTTY && !env['NO_COLOR'] ? COLOR : PLAIN;
 }
 

@@ -12,6 +12,8 @@ import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandRes
 
 export interface CheckInput {
   spec: string;
+  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json' | 'github';
   /** Show a diff for each stale file. */
@@ -45,7 +47,7 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
     const { checkHandlers } = await import('../check/handlers.js');
     return report(await checkHandlers(state, cwd, undefined, specPath), state.tools.length);
   }
-  const loaded = await loadForCommand(spec, cwd, format === 'text' ? 'text' : 'json', style.err);
+  const loaded = await loadForCommand(spec, cwd, format === 'text' ? 'text' : 'json', style.err, input.lookedIn);
   const { result } = loaded;
   if (!result.model) {
     let stdout = '';

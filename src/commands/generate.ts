@@ -15,6 +15,8 @@ import { plural } from './result.js';
 export interface GenerateInput {
   /** The spec file as the user named it. */
   spec: string;
+  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json';
   /** Style of stderr, where diagnostics and lint findings go. */
@@ -115,7 +117,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     };
   }
 
-  const result = (await loader()).loadModel(spec, { cwd: input.cwd });
+  const result = (await loader()).loadModel(spec, { cwd: input.cwd, lookedIn: input.lookedIn });
   const inputs = {
     files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])),
     folders: result.inputs.folders,

@@ -4,6 +4,8 @@ import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } f
 
 export interface LintInput {
   spec: string;
+  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json' | 'github';
   /** List the rules instead. */
@@ -15,7 +17,7 @@ export async function lintCommand(input: LintInput): Promise<CommandResult> {
   const style = input.style ?? PLAIN_STYLES;
   const api = await import('../lint/index.js');
   if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(style.out), stderr: '' };
-  const { result, stderr, code } = await loadForCommand(input.spec, input.cwd, input.format, style.err);
+  const { result, stderr, code } = await loadForCommand(input.spec, input.cwd, input.format, style.err, input.lookedIn);
   if (!result.model) {
     const stdout =
       input.format === 'json'

@@ -34,8 +34,9 @@ export async function loadForCommand(
   cwd: string,
   format: string,
   style: Style,
+  lookedIn?: string,
 ): Promise<{ result: LoadResult; stderr: string; code: number }> {
-  const result = (await loader()).loadModel(spec, { cwd });
+  const result = (await loader()).loadModel(spec, { cwd, lookedIn });
   let stderr =
     format === 'text' && result.diagnostics.length
       ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n`

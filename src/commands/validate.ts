@@ -4,6 +4,8 @@ import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandRes
 
 export interface ValidateInput {
   spec: string;
+  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json' | 'github';
   style?: Styles;
@@ -12,7 +14,7 @@ export interface ValidateInput {
 export async function validateCommand(input: ValidateInput): Promise<CommandResult> {
   const { spec, format } = input;
   const style = input.style ?? PLAIN_STYLES;
-  const loaded = await loadForCommand(spec, input.cwd, format, style.err);
+  const loaded = await loadForCommand(spec, input.cwd, format, style.err, input.lookedIn);
   const { result } = loaded;
   let stderr = loaded.stderr;
   let code: number = loaded.code;

@@ -19,6 +19,8 @@ import { sha256 } from '../state.js';
 
 export interface WatchInput {
   spec: string;
+  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json';
   /** Style of stderr. */
@@ -73,6 +75,7 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
 /** One generate, as the watch and dev loops run it: what would end `toolspec generate` ends this run only. */
 export async function runGenerate(input: {
   spec: string;
+  lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json';
   style?: Style;
@@ -82,6 +85,7 @@ export async function runGenerate(input: {
     return {
       result: await generateCommand({
         spec: input.spec,
+        lookedIn: input.lookedIn,
         cwd: input.cwd,
         format: input.format,
         style: input.style ?? PLAIN,

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { diagnostic, type Diagnostics } from '../diagnostics.js';
 import { displayPath, isInside } from '../paths.js';
+import { closest } from '../suggest.js';
 import { diskSource, type FileSource } from './files.js';
 import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
@@ -49,6 +50,11 @@ export interface LoadOptions {
   cwd?: string;
   /** Where the files are read from: the disk unless given (a git revision, memory). */
   source?: FileSource;
+  /**
+   * Set when the user named no spec and none was found (src/discover.ts): where the search looked, added to the
+   * "cannot find" message.
+   */
+  lookedIn?: string | undefined;
 }
 
 /** Loads the spec at `specPath`. Returns undefined when the main file could not be read or parsed at all. */
@@ -60,7 +66,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
   const show = (p: string) => displayPath(p, cwd);
   /** Bytes read so far, across the spec and its includes. */
   const budget = { used: 0 };
-  const main = readSource(source, abs, show(abs), diags, budget);
+  const main = readSource(source, abs, show(abs), diags, budget, { lookedIn: opts.lookedIn });
   if (!main) return undefined;
 
   const rootDir = path.dirname(abs);
@@ -108,7 +114,10 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
           );
           continue;
         }
-        const child = readSource(source, target, show(target), diags, budget, file.locate(['include', i]));
+        const child = readSource(source, target, show(target), diags, budget, {
+          from: file.locate(['include', i]),
+          entry,
+        });
         if (!child) continue;
         seen.set(real, child);
         spec.files.push(child);
@@ -128,8 +137,13 @@ function readSource(
   shown: string,
   diags: Diagnostics,
   budget: { used: number },
-  from?: ReturnType<SourceFile['locate']>,
+  /**
+   * For an include: where it is named (its diagnostics point there) and the entry as written. For the main spec:
+   * where the search for it looked, when it was searched for (src/discover.ts).
+   */
+  context: { from?: ReturnType<SourceFile['locate']>; entry?: string; lookedIn?: string | undefined } = {},
 ): SourceFile | undefined {
+  const { from } = context;
   const where = from ?? { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
   const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
   let bytes: Buffer;
@@ -178,14 +192,22 @@ function readSource(
     budget.used += bytes.length;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    const missing = code === 'ENOENT';
+    // A misspelt name: the closest .yaml file of the folder it names, as the user would write it.
+    const meant = missing ? nearbySpecFile(source, abs) : undefined;
+    const suggestion = meant === undefined ? '' : `did you mean "${besideOf(context.entry ?? shown, meant)}"?`;
+    const searched = missing && context.lookedIn ? `; ${context.lookedIn}` : '';
     diags.add(
       diagnostic(
         'TS005',
         where,
-        code === 'ENOENT' ? `cannot find ${shown}` : `cannot read ${shown} (${code ?? String(e)})`,
+        missing ? `cannot find ${shown}${searched}` : `cannot read ${shown} (${code ?? String(e)})`,
         from
-          ? 'include paths are relative to the file that includes them'
-          : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml',
+          ? `${suggestion ? `${suggestion} ` : ''}include paths are relative to the file that includes them`
+          : suggestion ||
+              (context.lookedIn
+                ? "run toolspec in your spec's folder or below it, or pass its path, e.g. toolspec validate path/to/toolspec.yaml"
+                : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml'),
       ),
     );
     return undefined;
@@ -205,6 +227,29 @@ function readSource(
   const file = new SourceFile(shown, decoded.text, abs);
   for (const d of file.diagnostics) diags.add(d);
   return file;
+}
+
+/** The .yaml or .yml file beside `abs` whose name is closest to its name, if one is close enough. */
+function nearbySpecFile(source: FileSource, abs: string): string | undefined {
+  let names: string[];
+  try {
+    names = source.list(path.dirname(abs)).filter((n) => /\.ya?ml$/i.test(n));
+  } catch {
+    return undefined;
+  }
+  const name = path.basename(abs);
+  const found = closest(name, names);
+  if (found !== undefined || /\.ya?ml$/i.test(name)) return found;
+  // A name without its extension (toolspec validate toolspc): compared with the files' names without theirs.
+  const stems = new Map(names.map((n) => [n.replace(/\.ya?ml$/i, ''), n]));
+  const stem = closest(name, stems.keys());
+  return stem === undefined ? undefined : stems.get(stem);
+}
+
+/** `written` (a path as the user wrote it) with its last segment replaced by `name`. */
+function besideOf(written: string, name: string): string {
+  const slash = Math.max(written.lastIndexOf('/'), written.lastIndexOf('\\'));
+  return written.slice(0, slash + 1) + name;
 }
 
 function mib(bytes: number): string {
