@@ -7,6 +7,7 @@ import { isRecord, loadSpec, type LoadOptions } from './load/load.js';
 import type { SourceFile } from './load/source.js';
 import type { CompiledValidators, ServerInfo, ServerModel } from './model.js';
 import { resolveOptions } from './options.js';
+import { startLoad } from './validate/memo.js';
 import { checkTools } from './validate/tools.js';
 
 export interface LoadResult {
@@ -27,6 +28,7 @@ export interface LoadResult {
 }
 
 export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult {
+  startLoad();
   const diags = new Diagnostics();
   const raw = loadSpec(specPath, diags, opts);
   if (!raw) return { diagnostics: diags.sorted([]), files: [], sources: new Map(), inputs: { files: [], folders: [] } };

@@ -12,6 +12,7 @@
 import Ajv, { _, type Options, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import { memo } from './memo.js';
 import addFormats from 'ajv-formats';
 import type { SchemaKind, ValidatorCode } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
@@ -99,8 +100,13 @@ const KEY = 'toolspec';
 
 /** Compiles `schema` ($schema and $id already left out) in an instance of its own and takes its standalone code. */
 export function compileSchema(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind): CompiledSchema {
-  const ajv = newAjv(dialect, kind, 'export');
   const bare = withoutAnnotations(schema) as Record<string, unknown>;
+  // A function of the schema without annotations, the dialect and the kind: an earlier load's result is as good.
+  return memo(`compile\0${dialect}\0${kind}\0${JSON.stringify(bare)}`, () => compileBare(bare, dialect, kind));
+}
+
+function compileBare(bare: Record<string, unknown>, dialect: Dialect, kind: SchemaKind): CompiledSchema {
+  const ajv = newAjv(dialect, kind, 'export');
   const inherited = inheritedNames(bare);
   const { result, warnings } = captureWarnings(() => {
     ajv.addSchema(inherited.length ? (renameInherited(bare, new Set(inherited)) as object) : bare, KEY);

@@ -7,6 +7,7 @@ import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, typ
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../suggest.js';
 import { compileSchema, type AjvSet, type AnyAjv, type CompiledSchema } from './ajv.js';
+import { memo } from './memo.js';
 import {
   DIALECT_URIS,
   FORMATS,
@@ -232,7 +233,7 @@ export function checkToolSchema(
       const d = strictWarning(w, bundled, locate);
       if (d) diags.add(d);
     }
-    checkDefaults(ajv, dialect, forAjv, bundled, locate, report);
+    checkDefaults(ajv, `${dialect}\0${which}`, dialect, forAjv, bundled, locate, report);
   } catch (e) {
     const message = cleanAjv(e instanceof Error ? e.message : String(e));
     report('TS028', locate(schemaPathIn(message, bundled)), `ajv rejects this ${which}: ${message}`);
@@ -248,6 +249,7 @@ export function checkToolSchema(
  */
 function checkDefaults(
   ajv: AnyAjv,
+  judge: string,
   dialect: Dialect,
   forAjv: Record<string, unknown>,
   bundled: Record<string, unknown>,
@@ -259,6 +261,28 @@ function checkDefaults(
     if ('default' in node) places.push(path);
   });
   if (!places.length) return;
+  // The verdict is a function of the schema and the judge: an earlier load's holds (watch, dev).
+  const key = `defaults\0${judge}\0${JSON.stringify(forAjv)}\0${JSON.stringify(bundled)}`;
+  for (const [i, why] of memo(key, () => defaultProblems(ajv, dialect, forAjv, bundled, places))) {
+    const path = places[i]!;
+    const value = valueAt(bundled, [...path, 'default']);
+    report(
+      'TS034',
+      locate([...path, 'default']),
+      `default ${JSON.stringify(value)} does not match its own schema: ${[...new Set(why)].join('; ')}`,
+      'defaults are filled in before the handler runs: make the default a value the schema accepts',
+    );
+  }
+}
+
+/** Which defaults (by their index in `places`) their own schemas reject, and why. */
+function defaultProblems(
+  ajv: AnyAjv,
+  dialect: Dialect,
+  forAjv: Record<string, unknown>,
+  bundled: Record<string, unknown>,
+  places: readonly SchemaPath[],
+): [number, string[]][] {
   // Copies of just the subschemas that carry a default, beside the root's $defs, make a small schema to compile;
   // only a subschema that points elsewhere in the root (#/properties/…) needs the whole root behind it.
   const subschemas = places.map((p) => valueAt(bundled, p) as Record<string, unknown>);
@@ -293,13 +317,11 @@ function checkDefaults(
   const validate = ajv.compile(compiledTuple);
   try {
     const defaults = places.map((p) => structuredClone(valueAt(bundled, [...p, 'default'])));
-    let ok: boolean;
     try {
-      ok = validate(inherited.size ? renameValue(defaults, inherited) : defaults);
+      if (validate(inherited.size ? renameValue(defaults, inherited) : defaults)) return [];
     } catch {
-      return; // values ajv's deep equality cannot compare: left to the examples and the run time
+      return []; // values ajv's deep equality cannot compare: left to the examples and the run time
     }
-    if (ok) return;
     const bad = new Map<number, string[]>();
     for (const e of validate.errors ?? []) {
       const m = /^\/(\d+)(.*)$/.exec(e.instancePath);
@@ -307,16 +329,7 @@ function checkDefaults(
       const i = Number(m[1]);
       bad.set(i, [...(bad.get(i) ?? []), `${m[2] || 'the value'} ${e.message ?? e.keyword}`]);
     }
-    for (const [i, why] of bad) {
-      const path = places[i]!;
-      const value = valueAt(bundled, [...path, 'default']);
-      report(
-        'TS034',
-        locate([...path, 'default']),
-        `default ${JSON.stringify(value)} does not match its own schema: ${[...new Set(why)].join('; ')}`,
-        'defaults are filled in before the handler runs: make the default a value the schema accepts',
-      );
-    }
+    return [...bad];
   } finally {
     ajv.removeSchema(compiledTuple);
     if (pointsIntoRoot) ajv.removeSchema(id);
