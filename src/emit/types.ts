@@ -131,10 +131,11 @@ export async function emitTypes(model: ServerModel): Promise<string> {
     ts = await typesWithout(await untypable(model, defs, keysOf, sharedKeys()), defs, keysOf, names, sharedKeys());
   }
   // A tool's type that json-schema-to-typescript named otherwise (it happens with some anyOf shapes) still exists.
+  // The declared names are read in one pass: a search per name would cost the whole text per tool.
+  const declared = new Set([...ts.matchAll(/^export (?:interface|type) (\w+)\b/gm)].map((m) => m[1]));
   for (const n of names.values()) {
     for (const name of [n.hasDefaults ? n.args : undefined, n.input, n.output]) {
-      if (name && !new RegExp(`^export (?:interface|type) ${name}\\b`, 'm').test(ts))
-        ts += `\nexport type ${name} = ${LOOSE_TYPE};\n`;
+      if (name && !declared.has(name)) ts += `\nexport type ${name} = ${LOOSE_TYPE};\n`;
     }
   }
   const cleaned = ts
