@@ -144,7 +144,11 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     path.resolve(model.rootDir, model.options.handlersDir),
   ];
   const api = await linter();
-  const lint = await api.lintLoaded({ model, sources: result.sources });
+  const lint = await api.lintLoaded({
+    model,
+    sources: result.sources,
+    ...(result.parsed ? { parsed: result.parsed } : {}),
+  });
   if (text && lint.findings.length) {
     notes +=
       `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}${lint.failed ? '; nothing was written' : ''}` +

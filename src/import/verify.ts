@@ -57,7 +57,7 @@ export async function verifySpec(
     });
   }
   if (!result.model) return { notes, failing };
-  const lint = await lintLoaded({ model: result.model, sources: result.sources });
+  const lint = await lintLoaded({ ...result, model: result.model });
   return { model: result.model, notes, failing, lint };
 }
 
