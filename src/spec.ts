@@ -7,6 +7,7 @@ import { isRecord, loadSpec, type LoadOptions } from './load/load.js';
 import type { SourceFile } from './load/source.js';
 import type { CompiledValidators, ServerInfo, ServerModel } from './model.js';
 import { resolveOptions } from './options.js';
+import { checkPrimitives } from './validate/primitives.js';
 import { checkTools } from './validate/tools.js';
 
 export interface LoadResult {
@@ -36,7 +37,9 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
   const rootDir = path.dirname(raw.specPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
   const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs);
-  if (!raw.tools.length && raw.main.value !== undefined) {
+  const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
+  const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
+  if (!raw.tools.length && !others && raw.main.value !== undefined) {
     diags.add(
       diagnostic(
         'TS035',
@@ -56,6 +59,8 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
     server: serverInfo(raw.root['server']),
     options,
     tools,
+    prompts,
+    resources,
   };
   return {
     model,
