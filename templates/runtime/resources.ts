@@ -3,7 +3,8 @@
  * resource whose URI is exactly the one asked for, else to the first template (in spec order) that matches it; a
  * template variable never spans more than its segment (uri-template.ts), and what it holds reaches the handler as
  * data, decoded. A URI nothing matches, or a handler that returns undefined, is "resource not found": −32602 with
- * the URI in its data on 2026-07-28 (SEP-2164), −32002 for 2025 clients, whose revisions name that code.
+ * the URI in its data (SEP-2164). The 2025 revisions named −32002, but the SDK answers −32602 on every revision (as
+ * its v1 always did, and clients accept both): a −32002 thrown here would be rewritten at its encode seam anyway.
  */
 import {
   ProtocolError,
@@ -20,7 +21,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { createContext, isModern, type Connection } from './context.js';
+import { createContext, type Connection } from './context.js';
 import { publicMessage } from './dispatcher.js';
 import { InputRounds, type Round } from './input.js';
 import type { ResourceContext, ResourceRule } from './primitive-types.js';
@@ -39,7 +40,7 @@ export interface Resources {
   listTemplates(cursor?: string): ListResourceTemplatesResult;
   read(uri: unknown, sdk: ServerContext, connection: Connection): Promise<ReadResourceResult | InputRequiredResult>;
   /** Throws "resource not found" unless some resource or template answers to the URI. */
-  known(uri: unknown, sdk: ServerContext): string;
+  known(uri: unknown): string;
   complete(
     uri: unknown,
     argument: string,
@@ -110,16 +111,16 @@ export function createResources(
       noCursor(cursor, 'resources/templates/list');
       return listedTemplates;
     },
-    known(uri, sdk) {
+    known(uri) {
       const u = checkedUri(uri);
-      if (!find(u)) throw notFound(u, sdk);
+      if (!find(u)) throw notFound(u);
       return u;
     },
 
     async read(uri, sdk, connection) {
       const u = checkedUri(uri);
       const target = find(u);
-      if (!target) throw notFound(u, sdk);
+      if (!target) throw notFound(u);
       const { rule, variables } = target;
       const module = await load(rule.name)!;
       const key = `resources/read:${rule.name}`;
@@ -140,7 +141,7 @@ export function createResources(
         );
       }
       if (round.hasAsked) return rounds.ask(key, state, round, sdk);
-      if (value === undefined || value === null) throw notFound(u, sdk);
+      if (value === undefined || value === null) throw notFound(u);
       const result = readResult(value, u, rule.mimeType);
       const why = result === undefined ? 'return text, bytes, contents or a ReadResourceResult' : invalidResult(result);
       if (why) {
@@ -170,11 +171,9 @@ export function createResources(
   };
 }
 
-/** "Resource not found" in the code the client's revision names: −32602 on 2026-07-28, −32002 before. */
-function notFound(uri: string, sdk: ServerContext): ProtocolError {
-  return isModern(sdk)
-    ? new ResourceNotFoundError(uri, `Resource not found: ${uri}`)
-    : new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+/** "Resource not found": −32602 with `data: { uri }`, the code and shape SEP-2164 fixes. */
+function notFound(uri: string): ProtocolError {
+  return new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
 }
 
 function base64(bytes: Uint8Array): string {

@@ -149,8 +149,8 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
       );
       server.setRequestHandler('resources/read', (request, ctx) => resourceList.read(request.params.uri, ctx, server));
       if (subscriptions) {
-        server.setRequestHandler('resources/subscribe', (request, ctx) => {
-          subscribe(resourceList.known(request.params.uri, ctx), server);
+        server.setRequestHandler('resources/subscribe', (request) => {
+          subscribe(resourceList.known(request.params.uri), server);
           return {};
         });
         server.setRequestHandler('resources/unsubscribe', (request) => {
