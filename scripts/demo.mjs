@@ -1,7 +1,7 @@
 // npm run demo: the main job on the bundled example. Generates a server from specs/todo into a scratch folder
 // (.demo/), type-checks it with the TypeScript compiler, starts it with node over stdio, and talks to it with the
 // MCP SDK's client on protocol 2026-07-28: lists the tools, makes valid calls, one with bad arguments, and one
-// whose handler asks the user to confirm.
+// whose handler asks the user to confirm; then reads an item as a resource, completes its id, and gets a prompt.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -111,5 +111,22 @@ await call('complete_item', { id: 1 });
 await call('complete_item', { id: 42 });
 await call('remove_item', { id: 2 });
 await call('list_items', { include_done: true });
+await call('add_item', { text: 'Call the plumber', due: '2026-12-02' });
+
+step('resources/templates/list');
+for (const t of (await client.listResourceTemplates()).resourceTemplates)
+  console.log(`  ${t.uriTemplate}  ${t.description}`);
+step('completion/complete  the id of todo://items/{id}, starting with "2"');
+const ids = await client.complete({
+  ref: { type: 'ref/resource', uri: 'todo://items/{id}' },
+  argument: { name: 'id', value: '2' },
+});
+show(ids.completion);
+step('resources/read todo://items/2');
+show((await client.readResource({ uri: 'todo://items/2' })).contents);
+step('prompts/get plan_day {"focus":"urgent"}');
+const prompt = await client.getPrompt({ name: 'plan_day', arguments: { focus: 'urgent' } });
+for (const m of prompt.messages)
+  console.log(`${m.role}: ${m.content.type === 'text' ? m.content.text : m.content.type}`);
 await client.close();
 console.log('\ndone. The generated server is in .demo/todo/src/generated; its handlers in .demo/todo/src/handlers.');

@@ -77,6 +77,12 @@ export const CODES = {
   TS044: 'unconfirmed-rename',
   /** `required` names a property that the schema's `additionalProperties: false` rejects: no call can pass. */
   TS045: 'unsatisfiable-required',
+  /** Two prompts, or two resources and resource templates, with one name; two resources with one URI or template. */
+  TS046: 'duplicate-name',
+  /** A resource template's uriTemplate that toolspec cannot parse or match (RFC 6570, the supported operators). */
+  TS047: 'invalid-uri-template',
+  /** A template variable described under `variables` that its uriTemplate does not have. */
+  TS048: 'unknown-template-variable',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -125,6 +125,78 @@ export interface ToolModel {
   source: SourcePosition;
 }
 
+/** How a prompt argument or template variable is completed: a fixed list, or the module's `complete` export. */
+export type CompletionModel = { values: string[] } | 'handler';
+
+export interface PromptArgumentModel {
+  name: string;
+  title?: string;
+  description?: string;
+  required: boolean;
+  complete?: CompletionModel;
+}
+
+/** The MCP Prompt object, exactly as prompts/list sends it. */
+export interface PromptDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; title?: string; description?: string; required?: boolean }[];
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+}
+
+export interface PromptModel {
+  name: string;
+  /** PascalCase base of the prompt's TypeScript names. */
+  typeName: string;
+  arguments: PromptArgumentModel[];
+  definition: PromptDefinition;
+  source: SourcePosition;
+}
+
+export interface ResourceAnnotations {
+  audience?: ('user' | 'assistant')[];
+  priority?: number;
+  lastModified?: string;
+}
+
+/** The MCP Resource object (resources/list) or ResourceTemplate object (resources/templates/list), as sent. */
+export interface ResourceDefinition {
+  uri?: string;
+  uriTemplate?: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  annotations?: ResourceAnnotations;
+  _meta?: Record<string, unknown>;
+}
+
+export interface TemplateVariableModel {
+  name: string;
+  /** '' one path segment, '+' several segments, '?' / '&' an optional query parameter. */
+  operator: '' | '+' | '?' | '&';
+  description?: string;
+  complete?: CompletionModel;
+}
+
+/** A resource with a fixed URI (kind "resource") or a resource template (kind "template"); names share one namespace. */
+export interface ResourceModel {
+  kind: 'resource' | 'template';
+  name: string;
+  /** PascalCase base of its TypeScript names. */
+  typeName: string;
+  /** The URI, or the URI template. */
+  uri: string;
+  /** A template's variables, in template order; none for a fixed URI. */
+  variables: TemplateVariableModel[];
+  definition: ResourceDefinition;
+  source: SourcePosition;
+}
+
 export interface ServerModel {
   /** The spec file as the user named it (relative to the working directory when inside it). */
   specFile: string;
@@ -135,4 +207,8 @@ export interface ServerModel {
   server: ServerInfo;
   options: Options;
   tools: ToolModel[];
+  /** Prompts, in the author's order. */
+  prompts: PromptModel[];
+  /** Resources with fixed URIs, then resource templates, each in the author's order. */
+  resources: ResourceModel[];
 }

@@ -24,6 +24,8 @@ export interface Options {
   contractTests: boolean;
   /** The cache hints of tools/list on protocol 2026-07-28 (spec: `cache: { ttl: 5m, scope: public }`). */
   cache: { ttlMs: number; scope: 'public' | 'private' };
+  /** Whether clients may subscribe to resource updates (resources/subscribe on 2025 revisions). */
+  subscriptions: boolean;
   /** Lint rules' severities, suppressions and the token budget (see src/lint). */
   lint: LintOptions;
 }
@@ -60,6 +62,7 @@ export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
   contractTests: true,
   // The manifest is static: it changes only with a new build, so clients may keep it a while, shared.
   cache: Object.freeze({ ttlMs: 5 * 60_000, scope: 'public' as const }),
+  subscriptions: false,
   lint: DEFAULT_LINT_OPTIONS,
 });
 
@@ -82,6 +85,7 @@ export function resolveOptions(
     contractTests: pick('contractTests', (v) => typeof v === 'boolean'),
     timeoutMs: checkTimeout(given['timeout'], file.locate(['options', 'timeout']), diags) ?? DEFAULT_OPTIONS.timeoutMs,
     cache: resolveCache(given['cache'], file, diags),
+    subscriptions: pick('subscriptions', (v) => typeof v === 'boolean'),
     lint: resolveLintOptions(given['lint']),
   };
   const folders = ['generatedDir', 'handlersDir'] as const;

@@ -8,6 +8,7 @@ import type { SourceFile } from './load/source.js';
 import type { CompiledValidators, ServerInfo, ServerModel } from './model.js';
 import { resolveOptions } from './options.js';
 import { startLoad } from './validate/memo.js';
+import { checkPrimitives } from './validate/primitives.js';
 import { checkTools } from './validate/tools.js';
 
 export interface LoadResult {
@@ -38,7 +39,9 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
   const rootDir = path.dirname(raw.specPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
   const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs);
-  if (!raw.tools.length && raw.main.value !== undefined) {
+  const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
+  const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
+  if (!raw.tools.length && !others && raw.main.value !== undefined) {
     diags.add(
       diagnostic(
         'TS035',
@@ -58,6 +61,8 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
     server: serverInfo(raw.root['server']),
     options,
     tools,
+    prompts,
+    resources,
   };
   return {
     model,

@@ -38,6 +38,8 @@ export interface GenerateState {
   folders: Record<string, string[]>;
   outputs: Record<string, string>;
   tools: StateTool[];
+  /** The prompts' and resources' handler modules (check reads them on its cached path too). */
+  primitives?: { kind: 'prompt' | 'resource'; name: string; handler: string }[];
 }
 
 export const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
@@ -99,6 +101,7 @@ export function stateFor(opts: {
   inputs: { files: { path: string; text: string }[]; folders: string[] };
   files: readonly OutputFile[];
   tools: StateTool[];
+  primitives?: { kind: 'prompt' | 'resource'; name: string; handler: string }[];
 }): GenerateState {
   return {
     version: 1,
@@ -114,6 +117,7 @@ export function stateFor(opts: {
         .map((f) => [path.resolve(opts.rootDir, f.path), sha256(f.contents)]),
     ),
     tools: opts.tools,
+    ...(opts.primitives?.length ? { primitives: opts.primitives } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ const CASES: Record<string, string> = {
   e2e: 'test/fixtures/e2e/toolspec.yaml',
   hostile: 'test/fixtures/generate/hostile/toolspec.yaml',
   options: 'test/fixtures/generate/options/toolspec.yaml',
+  primitives: 'test/fixtures/generate/primitives/toolspec.yaml',
 };
 
 /** A runtime file generate copies from templates/runtime as it is. */

@@ -38,6 +38,7 @@ describe('loadModel', () => {
       timeoutMs: 0,
       contractTests: true,
       cache: { ttlMs: 300_000, scope: 'public' },
+      subscriptions: false,
       lint: DEFAULT_LINT_OPTIONS,
     });
     expect(model!.server).toMatchObject({ name: 'todo-server', version: '1.0.0', title: 'To-do list' });

@@ -12,7 +12,13 @@ import type { HandlerModule } from './coverage.js';
 import type { CheckSubject } from './subject.js';
 
 /** The generated modules that handler types depend on (contract.ts imports types.ts and context.ts; stubs import dispatcher.ts). */
-export const CONTRACT_MODULES: readonly string[] = ['contract.ts', 'types.ts', 'context.ts', 'dispatcher.ts'];
+export const CONTRACT_MODULES: readonly string[] = [
+  'contract.ts',
+  'types.ts',
+  'context.ts',
+  'dispatcher.ts',
+  'primitive-types.ts',
+];
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
 
 export class ContractCache {

@@ -37,7 +37,7 @@ const declarations = new Map<string, { stamp: string; file: ts.SourceFile }>();
 /** The compiler's lib files, which the bundled compiler keeps in memory rather than on disk: read once. */
 let libFiles: Map<string, string> | undefined;
 
-async function libraries(): Promise<{ dir: string; files: Map<string, string> }> {
+export async function libraries(): Promise<{ dir: string; files: Map<string, string> }> {
   const common = await import('@ts-morph/common');
   libFiles ??= new Map(
     common.getLibFiles().map((f) => [path.posix.join(common.libFolderInMemoryPath, f.fileName), f.text]),
@@ -45,7 +45,7 @@ async function libraries(): Promise<{ dir: string; files: Map<string, string> }>
   return { dir: common.libFolderInMemoryPath, files: libFiles };
 }
 
-function compilerHost(
+export function compilerHost(
   api: typeof ts,
   options: ts.CompilerOptions,
   memory: ReadonlyMap<string, string>,
@@ -95,7 +95,7 @@ function compilerHost(
 }
 
 /** The project's compiler options (its tsconfig.json when it has one), held to strict, with no output. */
-function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOptions {
+export function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOptions {
   const tsconfig = path.join(rootDir, 'tsconfig.json');
   let base: ts.CompilerOptions = {
     target: api.ScriptTarget.ES2022,

@@ -6,6 +6,7 @@ import type { OutputFile } from '../emit/generate.js';
 import { ContractCache } from './cache.js';
 import { checkContracts } from './contracts.js';
 import { checkCoverage } from './coverage.js';
+import { checkPrimitiveHandlers } from './primitives.js';
 import type { Finding } from './findings.js';
 import type { CheckSubject } from './subject.js';
 
@@ -30,5 +31,6 @@ export async function checkHandlers(
       pending.filter((h) => !failed.has(h.tool)),
     );
   }
-  return [...coverage.findings, ...contracts].sort(byPlace);
+  const primitives = await checkPrimitiveHandlers(subject, cwd, files);
+  return [...coverage.findings, ...contracts, ...primitives].sort(byPlace);
 }

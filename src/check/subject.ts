@@ -4,6 +4,8 @@ import { handlerFileName } from '../emit/bindings.js';
 import { toolTypeNames } from '../emit/types.js';
 import type { ServerModel } from '../model.js';
 import type { StateTool } from '../state.js';
+import { promptHandlerFile, resourceHandlerFile } from '../emit/primitives.js';
+import type { PrimitiveHandler } from './primitives.js';
 
 export interface CheckSubject {
   rootDir: string;
@@ -12,6 +14,8 @@ export interface CheckSubject {
   /** Absolute. */
   handlersDir: string;
   tools: StateTool[];
+  /** The prompts' and resources' handler modules. */
+  primitives?: PrimitiveHandler[];
 }
 
 export function subjectOf(model: ServerModel): CheckSubject {
@@ -33,5 +37,17 @@ export function subjectOf(model: ServerModel): CheckSubject {
         source: t.source,
       };
     }),
+    primitives: [
+      ...model.prompts.map((p) => ({
+        kind: 'prompt' as const,
+        name: p.name,
+        handler: path.resolve(model.rootDir, promptHandlerFile(model, p)),
+      })),
+      ...model.resources.map((r) => ({
+        kind: 'resource' as const,
+        name: r.name,
+        handler: path.resolve(model.rootDir, resourceHandlerFile(model, r)),
+      })),
+    ],
   };
 }

@@ -3,6 +3,7 @@
  * handler module; `ToolInputs`/`ToolArguments`/`ToolResults` map tool names to their types.
  */
 import type { ServerModel } from '../model.js';
+import { emitPrimitivesContract } from './primitives.js';
 import { jsdoc, key } from './text.js';
 import { toolTypeNames } from './types.js';
 
@@ -10,9 +11,10 @@ export function emitContract(model: ServerModel): string {
   const names = toolTypeNames(model);
   const entries = (pick: (t: ServerModel['tools'][number]) => string) =>
     model.tools.map((t) => `${jsdoc(t.definition.description, '  ')}  ${key(t.name)}: ${pick(t)};`).join('\n');
+  const primitives = emitPrimitivesContract(model);
   return `import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolContext } from './context.js';
-import type * as T from './types.js';
+${primitives.imports}import type * as T from './types.js';
 
 export type { ToolContext } from './context.js';
 export type * from './types.js';
@@ -59,5 +61,5 @@ export type Handler<Name extends ToolName> = (
 
 /** Every tool's handler. */
 export type ToolHandlers = { [Name in ToolName]: Handler<Name> };
-`;
+${primitives.body}`;
 }

@@ -9,6 +9,13 @@ import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';
 import { formatIfNeeded, normalizeText } from './format.js';
 import { emitManifestJson, emitManifestModule } from './manifest.js';
+import {
+  emitPrimitives,
+  emitPromptStub,
+  emitResourceStub,
+  promptHandlerFile,
+  resourceHandlerFile,
+} from './primitives.js';
 import { emitStub } from './stub.js';
 import { EXAMPLES_RUNNER, readTemplate, STATIC_FILES } from './templates.js';
 import { header } from './text.js';
@@ -48,6 +55,7 @@ export async function generate(model: ServerModel, validators: CompiledValidator
     ts('manifest.ts', emitManifestModule(model)),
     ts('tools.ts', emitTools(model)),
     ts('registry.ts', emitRegistry(model)),
+    ts('primitives.ts', emitPrimitives(model)),
     // The spec's examples as contract tests, for vitest: only when there are any.
     ...(model.options.contractTests && hasExamples(model)
       ? [ts('examples.test.ts', emitExamples(model)), plain(EXAMPLES_RUNNER, readTemplate(EXAMPLES_RUNNER))]
@@ -76,6 +84,23 @@ export async function generate(model: ServerModel, validators: CompiledValidator
       contents: normalizeText(await formatIfNeeded(emitStub(model, tool, file))),
       kind: 'handler',
       tool: tool.name,
+    });
+  }
+  // Prompts' and resources' stubs: created once, never overwritten, like the tools'.
+  for (const prompt of model.prompts) {
+    const file = promptHandlerFile(model, prompt);
+    files.push({
+      path: file,
+      contents: normalizeText(await formatIfNeeded(emitPromptStub(model, prompt, file))),
+      kind: 'handler',
+    });
+  }
+  for (const resource of model.resources) {
+    const file = resourceHandlerFile(model, resource);
+    files.push({
+      path: file,
+      contents: normalizeText(await formatIfNeeded(emitResourceStub(model, resource, file))),
+      kind: 'handler',
     });
   }
   return files.sort((a, b) =>

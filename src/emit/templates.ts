@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../paths.js';
 
-/** Copied as they are; tools.ts, contract.ts and registry.ts there are stand-ins for generated files. */
+/** Copied as they are; tools.ts, contract.ts, registry.ts and primitives.ts there are stand-ins for generated files. */
 export const STATIC_FILES = [
   'arguments.ts',
   'context.ts',
@@ -16,6 +16,10 @@ export const STATIC_FILES = [
   'main.ts',
   'index.ts',
   'lazy.ts',
+  'primitive-types.ts',
+  'prompts.ts',
+  'resources.ts',
+  'uri-template.ts',
 ] as const;
 
 /** Copied beside examples.test.ts, only when the spec has examples (it imports vitest). */

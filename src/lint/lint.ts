@@ -48,7 +48,7 @@ export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintR
   kept.push(
     ...suppressions
       .check(
-        model.tools.map((t) => t.name),
+        [...model.tools, ...model.prompts, ...model.resources].map((t) => t.name),
         active,
         at,
       )

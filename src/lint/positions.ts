@@ -7,7 +7,7 @@ import { isMap, isSeq } from 'yaml';
 import type { Span } from '../diagnostics.js';
 import { SourceFile, type JsonPath } from '../load/source.js';
 import type { ServerModel, ToolModel } from '../model.js';
-import type { Locator } from './types.js';
+import type { ItemList, Locator } from './types.js';
 
 /**
  * A locator over the spec's files as loadModel returns them: the parsed files when given, else parsed again from
@@ -33,11 +33,21 @@ export function sourceLocator(
     if (!index) toolIndex.set(file, (index = indexTools(file)));
     return index.get(`${tool.source.line}:${tool.source.column}`);
   };
+  const itemIndex = new Map<string, Map<string, JsonPath>>();
   return {
     inTool(tool, path, opts) {
       const file = fileOf(tool.source.file);
       const base = file && toolPath(tool, file);
       return file && base ? file.locate([...base, ...path], opts) : toolSpan(tool);
+    },
+    inItem(item, list, path, opts) {
+      const file = fileOf(item.source.file);
+      if (!file) return toolSpan(item);
+      const key = `${item.source.file}\0${list}`;
+      let index = itemIndex.get(key);
+      if (!index) itemIndex.set(key, (index = indexTools(file, list)));
+      const base = index.get(`${item.source.line}:${item.source.column}`);
+      return base ? file.locate([...base, ...path], opts) : toolSpan(item);
     },
     inSpec(path, opts) {
       const file = fileOf(model.specFile);
@@ -50,25 +60,29 @@ export function sourceLocator(
 export function toolLocator(model: ServerModel): Locator {
   return {
     inTool: (tool) => toolSpan(tool),
+    inItem: (item) => toolSpan(item),
     inSpec: () => ({ file: model.specFile, line: 1, column: 1, endLine: 1, endColumn: 2 }),
   };
 }
 
-function toolSpan(tool: ToolModel): Span {
+function toolSpan(tool: { source: ToolModel['source'] }): Span {
   const { file, line, column } = tool.source;
   return { file, line, column, endLine: line, endColumn: column + 1 };
 }
 
-/** The JSON path of each item of the file's `tools`, by where its mapping starts: how the model names a tool's place. */
-function indexTools(file: SourceFile): Map<string, JsonPath> {
+/**
+ * The JSON path of each item of the file's `tools` (or another list), by where its mapping starts: how the model
+ * names an item's place.
+ */
+function indexTools(file: SourceFile, list: 'tools' | ItemList = 'tools'): Map<string, JsonPath> {
   const index = new Map<string, JsonPath>();
   const root = file.document.contents;
-  const tools = isMap(root) ? root.get('tools', true) : undefined;
+  const tools = isMap(root) ? root.get(list, true) : undefined;
   if (!isSeq(tools)) return index;
   tools.items.forEach((item, i) => {
     if (!isMap(item) || !item.range) return;
     const at = file.spanOf(item.range[0], item.range[1]);
-    index.set(`${at.line}:${at.column}`, ['tools', i]);
+    index.set(`${at.line}:${at.column}`, [list, i]);
   });
   return index;
 }

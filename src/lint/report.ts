@@ -122,6 +122,21 @@ export function formatTokenTable(report: TokenReport, style: Style = PLAIN): str
   out.push(
     `The whole tools/list result, with titles, output schemas, annotations and icons, is ${report.payload} tokens.`,
   );
+  const items = [...(report.prompts ?? []), ...(report.resources ?? [])];
+  if (items.length) {
+    const rows = items.map((i) => [i.kind, i.name, String(i.tokens)]);
+    const head = ['kind', 'name', 'tokens'];
+    const w = head.map((_, c) => Math.max(...[head, ...rows].map((r) => r[c]!.length)));
+    const row = (r: string[]) =>
+      `  ${r.map((cell, c) => (c === 2 ? cell.padStart(w[c]!) : cell.padEnd(w[c]!))).join('  ')}`.trimEnd();
+    out.push(
+      '',
+      `${style.bold('Prompts and resources')}, apart from the tools (not in the budget): clients show them to the user, and a model reads one when it is used. Each list entry as compact JSON.`,
+      '',
+      style.dim(row(head)),
+      ...rows.map(row),
+    );
+  }
   return out.join('\n');
 }
 

@@ -57,6 +57,19 @@ export interface TokenReport {
   budget: { total: number; perTool: number };
   /** Largest first; equal counts in the spec's order. */
   tools: ToolTokens[];
+  /**
+   * Prompts, and resources with templates, each its list entry as compact JSON, in the spec's order: apart from the
+   * tools (a client shows them to the user; a model reads one when it is used). Present when the spec has any.
+   */
+  prompts?: ItemTokens[];
+  resources?: ItemTokens[];
+}
+
+export interface ItemTokens {
+  name: string;
+  /** A prompt, a resource with a fixed URI, or a resource template. */
+  kind: 'prompt' | 'resource' | 'template';
+  tokens: number;
 }
 
 export async function countTokens(model: ServerModel): Promise<TokenReport> {
@@ -82,6 +95,12 @@ export async function countTokens(model: ServerModel): Promise<TokenReport> {
     };
   });
   const sum = (f: (t: (typeof tools)[number]) => number) => tools.reduce((n, t) => n + f(t), 0);
+  const prompts = model.prompts.map((p): ItemTokens => ({ name: p.name, kind: 'prompt', tokens: json(p.definition) }));
+  const resources = model.resources.map((r): ItemTokens => ({
+    name: r.name,
+    kind: r.kind,
+    tokens: json(r.definition),
+  }));
   return {
     encoding,
     models: ENCODINGS[encoding].models,
@@ -96,6 +115,8 @@ export async function countTokens(model: ServerModel): Promise<TokenReport> {
       .map(({ alternativeTokens: _, ...t }, i) => ({ t, i }))
       .sort((a, b) => b.t.tokens - a.t.tokens || a.i - b.i)
       .map(({ t }) => t),
+    ...(prompts.length ? { prompts } : {}),
+    ...(resources.length ? { resources } : {}),
   };
 }
 

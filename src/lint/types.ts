@@ -3,7 +3,7 @@
  * raw findings; config.ts gives them their severity and applies the spec's suppressions.
  */
 import type { Span } from '../diagnostics.js';
-import type { ServerModel, ToolModel } from '../model.js';
+import type { ServerModel, SourcePosition, ToolModel } from '../model.js';
 import type { LintLevel } from '../options.js';
 import type { JsonPath } from '../load/source.js';
 
@@ -22,6 +22,8 @@ export const RULE_IDS = [
   'open-input-schema',
   'schema-refs',
   'legacy-execution',
+  'missing-primitive-description',
+  'undescribed-template-variable',
   'token-budget',
   'ignore-without-reason',
   'unused-ignore',
@@ -62,7 +64,12 @@ export interface Locator {
   inTool(tool: ToolModel, path: JsonPath, opts?: { key?: boolean }): Span;
   /** A JSON path from the root of the main spec file (e.g. ["options", "lint", "ignore", 0]). */
   inSpec(path: JsonPath, opts?: { key?: boolean }): Span;
+  /** A JSON path below a prompt's, resource's or resource template's own mapping. */
+  inItem(item: { source: SourcePosition }, list: ItemList, path: JsonPath, opts?: { key?: boolean }): Span;
 }
+
+/** The spec's lists besides tools. */
+export type ItemList = 'prompts' | 'resources' | 'resourceTemplates';
 
 export interface RuleContext {
   model: ServerModel;

@@ -39,6 +39,10 @@ export interface RawSpec {
   /** The main file's data (an object when the file had no structural errors at its top level). */
   root: Record<string, unknown>;
   tools: RawTool[];
+  /** The prompts, resources and resource templates of every file, in load order (checked by validate/primitives.ts). */
+  prompts: RawTool[];
+  resources: RawTool[];
+  resourceTemplates: RawTool[];
   defs: Map<string, RawDef>;
   /** Folders included whole (absolute): what they hold is part of the input too. */
   folders: string[];
@@ -76,6 +80,9 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     files: [main],
     root: {},
     tools: [],
+    prompts: [],
+    resources: [],
+    resourceTemplates: [],
     defs: new Map(),
     folders: [],
     tooManyTools: false,
@@ -92,6 +99,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     if (kind === 'main') spec.root = data;
     collectDefs(file, data, spec, diags);
     collectTools(file, data, spec, diags);
+    for (const kind of ['prompts', 'resources', 'resourceTemplates'] as const) collectItems(file, data, kind, spec);
     const includes = data['include'];
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
@@ -351,6 +359,18 @@ function collectTools(file: SourceFile, data: Record<string, unknown>, spec: Raw
     }
     spec.tools.push({ value, file, path: ['tools', i] });
   }
+}
+
+/** One file's prompts, resources or resource templates, in order. */
+function collectItems(
+  file: SourceFile,
+  data: Record<string, unknown>,
+  kind: 'prompts' | 'resources' | 'resourceTemplates',
+  spec: RawSpec,
+): void {
+  const items = data[kind];
+  if (!Array.isArray(items)) return;
+  for (const [i, value] of items.entries()) if (isRecord(value)) spec[kind].push({ value, file, path: [kind, i] });
 }
 
 function exists(source: FileSource, abs: string): boolean {

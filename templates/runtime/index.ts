@@ -5,6 +5,8 @@ export { createDispatcher, errorResult, ToolError, type Validator } from './disp
 export { serveHttp, type HttpOptions, type HttpServer } from './http.js';
 export { InputRequired, type Elicited, type ElicitSchema, type SamplingResult } from './input.js';
 export { handlers } from './registry.js';
+export type * from './primitive-types.js';
+export { notifyResourceUpdated } from './resources.js';
 export { createServerFactory, type ServerFactory, type ServerOptions } from './server.js';
 export { serveStdio, type StdioOptions, type StdioServer } from './stdio.js';
 export { loadBindings, serverInfo, tools } from './tools.js';

@@ -18,6 +18,18 @@ import {
   type DispatcherOptions,
 } from './dispatcher.js';
 import type { InputOptions } from './input.js';
+import {
+  promptModules,
+  promptRules,
+  prompts,
+  resourceModules,
+  resourceRules,
+  resources,
+  resourceTemplates,
+  subscriptions,
+} from './primitives.js';
+import { createPrompts, type ModuleLoaders } from './prompts.js';
+import { createResources, subscribe, unsubscribe } from './resources.js';
 import { cacheHint, instructions, loadBindings, pageSize, serverInfo, timeouts, tools } from './tools.js';
 
 export interface ServerOptions extends InputOptions {
@@ -63,11 +75,42 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
     ...(options.requestStateTtlSeconds === undefined ? {} : { requestStateTtlSeconds: options.requestStateTtlSeconds }),
     waiting: { max: options.legacyInput?.maxWaiting ?? DEFAULT_MAX_WAITING, expireMs: roundTimeoutMs },
   });
+  // Prompts and resources (src/generated/primitives.ts): their handlers registered only when the spec has them.
+  const primitiveOptions = {
+    ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.requestStateKey === undefined ? {} : { requestStateKey: options.requestStateKey }),
+    ...(options.requestStateTtlSeconds === undefined ? {} : { requestStateTtlSeconds: options.requestStateTtlSeconds }),
+  };
+  const promptList = createPrompts(prompts, promptRules, promptModules as ModuleLoaders, primitiveOptions);
+  const resourceList = createResources(
+    resources,
+    resourceTemplates,
+    resourceRules,
+    resourceModules as ModuleLoaders,
+    primitiveOptions,
+  );
+  const hasPrompts = prompts.length > 0;
+  const hasResources = resourceRules.length > 0;
+  const completes =
+    Object.values(promptRules).some((r) => r.arguments.some((a) => a.complete !== undefined)) ||
+    resourceRules.some((r) => Object.keys(r.complete).length > 0);
   const outputSchemas = new Map(tools.flatMap((t) => (t.outputSchema ? [[t.name, t.outputSchema] as const] : [])));
   const sdkOptions: SdkServerOptions = {
-    capabilities: { tools: {}, logging: {} },
+    capabilities: {
+      tools: {},
+      logging: {},
+      ...(hasPrompts ? { prompts: {} } : {}),
+      ...(hasResources ? { resources: subscriptions ? { subscribe: true } : {} } : {}),
+      ...(completes ? { completions: {} } : {}),
+    },
     ...(instructions === undefined ? {} : { instructions }),
-    cacheHints: { 'tools/list': cacheHint },
+    // The lists are static, like the tools': one hint for all of them. A read's content is the handler's to hint.
+    cacheHints: {
+      'tools/list': cacheHint,
+      'prompts/list': cacheHint,
+      'resources/list': cacheHint,
+      'resources/templates/list': cacheHint,
+    },
     inputRequired: {
       roundTimeoutMs,
       maxRounds: options.legacyInput?.maxRounds ?? DEFAULT_LEGACY_MAX_ROUNDS,
@@ -93,6 +136,37 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
         }
       }
     });
+    if (hasPrompts) {
+      server.setRequestHandler('prompts/list', (request) => promptList.list(request.params?.cursor));
+      server.setRequestHandler('prompts/get', (request, ctx) =>
+        promptList.get(request.params.name, request.params.arguments, ctx, server),
+      );
+    }
+    if (hasResources) {
+      server.setRequestHandler('resources/list', (request) => resourceList.list(request.params?.cursor));
+      server.setRequestHandler('resources/templates/list', (request) =>
+        resourceList.listTemplates(request.params?.cursor),
+      );
+      server.setRequestHandler('resources/read', (request, ctx) => resourceList.read(request.params.uri, ctx, server));
+      if (subscriptions) {
+        server.setRequestHandler('resources/subscribe', (request) => {
+          subscribe(resourceList.known(request.params.uri), server);
+          return {};
+        });
+        server.setRequestHandler('resources/unsubscribe', (request) => {
+          unsubscribe(request.params.uri, server);
+          return {};
+        });
+      }
+    }
+    if (completes) {
+      server.setRequestHandler('completion/complete', (request, ctx) => {
+        const { ref, argument, context } = request.params;
+        return ref.type === 'ref/prompt'
+          ? promptList.complete(ref.name, argument.name, argument.value, context, ctx)
+          : resourceList.complete(ref.uri, argument.name, argument.value, context, ctx);
+      });
+    }
     return server;
   };
   const settled = (timeoutMs: number) =>

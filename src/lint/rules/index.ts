@@ -9,6 +9,7 @@ import {
   vagueDescription,
 } from './descriptions.js';
 import { longToolName, mixedNameStyle } from './names.js';
+import { missingPrimitiveDescription, undescribedTemplateVariable } from './primitives.js';
 import { openInputSchema, schemaRefs } from './schemas.js';
 
 const ignoreWithoutReason: Rule = {
@@ -35,6 +36,8 @@ const ALL: Rule[] = [
   openInputSchema,
   schemaRefs,
   legacyExecution,
+  missingPrimitiveDescription,
+  undescribedTemplateVariable,
   tokenBudget,
   ignoreWithoutReason,
   unusedIgnore,

@@ -1,0 +1,264 @@
+/**
+ * Stage 2, validate: prompts, resources and resource templates. What the spec file's JSON Schema cannot say:
+ * names unique within their namespace (prompts; resources and templates together) and TypeScript-safe, URIs and
+ * templates unique, templates parsed by the same RFC 6570 module the generated server matches with, and each
+ * described variable present in its template. Quality (descriptions, unused variables) is lint's.
+ */
+import { diagnostic, type Diagnostics } from '../diagnostics.js';
+import type { RawTool } from '../load/load.js';
+import type {
+  CompletionModel,
+  PromptArgumentModel,
+  PromptDefinition,
+  PromptModel,
+  ResourceDefinition,
+  ResourceModel,
+  TemplateVariableModel,
+} from '../model.js';
+import { handlerFileName, pascalCase } from '../names.js';
+import { parseUriTemplate } from '../../templates/runtime/uri-template.js';
+
+type Raw = RawTool;
+
+const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+export interface CheckedPrimitives {
+  prompts: PromptModel[];
+  resources: ResourceModel[];
+}
+
+export function checkPrimitives(
+  prompts: readonly Raw[],
+  resources: readonly Raw[],
+  templates: readonly Raw[],
+  diags: Diagnostics,
+): CheckedPrimitives {
+  const promptNames = new Names('prompt', diags);
+  const resourceNames = new Names('resource', diags);
+  const uris = new Map<string, Raw>();
+  const out: CheckedPrimitives = { prompts: [], resources: [] };
+
+  for (const raw of prompts) {
+    const v = raw.value;
+    const typeName = promptNames.claim(raw);
+    const args: PromptArgumentModel[] = [];
+    const seen = new Map<string, number>();
+    (Array.isArray(v['arguments']) ? (v['arguments'] as unknown[]) : []).forEach((a, i) => {
+      if (!isRecord(a) || typeof a['name'] !== 'string') return;
+      const name = a['name'];
+      if (seen.has(name)) {
+        const first = raw.file.locate([...raw.path, 'arguments', seen.get(name)!, 'name']);
+        diags.add(
+          diagnostic(
+            'TS046',
+            raw.file.locate([...raw.path, 'arguments', i, 'name']),
+            `duplicate argument "${name}"`,
+            `"${name}" is defined first at ${first.file}:${first.line}:${first.column}; argument names must be unique`,
+          ),
+        );
+        return;
+      }
+      seen.set(name, i);
+      const arg: PromptArgumentModel = { name, required: a['required'] === true };
+      if (typeof a['title'] === 'string') arg.title = a['title'];
+      if (typeof a['description'] === 'string') arg.description = a['description'];
+      const complete = completion(a['complete']);
+      if (complete) arg.complete = complete;
+      args.push(arg);
+    });
+    if (typeName === undefined) continue;
+    const definition: PromptDefinition = { name: v['name'] as string };
+    for (const k of ['title', 'description'] as const) if (typeof v[k] === 'string') definition[k] = v[k];
+    if (args.length) {
+      definition.arguments = args.map((a) => ({
+        name: a.name,
+        ...(a.title === undefined ? {} : { title: a.title }),
+        ...(a.description === undefined ? {} : { description: a.description }),
+        ...(a.required ? { required: true } : {}),
+      }));
+    }
+    if (v['icons'] !== undefined) definition.icons = structuredClone(v['icons']) as PromptDefinition['icons'];
+    if (v['_meta'] !== undefined) definition._meta = structuredClone(v['_meta']) as Record<string, unknown>;
+    out.prompts.push({ name: definition.name, typeName, arguments: args, definition, source: position(raw) });
+  }
+
+  const resource = (raw: Raw, kind: 'resource' | 'template'): void => {
+    const v = raw.value;
+    const field = kind === 'resource' ? 'uri' : 'uriTemplate';
+    const typeName = resourceNames.claim(raw);
+    const uri = typeof v[field] === 'string' ? v[field] : undefined;
+    let ok = typeName !== undefined && uri !== undefined;
+    if (uri !== undefined) {
+      const first = uris.get(uri);
+      if (first) {
+        const at = first.file.locate([...first.path, first.value['uri'] === uri ? 'uri' : 'uriTemplate']);
+        diags.add(
+          diagnostic(
+            'TS046',
+            raw.file.locate([...raw.path, field]),
+            `duplicate ${kind === 'resource' ? 'resource URI' : 'URI template'} ${JSON.stringify(uri)}`,
+            `it is used first at ${at.file}:${at.line}:${at.column}; a URI reaches one handler`,
+          ),
+        );
+        ok = false;
+      } else uris.set(uri, raw);
+    }
+    const variables: TemplateVariableModel[] = [];
+    if (kind === 'template' && uri !== undefined) {
+      const parsed = parseUriTemplate(uri);
+      if ('error' in parsed) {
+        const at = raw.file.locate([...raw.path, field]);
+        diags.add(
+          diagnostic(
+            'TS047',
+            at,
+            `uriTemplate ${JSON.stringify(uri)}: ${parsed.error.message} (at character ${parsed.error.offset + 1})`,
+            'supported: {name} (one path segment), {+name} (several segments), {?a,b} then {&c} (optional query parameters), e.g. notes://{folder}/{id}{?version}',
+          ),
+        );
+        ok = false;
+      } else {
+        const described = isRecord(v['variables']) ? v['variables'] : {};
+        const names = new Set(parsed.template.variables.map((x) => x.name));
+        for (const name of Object.keys(described)) {
+          if (names.has(name)) continue;
+          diags.add(
+            diagnostic(
+              'TS048',
+              raw.file.locate([...raw.path, 'variables', name], { key: true }),
+              `variable "${name}" is not in the uriTemplate ${JSON.stringify(uri)}`,
+              names.size
+                ? `its variables are ${[...names].map((n) => `"${n}"`).join(', ')}; describe only those, or add {${name}} to the template`
+                : `add {${name}} to the template, or remove it here`,
+            ),
+          );
+          ok = false;
+        }
+        for (const x of parsed.template.variables) {
+          const d = described[x.name];
+          const variable: TemplateVariableModel = { name: x.name, operator: x.operator };
+          if (isRecord(d)) {
+            if (typeof d['description'] === 'string') variable.description = d['description'];
+            const complete = completion(d['complete']);
+            if (complete) variable.complete = complete;
+          }
+          variables.push(variable);
+        }
+      }
+    }
+    if (!ok) return;
+    const definition: ResourceDefinition =
+      kind === 'resource' ? { uri: uri!, name: v['name'] as string } : { uriTemplate: uri!, name: v['name'] as string };
+    for (const k of ['title', 'description', 'mimeType'] as const) if (typeof v[k] === 'string') definition[k] = v[k];
+    if (kind === 'resource' && typeof v['size'] === 'number') definition.size = v['size'];
+    for (const k of ['icons', 'annotations', '_meta'] as const) {
+      if (v[k] !== undefined) (definition as unknown as Record<string, unknown>)[k] = structuredClone(v[k]);
+    }
+    out.resources.push({
+      kind,
+      name: definition.name,
+      typeName: typeName!,
+      uri: uri!,
+      variables,
+      definition,
+      source: position(raw),
+    });
+  };
+  for (const raw of resources) resource(raw, 'resource');
+  for (const raw of templates) resource(raw, 'template');
+  return out;
+}
+
+/**
+ * One namespace of handler modules (prompts; resources and templates): names unique, with a TypeScript name, and
+ * distinct handler files on case-insensitive file systems.
+ */
+class Names {
+  private byName = new Map<string, Raw>();
+  private byType = new Map<string, Raw>();
+  private byFile = new Map<string, Raw>();
+  constructor(
+    private readonly what: 'prompt' | 'resource',
+    private readonly diags: Diagnostics,
+  ) {}
+
+  /** The item's TypeScript base name, or undefined (and a diagnostic) when its name cannot be used. */
+  claim(raw: Raw): string | undefined {
+    const name = raw.value['name'];
+    if (typeof name !== 'string' || !NAME_PATTERN.test(name)) return undefined;
+    const at = raw.file.locate([...raw.path, 'name']);
+    const seenAt = (r: Raw) => {
+      const s = r.file.locate([...r.path, 'name']);
+      return `${s.file}:${s.line}:${s.column}`;
+    };
+    const plural = this.what === 'prompt' ? 'prompts' : 'resources and resource templates';
+    const first = this.byName.get(name);
+    if (first) {
+      this.diags.add(
+        diagnostic(
+          'TS046',
+          at,
+          `duplicate ${this.what} name "${name}"`,
+          `"${name}" is used first at ${seenAt(first)}; names of ${plural} must be unique`,
+        ),
+      );
+      return undefined;
+    }
+    this.byName.set(name, raw);
+    const typeName = pascalCase(name);
+    if (typeName === undefined) {
+      this.diags.add(
+        diagnostic(
+          'TS013',
+          at,
+          `${this.what} name "${name}" has no letter or digit to name its TypeScript types after`,
+          'use a name such as "summarise_notes"',
+        ),
+      );
+      return undefined;
+    }
+    const clash = this.byType.get(typeName);
+    if (clash) {
+      this.diags.add(
+        diagnostic(
+          'TS013',
+          at,
+          `${plural} "${String(clash.value['name'])}" and "${name}" both become the TypeScript name ${typeName}`,
+          `rename one of them; "${String(clash.value['name'])}" is at ${seenAt(clash)}`,
+        ),
+      );
+      return undefined;
+    }
+    const file = handlerFileName({ name }).toLowerCase();
+    const sameFile = this.byFile.get(file);
+    if (sameFile) {
+      this.diags.add(
+        diagnostic(
+          'TS013',
+          at,
+          `${plural} "${String(sameFile.value['name'])}" and "${name}" differ only by case`,
+          `their handler files would be one file on macOS and Windows; rename one of them ("${String(sameFile.value['name'])}" is at ${seenAt(sameFile)})`,
+        ),
+      );
+      return undefined;
+    }
+    this.byType.set(typeName, raw);
+    this.byFile.set(file, raw);
+    return typeName;
+  }
+}
+
+function completion(v: unknown): CompletionModel | undefined {
+  if (v === 'handler') return 'handler';
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return { values: [...(v as string[])] };
+  return undefined;
+}
+
+function position(raw: Raw) {
+  const at = raw.file.locate(raw.path);
+  return { file: at.file, line: at.line, column: at.column };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

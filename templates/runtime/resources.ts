@@ -1,0 +1,255 @@
+/**
+ * resources/list, resources/templates/list, resources/read and the subscriptions of 2025 clients. A read goes to the
+ * resource whose URI is exactly the one asked for, else to the first template (in spec order) that matches it; a
+ * template variable never spans more than its segment (uri-template.ts), and what it holds reaches the handler as
+ * data, decoded. A URI nothing matches, or a handler that returns undefined, is "resource not found": −32602 with
+ * the URI in its data (SEP-2164). The 2025 revisions named −32002, but the SDK answers −32602 on every revision (as
+ * its v1 always did, and clients accept both): a −32002 thrown here would be rewritten at its encode seam anyway.
+ */
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  specTypeSchemas,
+  type CompleteResult,
+  type InputRequiredResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateType,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { createContext, type Connection } from './context.js';
+import { publicMessage } from './dispatcher.js';
+import { InputRounds, type Round } from './input.js';
+import type { ResourceContext, ResourceRule } from './primitive-types.js';
+import {
+  completeValue,
+  defaultOnError,
+  isPlainObject,
+  moduleCache,
+  type ModuleLoaders,
+  type PrimitiveOptions,
+} from './prompts.js';
+import { compileUriTemplate, parseUriTemplate, type UriMatcher } from './uri-template.js';
+
+export interface Resources {
+  list(cursor?: string): ListResourcesResult;
+  listTemplates(cursor?: string): ListResourceTemplatesResult;
+  read(uri: unknown, sdk: ServerContext, connection: Connection): Promise<ReadResourceResult | InputRequiredResult>;
+  /** Throws "resource not found" unless some resource or template answers to the URI. */
+  known(uri: unknown): string;
+  complete(
+    uri: unknown,
+    argument: string,
+    value: string,
+    context: unknown,
+    sdk: ServerContext,
+  ): Promise<CompleteResult>;
+}
+
+interface Target {
+  rule: ResourceRule;
+  variables: Record<string, string>;
+}
+
+export function createResources(
+  resources: readonly Resource[],
+  templates: readonly ResourceTemplateType[],
+  rules: readonly ResourceRule[],
+  loaders: ModuleLoaders,
+  options: PrimitiveOptions = {},
+): Resources {
+  const listed: ListResourcesResult = { resources: resources as Resource[] };
+  const listedTemplates: ListResourceTemplatesResult = { resourceTemplates: templates as ResourceTemplateType[] };
+  const fixed = new Map(rules.flatMap((r) => (r.uri === undefined ? [] : [[r.uri, r] as const])));
+  const matchers: { rule: ResourceRule; matcher: UriMatcher }[] = rules.flatMap((rule) => {
+    if (rule.uriTemplate === undefined) return [];
+    const parsed = parseUriTemplate(rule.uriTemplate);
+    return 'template' in parsed ? [{ rule, matcher: compileUriTemplate(parsed.template) }] : [];
+  });
+  const byTemplate = new Map(rules.flatMap((r) => (r.uriTemplate === undefined ? [] : [[r.uriTemplate, r] as const])));
+  const load = moduleCache(loaders);
+  const rounds = new InputRounds(options);
+  const onError = options.onError ?? defaultOnError('resource');
+
+  const find = (uri: string): Target | undefined => {
+    const rule = fixed.get(uri);
+    if (rule) return { rule, variables: {} };
+    for (const { rule: r, matcher } of matchers) {
+      const values = matcher.match(uri);
+      if (!values) continue;
+      // fromEntries defines own properties: a variable named __proto__ stays data. Absent query parameters are left out.
+      const variables = Object.fromEntries(
+        Object.entries(values).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as [string, string]])),
+      );
+      return { rule: r, variables };
+    }
+    return undefined;
+  };
+  const checkedUri = (uri: unknown): string => {
+    if (typeof uri !== 'string')
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid params: uri must be a string');
+    return uri;
+  };
+  const noCursor = (cursor: string | undefined, method: string) => {
+    if (cursor !== undefined)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid cursor: this server does not paginate ${method}`,
+      );
+  };
+
+  return {
+    list(cursor) {
+      noCursor(cursor, 'resources/list');
+      return listed;
+    },
+    listTemplates(cursor) {
+      noCursor(cursor, 'resources/templates/list');
+      return listedTemplates;
+    },
+    known(uri) {
+      const u = checkedUri(uri);
+      if (!find(u)) throw notFound(u);
+      return u;
+    },
+
+    async read(uri, sdk, connection) {
+      const u = checkedUri(uri);
+      const target = find(u);
+      if (!target) throw notFound(u);
+      const { rule, variables } = target;
+      const module = await load(rule.name)!;
+      const key = `resources/read:${rule.name}`;
+      const state = { uri: u, variables };
+      const round: Round = await rounds.begin(key, state, sdk);
+      const { toolName: _tool, ...base } = createContext(rule.name, sdk, connection, round);
+      const ctx: ResourceContext = { ...base, resourceName: rule.name, uri: u };
+      let value: unknown;
+      try {
+        value = await (module.handler as (v: unknown, c: ResourceContext) => unknown)(variables, ctx);
+      } catch (error) {
+        if (round.hasAsked) return rounds.ask(key, state, round, sdk);
+        if (error instanceof ProtocolError) throw error;
+        onError(error, rule.name);
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `Resource ${JSON.stringify(rule.name)} failed: ${publicMessage(error)}`,
+        );
+      }
+      if (round.hasAsked) return rounds.ask(key, state, round, sdk);
+      if (value === undefined || value === null) throw notFound(u);
+      const result = readResult(value, u, rule.mimeType);
+      const why = result === undefined ? 'return text, bytes, contents or a ReadResourceResult' : invalidResult(result);
+      if (why) {
+        onError(new Error(why), rule.name);
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `Resource ${JSON.stringify(rule.name)} failed: ${why}`,
+        );
+      }
+      return result!;
+    },
+
+    async complete(uri, argument, value, context, sdk) {
+      const rule = typeof uri === 'string' ? (byTemplate.get(uri) ?? fixed.get(uri)) : undefined;
+      if (!rule)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${JSON.stringify(uri)}`);
+      return completeValue(
+        Object.hasOwn(rule.complete, argument) ? rule.complete[argument] : undefined,
+        () => load(rule.name)!,
+        argument,
+        value,
+        context,
+        sdk,
+        (e) => onError(e, rule.name),
+      );
+    },
+  };
+}
+
+/** "Resource not found": −32602 with `data: { uri }`, the code and shape SEP-2164 fixes. */
+function notFound(uri: string): ProtocolError {
+  return new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function readResult(value: unknown, uri: string, mimeType: string | undefined): ReadResourceResult | undefined {
+  const content = (c: Record<string, unknown>) => ({
+    uri,
+    ...(mimeType === undefined ? {} : { mimeType }),
+    ...c,
+  });
+  if (typeof value === 'string') return { contents: [content({ text: value })] } as ReadResourceResult;
+  if (value instanceof Uint8Array) return { contents: [content({ blob: base64(value) })] } as ReadResourceResult;
+  if (Array.isArray(value))
+    return value.every(isPlainObject) ? ({ contents: value.map(content) } as ReadResourceResult) : undefined;
+  if (!isPlainObject(value)) return undefined;
+  if (Array.isArray(value['contents'])) {
+    const contents = value['contents'];
+    if (!contents.every(isPlainObject)) return undefined;
+    return { ...value, contents: contents.map(content) } as ReadResourceResult;
+  }
+  return { contents: [content(value)] } as ReadResourceResult;
+}
+
+function invalidResult(result: ReadResourceResult): string | undefined {
+  try {
+    JSON.stringify(result);
+  } catch (error) {
+    return `its result cannot be serialized as JSON (${publicMessage(error)})`;
+  }
+  const checked = specTypeSchemas.ReadResourceResult['~standard'].validate(result);
+  if (!('issues' in checked) || !checked.issues) return undefined;
+  const issue = checked.issues[0];
+  const where = (issue?.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
+  return `its result is not a valid ReadResourceResult (${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'})`;
+}
+
+/**
+ * Subscriptions of 2025 clients (resources/subscribe), by URI: the server instances (connections, sessions) that
+ * asked. notifyResourceUpdated(uri) tells each of them; a closed one is forgotten.
+ */
+const subscribers = new Map<string, Set<Server>>();
+
+export function subscribe(uri: string, server: Server): void {
+  let set = subscribers.get(uri);
+  if (!set) subscribers.set(uri, (set = new Set()));
+  if (set.has(server)) return;
+  set.add(server);
+  const previous = server.onclose;
+  server.onclose = () => {
+    for (const [u, s] of subscribers) {
+      s.delete(server);
+      if (!s.size) subscribers.delete(u);
+    }
+    previous?.();
+  };
+}
+
+export function unsubscribe(uri: string, server: Server): void {
+  const set = subscribers.get(uri);
+  if (!set) return;
+  set.delete(server);
+  if (!set.size) subscribers.delete(uri);
+}
+
+/**
+ * Tells the clients subscribed to `uri` that it changed (notifications/resources/updated), when the spec has
+ * `options.subscriptions: true`. Resolves once every notification is sent; a client that went away is skipped.
+ */
+export async function notifyResourceUpdated(uri: string): Promise<void> {
+  const set = subscribers.get(uri);
+  if (!set) return;
+  await Promise.all(
+    [...set].map((server) => server.sendResourceUpdated({ uri }).catch(() => unsubscribe(uri, server))),
+  );
+}

@@ -1,0 +1,265 @@
+/**
+ * Prompts, resources, resource templates and completion, end to end: a notes server (test/fixtures/e2e-primitives)
+ * generated with the built CLI, compiled, and talked to with the SDK's real v2 Client over stdio and Streamable
+ * HTTP on 127.0.0.1, on both protocol eras. Hostile URIs land as "resource not found" or as inert data in the
+ * handler's variables, never outside a variable's segment.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  StreamableHTTPClientTransport,
+  type ElicitResult,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, runCli } from '../helpers/cli.js';
+import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
+
+const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e-primitives'), 'e2e-primitives');
+const dist = path.join(project.dir, 'dist');
+
+beforeAll(() => {
+  const gen = runCli(['generate'], project.dir);
+  expect(gen.code).toBe(0);
+  const errors = compile(tsFiles(path.join(project.dir, 'src')), {
+    outDir: dist,
+    rootDir: path.join(project.dir, 'src'),
+  });
+  expect(errors).toEqual([]);
+}, 120_000);
+afterAll(() => project.cleanup());
+
+type Era = 'modern' | 'legacy';
+const MODERN = '2026-07-28';
+
+function newClient(era: Era): Client {
+  const client = new Client(
+    { name: 'e2e', version: '1.0.0' },
+    {
+      capabilities: { elicitation: {} },
+      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+    },
+  );
+  client.setRequestHandler('elicitation/create', async (): Promise<ElicitResult> => ({
+    action: 'accept',
+    content: { focus: 'dates' },
+  }));
+  return client;
+}
+
+/** The error a request ends with: its JSON-RPC code, message and data. */
+async function failure(p: Promise<unknown>): Promise<{ code: number; message: string; data: unknown }> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProtocolError);
+    const err = e as ProtocolError;
+    return { code: err.code, message: err.message, data: err.data };
+  }
+  throw new Error('expected the request to fail');
+}
+
+const textOf = (r: { contents: ({ text?: string } | object)[] }) =>
+  r.contents.map((c) => ('text' in c ? String(c.text) : '')).join('');
+
+function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: boolean }) {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect();
+  });
+  afterAll(async () => client?.close());
+
+  it('lists the prompts, resources and templates exactly as the spec has them', async () => {
+    const prompts = await client.listPrompts();
+    expect(prompts.prompts.map((p) => p.name)).toEqual(['summarise_notes', 'ask_first']);
+    expect(prompts.prompts[0]).toEqual({
+      name: 'summarise_notes',
+      title: 'Summarise notes',
+      description: 'Summarise the notes on a topic.',
+      arguments: [
+        { name: 'topic', description: 'The topic', required: true },
+        { name: 'style', description: 'Short or long' },
+      ],
+    });
+    const resources = await client.listResources();
+    expect(resources.resources).toEqual([
+      { uri: 'notes://index', name: 'index', description: "Every note's id, one a line.", mimeType: 'text/plain' },
+    ]);
+    const templates = await client.listResourceTemplates();
+    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'notes://{id}{?version}',
+      'files://{+path}',
+    ]);
+  });
+
+  it('gets a prompt with its arguments, and refuses a missing, unknown or non-string one with -32602', async () => {
+    const r = await client.getPrompt({ name: 'summarise_notes', arguments: { topic: 'cooking', style: 'short' } });
+    expect(r.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Summarise my notes on cooking, short.' } },
+    ]);
+    expect(r.description).toBe('Summarise the notes on a topic.');
+    const missing = await failure(client.getPrompt({ name: 'summarise_notes', arguments: {} }));
+    expect(missing.code).toBe(ProtocolErrorCode.InvalidParams);
+    expect(missing.message).toContain('Missing required argument "topic"');
+    const unknown = await failure(client.getPrompt({ name: 'nope' }));
+    expect(unknown.code).toBe(ProtocolErrorCode.InvalidParams);
+    expect(unknown.message).toContain('Unknown prompt: "nope"');
+    const extra = await failure(client.getPrompt({ name: 'summarise_notes', arguments: { topic: 'a', mood: 'b' } }));
+    expect(extra.code).toBe(ProtocolErrorCode.InvalidParams);
+    expect(extra.message).toContain('Unknown argument "mood"');
+  });
+
+  it('asks the user from a prompt and completes it with the answer', async () => {
+    const r = await client.getPrompt({ name: 'ask_first' });
+    expect(r.messages[0]?.content).toEqual({ type: 'text', text: 'Focus on dates.' });
+  });
+
+  it('reads a fixed resource and a template resource, variables decoded and typed', async () => {
+    const index = await client.readResource({ uri: 'notes://index' });
+    expect(index.contents).toEqual([{ uri: 'notes://index', mimeType: 'text/plain', text: '1\n42' }]);
+    const note = await client.readResource({ uri: 'notes://42' });
+    expect(note.contents).toEqual([{ uri: 'notes://42', mimeType: 'text/markdown', text: '# The answer' }]);
+    expect(textOf(await client.readResource({ uri: 'notes://42?version=3' }))).toBe('# The answer (version 3)');
+    expect(JSON.parse(textOf(await client.readResource({ uri: 'files://a/b%20c/d.md' })))).toEqual({
+      variables: { path: 'a/b c/d.md' },
+      uri: 'files://a/b%20c/d.md',
+    });
+    if (era === 'modern') {
+      // Cache hints on 2026-07-28: the lists are static (options.cache), a read's content is the handler's.
+      const raw = (await client.listResources()) as unknown as Record<string, unknown>;
+      expect(raw['ttlMs']).toBe(300_000);
+      expect(raw['cacheScope']).toBe('public');
+    }
+  });
+
+  it('answers an unknown resource, or a handler that has none, with -32602 and the URI (SEP-2164)', async () => {
+    for (const uri of ['notes://missing', 'other://index', 'notes://7']) {
+      const e = await failure(client.readResource({ uri }));
+      expect(e.code, uri).toBe(ProtocolErrorCode.InvalidParams);
+      expect(e.data, uri).toEqual({ uri });
+    }
+  });
+
+  it('keeps a variable inside its segment: hostile URIs are not found, or reach the handler as plain data', async () => {
+    for (const uri of [
+      'notes://..',
+      'notes://.',
+      'notes://a%2Fb',
+      'notes://1/2',
+      'notes://%2E%2E',
+      'notes://a%5Cb',
+      'notes://a%00',
+      'files://a/../etc/passwd',
+      'files://a/%2E%2E/b',
+      'files://a\\b',
+      'files://a%0Ab',
+      'files://a%ZZ',
+    ]) {
+      const e = await failure(client.readResource({ uri }));
+      expect(e.code, uri).toBe(ProtocolErrorCode.InvalidParams);
+    }
+    const inert = '${globalThis.__pwned=1}<script>`';
+    const r = JSON.parse(textOf(await client.readResource({ uri: `files://${encodeURIComponent(inert)}` })));
+    expect(r.variables).toEqual({ path: inert });
+    expect((globalThis as { __pwned?: unknown }).__pwned).toBeUndefined();
+  });
+
+  it('completes a prompt argument from its list and from its handler, and a template variable', async () => {
+    const listed = await client.complete({
+      ref: { type: 'ref/prompt', name: 'summarise_notes' },
+      argument: { name: 'topic', value: 'CO' },
+    });
+    expect(listed.completion).toEqual({ values: ['cooking', 'coding'], total: 2, hasMore: false });
+    const handled = await client.complete({
+      ref: { type: 'ref/prompt', name: 'summarise_notes' },
+      argument: { name: 'style', value: 'a' },
+      context: { arguments: { topic: 'cooking' } },
+    });
+    expect(handled.completion.values).toEqual(['about cooking']);
+    const ids = await client.complete({
+      ref: { type: 'ref/resource', uri: 'notes://{id}{?version}' },
+      argument: { name: 'id', value: '4' },
+    });
+    expect(ids.completion.values).toEqual(['42']);
+    const none = await client.complete({
+      ref: { type: 'ref/resource', uri: 'notes://{id}{?version}' },
+      argument: { name: 'version', value: '' },
+    });
+    expect(none.completion.values).toEqual([]);
+    const unknown = await failure(
+      client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }),
+    );
+    expect(unknown.code).toBe(ProtocolErrorCode.InvalidParams);
+  });
+
+  if (opts.subscriptions) {
+    it('tells a subscribed 2025 client that a resource changed, and stops after it unsubscribes', async () => {
+      const updates: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        updates.push(n.params.uri);
+      });
+      await client.subscribeResource({ uri: 'notes://42' });
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      await client.callTool({ name: 'touch_note', arguments: { id: '1' } });
+      await expect.poll(() => updates).toEqual(['notes://42']);
+      await client.unsubscribeResource({ uri: 'notes://42' });
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      // The tool's result comes after any notification it sent: none arrived.
+      expect(updates).toEqual(['notes://42']);
+      // A URI no resource or template answers to; one a template matches may be subscribed before it exists.
+      const e = await failure(client.subscribeResource({ uri: 'other://x' }));
+      expect(e.code).toBe(ProtocolErrorCode.InvalidParams);
+    });
+  }
+}
+
+describe('prompts and resources over stdio', () => {
+  for (const era of ['modern', 'legacy'] as const) {
+    describe(era, () =>
+      suite(
+        era,
+        async () => {
+          const client = newClient(era);
+          await client.connect(
+            new StdioClientTransport({
+              command: process.execPath,
+              args: [path.join(dist, 'generated/main.js')],
+              cwd: project.dir,
+              stderr: 'pipe',
+            }),
+          );
+          return client;
+        },
+        { subscriptions: era === 'legacy' },
+      ),
+    );
+  }
+});
+
+describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
+  let server: { url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    const g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as {
+      serveHttp(h: unknown, o: Record<string, unknown>): Promise<typeof server>;
+      handlers: unknown;
+    };
+    server = await g.serveHttp(g.handlers, { port: 0, onError: () => {} });
+  });
+  afterAll(async () => server?.close());
+  for (const era of ['modern', 'legacy'] as const) {
+    describe(era, () =>
+      suite(
+        era,
+        async () => {
+          const client = newClient(era);
+          await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+          return client;
+        },
+        { subscriptions: false },
+      ),
+    );
+  }
+});

@@ -1,0 +1,107 @@
+/**
+ * The RFC 6570 subset resource templates use (templates/runtime/uri-template.ts), shared by validate and the
+ * generated server: what parses, what a URI gives its variables, and that no variable leaves its segment.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileUriTemplate, parseUriTemplate } from '../templates/runtime/uri-template.js';
+
+const matcher = (source: string) => {
+  const parsed = parseUriTemplate(source);
+  if ('error' in parsed) throw new Error(parsed.error.message);
+  return compileUriTemplate(parsed.template);
+};
+const plain = (v: Record<string, string | undefined> | undefined) => (v === undefined ? v : { ...v });
+
+describe('parseUriTemplate', () => {
+  it('reads simple, reserved and query expressions, in template order', () => {
+    const parsed = parseUriTemplate('notes://{folder}/{+path}{?version,lang}{&draft}');
+    expect('template' in parsed && parsed.template.variables).toEqual([
+      { name: 'folder', operator: '' },
+      { name: 'path', operator: '+' },
+      { name: 'version', operator: '?' },
+      { name: 'lang', operator: '?' },
+      { name: 'draft', operator: '&' },
+    ]);
+  });
+
+  it.each([
+    ['notes://{/path}', 'the operator "/" is not supported'],
+    ['notes://{#frag}', 'the operator "#" is not supported'],
+    ['notes://{ids*}', 'explode (*) and prefix (:n) modifiers are not supported'],
+    ['notes://{id:3}', 'explode (*) and prefix (:n) modifiers are not supported'],
+    ['notes://{a}{b}', 'two variables with nothing between them'],
+    ['notes://{a,b}', 'one variable per path expression'],
+    ['notes://{id', 'a "{" without its "}"'],
+    ['notes://id}', 'a "}" without its "{"'],
+    ['notes://{1d}', 'is not a variable name'],
+    ['notes://{id}/{id}', 'appears twice'],
+    ['notes://{&a}', '{&…} continues a query'],
+    ['notes://{?a}/{b}', 'text after a query expression'],
+    ['notes://{?a}{?b}', 'a second {?…}'],
+  ])('refuses %s', (source, message) => {
+    const parsed = parseUriTemplate(source);
+    expect('error' in parsed && parsed.error.message).toContain(message);
+  });
+});
+
+describe('compileUriTemplate: match', () => {
+  it('gives each variable its decoded value, and query parameters when present', () => {
+    const m = matcher('notes://{folder}/{id}{?version}');
+    expect(plain(m.match('notes://work/42'))).toEqual({ folder: 'work', id: '42', version: undefined });
+    expect(plain(m.match('notes://work/a%20b?version=3&other=x'))).toEqual({
+      folder: 'work',
+      id: 'a b',
+      version: '3',
+    });
+    expect(m.match('notes://work')).toBeUndefined();
+    expect(m.match('notes://work/42/more')).toBeUndefined();
+    expect(m.match('other://work/42')).toBeUndefined();
+  });
+
+  it('never lets a segment variable span segments or climb out, even percent-encoded', () => {
+    const m = matcher('notes://{id}');
+    for (const uri of [
+      'notes://a/b',
+      'notes://a%2Fb',
+      'notes://a%2fb',
+      'notes://..',
+      'notes://.',
+      'notes://%2E%2E',
+      'notes://a%5Cb',
+      'notes://a\\b',
+      'notes://a%3Fb',
+      'notes://a%23b',
+      'notes://a%00b',
+      'notes://a%0Ab',
+      'notes://%ZZ',
+      'notes://',
+    ]) {
+      expect(m.match(uri), uri).toBeUndefined();
+    }
+    expect(plain(m.match('notes://%3Cscript%3E%24%7B1%7D'))).toEqual({ id: '<script>${1}' });
+  });
+
+  it('lets a reserved variable span segments, but no "." or ".." segment', () => {
+    const m = matcher('files://root/{+path}');
+    expect(plain(m.match('files://root/a/b/c.md'))).toEqual({ path: 'a/b/c.md' });
+    for (const uri of ['files://root/a/../b', 'files://root/../etc', 'files://root/a/%2E%2E/b', 'files://root/./a']) {
+      expect(m.match(uri), uri).toBeUndefined();
+    }
+    expect(m.match('files://other/a')).toBeUndefined();
+  });
+
+  it('keeps variables named like inherited members as data', () => {
+    const m = matcher('x://{__proto__}/{constructor}');
+    const v = m.match('x://a/b')!;
+    expect(Object.getPrototypeOf(v)).toBeNull();
+    expect(v['__proto__']).toBe('a');
+    expect(v['constructor']).toBe('b');
+    expect(({} as Record<string, unknown>)['a']).toBeUndefined();
+  });
+
+  it('treats the literal parts of a template as text, not as a pattern', () => {
+    const m = matcher('x://a.b(c)+/{id}');
+    expect(plain(m.match('x://a.b(c)+/1'))).toEqual({ id: '1' });
+    expect(m.match('x://aXb(c)+/1')).toBeUndefined();
+  });
+});
