@@ -11,6 +11,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stats, pairRatio } from './lib.mjs';
+import { Server } from '@modelcontextprotocol/server';
 import { plainServerFactory } from './mcp-server.mjs';
 import {
   argumentsFor,
@@ -40,6 +41,9 @@ const MODES = [
 const alone = !process.env.MODES && only !== 'plain';
 
 const p = prepare(n);
+// BEFORE=<folder>: a copy of an earlier compiled dist/generated of the same project (its index.js), run beside it
+// in the same process on the same handlers: a before/after figure of a change to templates/runtime.
+const before = process.env.BEFORE ? await importGenerated(path.resolve(process.env.BEFORE, 'index.js')) : undefined;
 const gen = await importGenerated(p.index);
 const context = await importGenerated(p.context);
 const ajv = makeAjv();
@@ -59,13 +63,34 @@ for (const tool of p.tools) {
     );
   }
 }
+/**
+ * The no-validation path again, calling the project's own handler modules (one module per tool, as toolspec does)
+ * instead of bench/mcp-server.mjs's two shared closures: what the handler code alone costs when each tool's is
+ * distinct and called once every 500 calls.
+ */
+function ownHandlersFactory() {
+  const list = { tools: p.tools };
+  return () => {
+    const server = new Server({ name: 'bench-own', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', () => list);
+    server.setRequestHandler('tools/call', async (request) => {
+      const value = await gen.handlers[request.params.name](request.params.arguments ?? {}, {});
+      return typeof value === 'string'
+        ? { content: [{ type: 'text', text: value }] }
+        : { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+    });
+    return server;
+  };
+}
 const factories = {
   ...(only === 'plain' ? {} : { toolspec: gen.createServerFactory(gen.handlers, { onError: () => {} }) }),
   ...(only === 'toolspec' ? {} : { plain: plainServerFactory(p.tools) }),
+  ...(only ? {} : { own: ownHandlersFactory() }),
+  ...(before ? { before: before.createServerFactory(gen.handlers, { onError: () => {} }) } : {}),
 };
 const conns = {};
 for (const [name, factory] of Object.entries(factories)) conns[name] = await connectLegacy(factory);
-const expectError = (name, kind) => kind === 'invalid' && name !== 'plain';
+const expectError = (name, kind) => kind === 'invalid' && (name === 'toolspec' || name === 'before');
 const loops = await makeLoops(gen, context, p.tools, ajv);
 // Warm-up: every tool once, then a block in flight.
 for (const [name, conn] of Object.entries(conns)) {
@@ -117,12 +142,15 @@ const k = (r) => `${(r / 1000).toFixed(1)} k/s`;
 const r2 = (s) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
 console.log(`${n} tools, ${runs} runs, ${path.relative(process.cwd(), fileURLToPath(import.meta.url))}`);
 for (const [i, mode] of MODES.entries()) {
-  const { toolspec: t, plain } = rates[i];
+  const { toolspec: t, plain, own } = rates[i];
   const line = `2025 tools/call ${mode.args}, ${mode.inflight} in flight:`;
   if (only) console.log(`${line} ${only} ${k(stats(rates[i][only]).median)}`);
   else
     console.log(
-      `${line} toolspec ${k(stats(t).median)}, no validation ${k(stats(plain).median)}, ratio ${r2(pairRatio(t, plain))}`,
+      `${line} toolspec ${k(stats(t).median)}, no validation ${k(stats(plain).median)} (with the project's handlers ${k(stats(own).median)}), toolspec / no validation ${r2(pairRatio(t, plain))} (/ with the project's handlers ${r2(pairRatio(t, own))})` +
+        (before
+          ? `; before ${k(stats(rates[i].before).median)}, after / before ${r2(pairRatio(t, rates[i].before))}`
+          : ''),
     );
 }
 for (const kind of alone ? ['valid', 'invalid'] : []) {
