@@ -18,14 +18,16 @@ import { targetsTable } from './targets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECTIONS = ['generate', 'check', 'server', 'scale'];
-const asked = process.argv.slice(2);
+// --report: measure nothing, write RESULTS.md again from bench/results.json (after an edit of bench/NOTES.md).
+const reportOnly = process.argv.includes('--report');
+const asked = process.argv.slice(2).filter((a) => a !== '--report');
 for (const s of asked) {
   if (!SECTIONS.includes(s)) {
     console.error(`unknown section "${s}": the sections are ${SECTIONS.join(', ')}`);
     process.exit(2);
   }
 }
-const selected = asked.length ? SECTIONS.filter((s) => asked.includes(s)) : SECTIONS;
+const selected = reportOnly ? [] : asked.length ? SECTIONS.filter((s) => asked.includes(s)) : SECTIONS;
 const runs = Number(process.env.RUNS ?? 5);
 const scaleRuns = Number(process.env.SCALE_RUNS ?? 3);
 const started = Date.now();
@@ -95,7 +97,7 @@ const body = (name, tables) => (sections[name] ? tables(rowsOf(name)) : notMeasu
 const provenance = SECTIONS.map((name) => {
   const s = sections[name];
   if (!s) return `- ${name}: not measured yet`;
-  const here = selected.includes(name) ? 'this run' : '**an earlier run**';
+  const here = reportOnly ? 'measured' : selected.includes(name) ? 'this run' : '**an earlier run**';
   return `- ${name}: ${here}, ${s.at.slice(0, 16).replace('T', ' ')} UTC, ${s.runs} iterations, ${s.seconds} s; ${s.machine}`;
 }).join('\n');
 
@@ -104,7 +106,13 @@ const report = `# Benchmark results
 Written by \`npm run bench\`; every figure is the median of the iterations of its section with min–max, each ratio
 computed pair by pair within the same run. Machine: ${machine()}. Versions: toolspec ${toolspecVersion}, ${versions}.
 Projects: seeded synthetic specs (bench/synth.mjs) with every handler written.
-${selected.length === SECTIONS.length ? 'All sections from this run' : `This run measured ${selected.join(', ')} (\`npm run bench -- ${selected.join(' ')}\`); the other sections are the rows of an earlier run, kept in bench/results.json`}:
+${
+  selected.length === SECTIONS.length
+    ? 'All sections from this run'
+    : selected.length
+      ? `This run measured ${selected.join(', ')} (\`npm run bench -- ${selected.join(' ')}\`); the other sections are the rows of an earlier run, kept in bench/results.json`
+      : 'Written again from bench/results.json (`node bench/run.mjs --report`), nothing measured'
+}:
 
 ${provenance}
 
@@ -137,7 +145,7 @@ generate (cold, no-op, one tool changed) and check (without a cache, with one) o
 
 ${body('scale', scaleTables)}
 
-Took ${((Date.now() - started) / 1000).toFixed(0)} s.
+${reportOnly ? '' : `Took ${((Date.now() - started) / 1000).toFixed(0)} s.`}
 `;
 fs.writeFileSync(path.join(root, 'bench/RESULTS.md'), report);
 fs.writeFileSync(resultsFile, JSON.stringify({ sections }, null, 1) + '\n');
