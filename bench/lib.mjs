@@ -1,6 +1,8 @@
 // Timing helpers for the benchmarks: whole commands in fresh processes, median with min and max.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 
 export function timeCommand(cmd, args, opts = {}) {
   const t0 = process.hrtime.bigint();
@@ -28,4 +30,38 @@ export function pairRatio(a, b) {
 
 export function machine() {
   return `${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+const GNU_TIME = '/usr/bin/time';
+const PEAK_PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "import fs from 'node:fs'; process.on('exit', () => { try { fs.writeFileSync(process.env.TOOLSPEC_BENCH_PEAK, String(process.resourceUsage().maxRSS)); } catch {} });",
+)}`;
+
+/**
+ * Runs a Node script in a fresh process and returns its wall time (ms), exit status, output and peak resident
+ * memory (MiB): GNU time's maximum RSS when /usr/bin/time is there (the process and any child it waited for),
+ * else process.resourceUsage().maxRSS written by a preloaded module when the process exits (the process and its
+ * worker threads). `args` are the script and its arguments.
+ */
+/** @param {string[]} args @param {{ cwd?: string }} [options] */
+export function runWithPeak(args, { cwd } = {}) {
+  const file = path.join(os.tmpdir(), `toolspec-bench-peak-${process.pid}-${Date.now()}`);
+  const gnu = fs.existsSync(GNU_TIME);
+  const [cmd, argv, env] = gnu
+    ? [GNU_TIME, ['-f', '%M', '-o', file, process.execPath, ...args], process.env]
+    : [process.execPath, ['--import', PEAK_PRELOAD, ...args], { ...process.env, TOOLSPEC_BENCH_PEAK: file }];
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, argv, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  let peakMiB = NaN;
+  try {
+    // GNU time writes "Command exited with non-zero status N" before the figure when the command fails.
+    const kib = Number(fs.readFileSync(file, 'utf8').trim().split('\n').pop());
+    peakMiB = kib / 1024;
+  } catch {
+    // no figure: NaN
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+  return { ms, status: r.status, out: `${r.stdout}${r.stderr}`, peakMiB };
 }

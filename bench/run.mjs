@@ -1,16 +1,37 @@
-// npm run bench: every benchmark, in one run, written to bench/RESULTS.md. Not part of npm test.
+// npm run bench: every benchmark, in one run, written to bench/RESULTS.md (and its rows to bench/results.json).
+// Not part of npm test.
+//
+// Sections: generate, check, server, scale. `npm run bench` runs them all; `npm run bench -- scale` (or any list of
+// sections) runs only those, and takes the others' rows from bench/results.json, the last run that measured them:
+// RESULTS.md then says which section comes from which run. RUNS (default 5) sets the iterations of generate, check
+// and server; SCALE_RUNS (default 3) those of scale, whose 2,000-tool runs take the longest (SCALE_SIZES, default
+// 100,500,2000, its sizes).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCheck, checkTable } from './check.mjs';
 import { machine } from './lib.mjs';
 import { benchGenerate, generateTables } from './generate.mjs';
+import { benchScale, scaleTables } from './scale.mjs';
 import { benchServer, serverTables } from './server.mjs';
 import { targetsTable } from './targets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECTIONS = ['generate', 'check', 'server', 'scale'];
+// --report: measure nothing, write RESULTS.md again from bench/results.json (after an edit of bench/NOTES.md).
+const reportOnly = process.argv.includes('--report');
+const asked = process.argv.slice(2).filter((a) => a !== '--report');
+for (const s of asked) {
+  if (!SECTIONS.includes(s)) {
+    console.error(`unknown section "${s}": the sections are ${SECTIONS.join(', ')}`);
+    process.exit(2);
+  }
+}
+const selected = reportOnly ? [] : asked.length ? SECTIONS.filter((s) => asked.includes(s)) : SECTIONS;
 const runs = Number(process.env.RUNS ?? 5);
+const scaleRuns = Number(process.env.SCALE_RUNS ?? 3);
 const started = Date.now();
+const toolspecVersion = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
 const versions = [
   'typescript',
   'ts-morph',
@@ -23,22 +44,77 @@ const versions = [
   .map((p) => `${p} ${JSON.parse(fs.readFileSync(path.join(root, 'node_modules', p, 'package.json'), 'utf8')).version}`)
   .join(', ');
 
-console.error('generate beside openapi-mcp-generator …');
-const generateRows = benchGenerate({ runs });
-const generate = generateTables(generateRows);
-console.error('check beside tsc --noEmit …');
-const checkRows = benchCheck({ runs });
-const check = checkTable(checkRows);
-console.error('the generated server beside McpServer …');
-const serverRows = await benchServer({ runs });
-const server = serverTables(serverRows);
-const targets = targetsTable({ generate: generateRows, check: checkRows, server: serverRows });
+const resultsFile = path.join(root, 'bench/results.json');
+/** Rows by section, with when and where they were measured: { rows, at, machine, versions, runs, seconds }. */
+let saved = {};
+try {
+  saved = JSON.parse(fs.readFileSync(resultsFile, 'utf8')).sections ?? {};
+} catch {
+  // none yet
+}
+
+const measure = {
+  generate: () => {
+    console.error('generate beside openapi-mcp-generator …');
+    return benchGenerate({ runs });
+  },
+  check: () => {
+    console.error('check beside tsc --noEmit …');
+    return benchCheck({ runs });
+  },
+  server: async () => {
+    console.error('the generated server beside McpServer …');
+    return benchServer({ runs });
+  },
+  scale: () => {
+    console.error('scale: 100, 500 and 2,000 tools …');
+    const sizes = process.env.SCALE_SIZES?.split(',').map(Number);
+    return benchScale({ runs: scaleRuns, ...(sizes ? { sizes } : {}) });
+  },
+};
+const sections = { ...saved };
+for (const name of selected) {
+  const t0 = Date.now();
+  const rows = await measure[name]();
+  sections[name] = {
+    rows,
+    at: new Date().toISOString(),
+    machine: machine(),
+    versions: `toolspec ${toolspecVersion}, ${versions}`,
+    runs: name === 'scale' ? scaleRuns : runs,
+    seconds: Math.round((Date.now() - t0) / 1000),
+  };
+}
+const rowsOf = (name) => sections[name]?.rows ?? [];
+const targets = targetsTable({
+  generate: rowsOf('generate'),
+  check: rowsOf('check'),
+  server: rowsOf('server'),
+  scale: rowsOf('scale'),
+});
+const notMeasured = 'Not measured yet: run `npm run bench`.';
+const body = (name, tables) => (sections[name] ? tables(rowsOf(name)) : notMeasured);
+const provenance = SECTIONS.map((name) => {
+  const s = sections[name];
+  if (!s) return `- ${name}: not measured yet`;
+  const here = reportOnly ? 'measured' : selected.includes(name) ? 'this run' : '**an earlier run**';
+  return `- ${name}: ${here}, ${s.at.slice(0, 16).replace('T', ' ')} UTC, ${s.runs} iterations, ${s.seconds} s; ${s.machine}`;
+}).join('\n');
 
 const report = `# Benchmark results
 
-Written by \`npm run bench\`; every figure is the median of ${runs} runs with min–max, each ratio computed pair by pair
-within the same run. Machine: ${machine()}. Versions: toolspec ${JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version}, ${versions}.
+Written by \`npm run bench\`; every figure is the median of the iterations of its section with min–max, each ratio
+computed pair by pair within the same run. Machine: ${machine()}. Versions: toolspec ${toolspecVersion}, ${versions}.
 Projects: seeded synthetic specs (bench/synth.mjs) with every handler written.
+${
+  selected.length === SECTIONS.length
+    ? 'All sections from this run'
+    : selected.length
+      ? `This run measured ${selected.join(', ')} (\`npm run bench -- ${selected.join(' ')}\`); the other sections are the rows of an earlier run, kept in bench/results.json`
+      : 'Written again from bench/results.json (`node bench/run.mjs --report`), nothing measured'
+}:
+
+${provenance}
 
 ## The targets
 
@@ -48,7 +124,7 @@ ${fs.readFileSync(path.join(root, 'bench/NOTES.md'), 'utf8').trim()}
 
 ## toolspec generate beside openapi-mcp-generator
 
-${generate}
+${body('generate', generateTables)}
 
 ## toolspec check beside tsc --noEmit of the same project
 
@@ -56,13 +132,21 @@ Warm: the local cache of the last generate and of handlers found clean is in pla
 generate). Cold: the cache is removed before each run (a CI machine that restores none), so check loads the spec,
 regenerates in memory, compares, and type-checks every handler.
 
-${check}
+${body('check', checkTable)}
 
 ## The generated server beside the SDK's McpServer (zod, and fromJsonSchema), on both protocol eras
 
-${server}
+${body('server', serverTables)}
 
-Took ${((Date.now() - started) / 1000).toFixed(0)} s.
+## Scale: 100, 500 and 2,000 tools (the loader's limit)
+
+generate (cold, no-op, one tool changed) and check (without a cache, with one) on prefixes of one 2,000-tool spec
+(bench/scale.mjs), each run a fresh process with its time and peak resident memory.
+
+${body('scale', scaleTables)}
+
+${reportOnly ? '' : `Took ${((Date.now() - started) / 1000).toFixed(0)} s.`}
 `;
 fs.writeFileSync(path.join(root, 'bench/RESULTS.md'), report);
+fs.writeFileSync(resultsFile, JSON.stringify({ sections }, null, 1) + '\n');
 console.log(report);

@@ -132,7 +132,7 @@ function writeIfChanged(file, text) {
  * Generates and compiles the n-tool toolspec project; writes the McpServer entries (stdio for each flavour, and one
  * HTTP entry taking the flavour as its argument). Returns paths and the spec.
  */
-function prepare(n) {
+export function prepare(n) {
   const base = path.join(work, `server-${n}`);
   const project = path.join(base, 'project');
   const spec = synthSpec(n);
@@ -207,7 +207,7 @@ server.listen(0, '127.0.0.1', () => process.stderr.write(\`listening on http://1
   };
 }
 
-async function importGenerated(file) {
+export async function importGenerated(file) {
   try {
     return await import(pathToFileURL(file).href);
   } catch (error) {
@@ -269,7 +269,7 @@ export function argumentsFor(tool) {
   return { valid, invalid };
 }
 
-function makeAjv() {
+export function makeAjv() {
   const ajv = new Ajv2020({ allErrors: true, useDefaults: true });
   addFormats(ajv);
   return ajv;
@@ -315,7 +315,7 @@ function settle(m) {
 }
 
 /** 2025: a server instance from factory({ era: 'legacy' }) over InMemoryTransport, after the initialize handshake. */
-async function connectLegacy(factory) {
+export async function connectLegacy(factory) {
   const server = await factory({ era: 'legacy' });
   const [client, serverSide] = InMemoryTransport.createLinkedPair();
   const pending = new Map();
@@ -349,7 +349,7 @@ async function connectLegacy(factory) {
 }
 
 /** 2026-07-28: raw requests through createMcpHandler(factory).fetch in process, each a web Request, parsed back. */
-function connectModern(factory) {
+export function connectModern(factory) {
   const handler = createMcpHandler(factory, {
     onerror: (error) => console.error('[bench] createMcpHandler:', error.message),
   });
@@ -369,7 +369,7 @@ function connectModern(factory) {
 
 /** Seconds for `count` tools/call requests (params parsed fresh from JSON each time, cycling through `calls` from
  * `start`), `inflight` at a time; checks that each result's isError is as expected. */
-async function callBlock(conn, calls, start, count, inflight, expectError) {
+export async function callBlock(conn, calls, start, count, inflight, expectError) {
   let next = 0;
   let wrong = 0;
   const worker = async () => {
@@ -409,7 +409,7 @@ function gc() {
  * so that a load change on the machine falls on all of them; `fns` maps a name to (block index) => seconds.
  * Returns name → total seconds.
  */
-async function interleave(blocks, fns, flip = 0) {
+export async function interleave(blocks, fns, flip = 0) {
   const names = Object.keys(fns);
   const total = Object.fromEntries(names.map((n) => [n, 0]));
   for (let b = 0; b < blocks; b++) {
@@ -472,7 +472,7 @@ async function startup(entry, cwd, n, era) {
 // ---------------------------------------------------------------------------------------------------------------
 // The dispatcher alone, and a minimal hand-written loop: request string in, response string out.
 
-async function makeLoops(gen, context, tools, ajv) {
+export async function makeLoops(gen, context, tools, ajv) {
   // The SDK's request context of an in-process call (2026-07-28), as the generated contract tests make it.
   const { sdk, connection } = context.localRequest();
   const handlerCtx = { signal: sdk.mcpReq.signal };

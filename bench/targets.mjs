@@ -2,6 +2,9 @@
 // the target holds and by how much it misses. The server targets are judged on both protocol eras, against each
 // McpServer flavour (zod schemas from z.fromJSONSchema; the SDK's fromJsonSchema).
 
+import { linearity, FIGURES as SCALE_FIGURES } from './scale.mjs';
+import { stats } from './lib.mjs';
+
 const pick = (rows, pred) => rows.find(pred);
 const f2 = (x) => x.toFixed(2);
 
@@ -9,7 +12,7 @@ const ERA = { legacy: '2025', modern: '2026-07-28' };
 const FLAVOUR = { zod: 'McpServer zod', fromJsonSchema: 'McpServer fromJsonSchema' };
 const N = 500;
 
-export function targetsTable({ generate, check, server }) {
+export function targetsTable({ generate, check, server, scale = [] }) {
   const out = [];
   const add = (figure, target, value, ok) =>
     out.push(
@@ -71,6 +74,38 @@ export function targetsTable({ generate, check, server }) {
         `${ERA.modern}: HTTP requests/s, ${r.inflight} in flight, ${N} tools (serveHttp / ${peer} behind createMcpHandler)`,
         r.ratios[flavour]?.median,
       );
+    }
+  }
+  // Scale (issue 17): one tool changed at 2,000 tools beside the same edit at 500, pair by pair; the peak memory of
+  // a cold generate at 2,000 tools; and every figure's growth over 100 → 500 → 2,000 tools, linear or better.
+  const sc = (n, figure) => pick(scale, (r) => r.n === n && r.figure === figure);
+  const changed2000 = sc(2000, 'one changed');
+  const changed500 = sc(N, 'one changed');
+  const growth =
+    changed2000 && changed500 ? stats(changed2000.ms.map((x, i) => x / changed500.ms[i])).median : undefined;
+  add(
+    `generate, one tool changed, 2,000 tools (/ the same tool changed at ${N} tools)`,
+    '≤ 1.5',
+    growth,
+    growth <= 1.5,
+  );
+  const peak = sc(2000, 'cold') ? stats(sc(2000, 'cold').peak).median : undefined;
+  add('generate cold, 2,000 tools: peak RSS (MiB)', '< 1024', peak, peak < 1024);
+  const sizes = new Set(scale.map((r) => r.n));
+  if (sizes.size >= 2) {
+    for (const [key, unit] of [
+      ['ms', 'time'],
+      ['peak', 'peak RSS'],
+    ]) {
+      for (const figure of SCALE_FIGURES) {
+        const l = linearity(scale, figure, key);
+        add(
+          `scale: ${figure}, ${unit} over ${[...sizes].sort((a, b) => a - b).join(' → ')} tools (largest exponent k of ∝ tools^k)`,
+          'linear or better',
+          l.worst,
+          l.linear,
+        );
+      }
     }
   }
   return ['| figure | target | this run (median ratio) | |', '|---|---|---|---|', ...out].join('\n');

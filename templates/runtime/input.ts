@@ -126,22 +126,44 @@ export interface InputOptions {
 export const DEFAULT_STATE_TTL_SECONDS = 600;
 const KEY_VARIABLE = 'TOOLSPEC_REQUEST_STATE_KEY';
 
-/** One round of one call: the answers it has, the questions it asks, the values it keeps. */
+/**
+ * One round of one call: the answers it has, the questions it asks, the values it keeps. Made for every call, so
+ * it holds only what it was given: the records of questions, answers used and values kept are made the first time
+ * a handler asks or keeps something (most calls never do).
+ */
 export class Round {
-  /** Questions asked in this round that have no answer yet, by key. */
-  readonly asked: Record<string, InputRequest> = {};
-  hasAsked = false;
-  private readonly used: Record<string, unknown>;
-  private readonly kept: Record<string, unknown>;
+  /** 1 for the first call, then one more each time the client answers. */
+  readonly number: number;
+  hasAsked: boolean;
+  private readonly responses: Record<string, unknown> | undefined;
+  private readonly previous: Carried | undefined;
+  private questions: Record<string, InputRequest> | undefined;
+  private answers: Record<string, unknown> | undefined;
+  private values: Record<string, unknown> | undefined;
 
-  constructor(
-    /** 1 for the first call, then one more each time the client answers. */
-    readonly number: number,
-    private readonly responses: Record<string, unknown> | undefined,
-    carried: Carried | undefined,
-  ) {
-    this.used = carried ? { ...carried.a } : {};
-    this.kept = carried ? { ...carried.k } : {};
+  constructor(number: number, responses: Record<string, unknown> | undefined, carried: Carried | undefined) {
+    this.number = number;
+    this.hasAsked = false;
+    this.responses = responses;
+    this.previous = carried;
+    this.questions = undefined;
+    this.answers = undefined;
+    this.values = undefined;
+  }
+
+  /** Questions asked in this round that have no answer yet, by key. */
+  get asked(): Record<string, InputRequest> {
+    return (this.questions ??= {});
+  }
+
+  /** Answers used so far (this round's and earlier rounds'), by key. */
+  private get used(): Record<string, unknown> {
+    return (this.answers ??= this.previous ? { ...this.previous.a } : {});
+  }
+
+  /** Values kept with ctx.keep so far, by key. */
+  private get kept(): Record<string, unknown> {
+    return (this.values ??= this.previous ? { ...this.previous.k } : {});
   }
 
   elicit<S extends ElicitSchema>(key: string, request: ElicitRequest<S>): Promise<Elicited<S>> {
