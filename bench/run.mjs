@@ -145,7 +145,7 @@ generate (cold, no-op, one tool changed) and check (without a cache, with one) o
 
 ${body('scale', scaleTables)}
 
-${reportOnly ? '' : `Took ${((Date.now() - started) / 1000).toFixed(0)} s.`}
+${reportOnly ? `Measuring took ${SECTIONS.reduce((t, n) => t + (sections[n]?.seconds ?? 0), 0)} s (the sections' own times).` : `Took ${((Date.now() - started) / 1000).toFixed(0)} s.`}
 `;
 fs.writeFileSync(path.join(root, 'bench/RESULTS.md'), report);
 fs.writeFileSync(resultsFile, JSON.stringify({ sections }, null, 1) + '\n');

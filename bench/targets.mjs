@@ -91,19 +91,17 @@ export function targetsTable({ generate, check, server, scale = [] }) {
   );
   const peak = sc(2000, 'cold') ? stats(sc(2000, 'cold').peak).median : undefined;
   add('generate cold, 2,000 tools: peak RSS (MiB)', '< 1024', peak, peak < 1024);
-  const sizes = new Set(scale.map((r) => r.n));
-  if (sizes.size >= 2) {
+  const sizes = [...new Set(scale.map((r) => r.n))].sort((a, b) => a - b);
+  if (sizes.length >= 2) {
     for (const [key, unit] of [
       ['ms', 'time'],
       ['peak', 'peak RSS'],
     ]) {
       for (const figure of SCALE_FIGURES) {
         const l = linearity(scale, figure, key);
-        add(
-          `scale: ${figure}, ${unit} over ${[...sizes].sort((a, b) => a - b).join(' → ')} tools (largest exponent k of ∝ tools^k)`,
-          'linear or better',
-          l.worst,
-          l.linear,
+        const margin = l.first > 0 ? ` , added tool ×${(l.last / l.first).toFixed(2)}` : '';
+        out.push(
+          `| scale: ${figure}, ${unit}, ${sizes.join(' → ')} tools (k: largest exponent of ∝ tools^k; ×: cost of a tool added on the last step / on the first) | linear or better (k ≤ 1.1, × ≤ 1.25) | k ${l.worst.toFixed(2)}${margin.replace(' ,', ',')} | ${l.linear ? 'holds' : '**misses**'} |`,
         );
       }
     }
