@@ -83,7 +83,9 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   const config = clientConfig({ name, dir: abs });
   const lines = [
     ...kept.map((f) => `kept ${f}: it exists already`),
-    ...(ownSpec ? [`kept your toolspec.yaml: the example tool, prompt and resource (${EXAMPLE_FILES.join(', ')}) were left out`] : []),
+    ...(ownSpec
+      ? [`kept your toolspec.yaml: the example tool, prompt and resource (${EXAMPLE_FILES.join(', ')}) were left out`]
+      : []),
     `created an MCP server project in ${shown || '.'}`,
     `toolspec dependency: "toolspec": "${dependency.spec}" (${dependency.why})`,
     '',
