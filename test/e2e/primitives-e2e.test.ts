@@ -4,6 +4,7 @@
  * HTTP on 127.0.0.1, on both protocol eras. Hostile URIs land as "resource not found" or as inert data in the
  * handler's variables, never outside a variable's segment.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -15,6 +16,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadModel } from '../../src/spec.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
 
@@ -262,4 +265,27 @@ describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
       ),
     );
   }
+});
+
+describe('toolspec import of a running server with prompts and resources', () => {
+  it('writes its prompts, resources and templates into the spec, which loads back to the same lists', async () => {
+    const r = runCli(
+      ['import', '--from-command', `node ${path.join(dist, 'generated/main.js')}`, '--out', '-'],
+      project.dir,
+    );
+    expect(r.code).toBe(0);
+    const spec = parse(r.stdout) as Record<string, { name: string }[]>;
+    expect(spec['prompts']!.map((p) => p.name)).toEqual(['summarise_notes', 'ask_first']);
+    expect(spec['resources']!.map((p) => p.name)).toEqual(['index']);
+    expect(spec['resourceTemplates']!.map((p) => p.name)).toEqual(['note', 'file']);
+    // The imported spec is valid, and lists the same prompts, resources and templates as the server.
+    const dir = path.join(project.dir, 'imported');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'toolspec.yaml'), r.stdout);
+    const again = loadModel('toolspec.yaml', { cwd: dir });
+    expect(again.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const original = loadModel('toolspec.yaml', { cwd: project.dir });
+    expect(again.model!.prompts.map((p) => p.definition)).toEqual(original.model!.prompts.map((p) => p.definition));
+    expect(again.model!.resources.map((p) => p.definition)).toEqual(original.model!.resources.map((p) => p.definition));
+  }, 60_000);
 });
