@@ -99,7 +99,7 @@ for (const c of cases) {
       expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2026-07-28 > lists its tools/);
       expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2025 > lists its tools/);
       expect(test.stdout).not.toContain('dist/');
-      expect(test.stdout).toMatch(/Tests\s+8 passed \(8\)/);
+      expect(test.stdout).toMatch(/Tests\s+12 passed \(12\)/);
     }, 300_000);
 
     it('serves a client started as its .mcp.json says, the same command init printed', async () => {
@@ -156,7 +156,7 @@ describe('the project from the clone, further', () => {
     // init wrote what generate writes: the project's own generate is a no-op right after it.
     const regen = npm(['run', 'generate', '--silent'], dir);
     ok(regen);
-    expect(regen.stdout).toMatch(/0 written, 21 unchanged/);
+    expect(regen.stdout).toMatch(/0 written, 26 unchanged/);
     const ls = npm(['ls', '@modelcontextprotocol/sdk', '--all', '--parseable'], dir);
     expect(ls.stdout.trim()).toBe('');
     expect(npm(['ls', '@modelcontextprotocol/server'], dir).stdout).toMatch(/@modelcontextprotocol\/server@2\.4\./);
