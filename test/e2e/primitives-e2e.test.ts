@@ -265,6 +265,24 @@ describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
       ),
     );
   }
+
+  it('tells a 2026-07-28 client listening to a resource (subscriptions/listen) that it changed', async () => {
+    const client = newClient('modern');
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    try {
+      const updates: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        updates.push(n.params.uri);
+      });
+      const sub = await client.listen({ resourceSubscriptions: ['notes://42'] });
+      await client.callTool({ name: 'touch_note', arguments: { id: '1' } });
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      await expect.poll(() => updates).toEqual(['notes://42']);
+      await sub.close();
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('toolspec import of a running server with prompts and resources', () => {
