@@ -90,6 +90,11 @@ function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: 
     const resources = await client.listResources();
     expect(resources.resources).toEqual([
       { uri: 'notes://index', name: 'index', description: "Every note's id, one a line.", mimeType: 'text/plain' },
+      {
+        uri: 'notes://broken',
+        name: 'broken',
+        description: 'A resource whose handler always fails (the error the client gets).',
+      },
     ]);
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual([
@@ -144,6 +149,12 @@ function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: 
       expect(e.code, uri).toBe(ProtocolErrorCode.InvalidParams);
       expect(e.data, uri).toEqual({ uri });
     }
+  });
+
+  it('answers a handler that throws with -32603 naming the resource, its paths left out', async () => {
+    const e = await failure(client.readResource({ uri: 'notes://broken' }));
+    expect(e.code).toBe(ProtocolErrorCode.InternalError);
+    expect(e.message).toMatch(/^Resource "broken" failed: disk on fire at <path>$/);
   });
 
   it('keeps a variable inside its segment: hostile URIs are not found, or reach the handler as plain data', async () => {
@@ -294,7 +305,7 @@ describe('toolspec import of a running server with prompts and resources', () =>
     expect(r.code).toBe(0);
     const spec = parse(r.stdout) as Record<string, { name: string }[]>;
     expect(spec['prompts']!.map((p) => p.name)).toEqual(['summarise_notes', 'ask_first']);
-    expect(spec['resources']!.map((p) => p.name)).toEqual(['index']);
+    expect(spec['resources']!.map((p) => p.name)).toEqual(['index', 'broken']);
     expect(spec['resourceTemplates']!.map((p) => p.name)).toEqual(['note', 'file']);
     // The imported spec is valid, and lists the same prompts, resources and templates as the server.
     const dir = path.join(project.dir, 'imported');
