@@ -287,6 +287,8 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     )
     .option('--json <object>', 'the arguments as one JSON object (key=value pairs after it set its keys)')
     .option('--list', "list the tools and their arguments (or one tool's, when named)")
+    .option('--prompt <name>', 'get this prompt instead (prompts/get): the key=value pairs are its arguments')
+    .option('--read <uri>', 'read this resource instead (resources/read): a fixed URI or one a template matches')
     .option('--spec <path>', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`)
     .addOption(formatOption())
     .addHelpText(
@@ -309,13 +311,15 @@ handler missing or not parsing, dependencies not installed); 3 internal error.
 Examples:
   toolspec call --list
   toolspec call search_docs query=install limit=5
-  toolspec call search_docs --json '{"query": "install", "filters": {"tag": "cli"}}'`,
+  toolspec call search_docs --json '{"query": "install", "filters": {"tag": "cli"}}'
+  toolspec call --prompt summarise_notes topic=cooking
+  toolspec call --read notes://42`,
     )
     .action(
       async (
         tool: string | undefined,
         pairs: string[],
-        opts: { json?: string; list?: boolean; spec?: string; format: 'text' | 'json' },
+        opts: { json?: string; list?: boolean; prompt?: string; read?: string; spec?: string; format: 'text' | 'json' },
       ) => {
         const { callCommand } = await import('./commands/call.js');
         finish(
@@ -324,6 +328,8 @@ Examples:
             pairs,
             ...(opts.json === undefined ? {} : { json: opts.json }),
             list: Boolean(opts.list),
+            ...(opts.prompt === undefined ? {} : { prompt: opts.prompt }),
+            ...(opts.read === undefined ? {} : { read: opts.read }),
             spec: specOf(opts.spec).spec,
             cwd,
             format: opts.format,

@@ -286,3 +286,49 @@ describe('toolspec call (in process, on a project in the repository)', () => {
     expect(r.stderr).toContain('nothing was called');
   });
 });
+
+describe('toolspec call --prompt and --read (in process, on test/fixtures/e2e-primitives)', () => {
+  let dir: string;
+  beforeAll(() => {
+    const base = path.join(repoRoot, 'test', '.tmp');
+    fs.mkdirSync(base, { recursive: true });
+    dir = fs.mkdtempSync(path.join(base, 'call-primitives-'));
+    fs.cpSync(path.join(repoRoot, 'test/fixtures/e2e-primitives'), dir, { recursive: true });
+  });
+  afterAll(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(path.join(repoRoot, 'node_modules/.cache/toolspec/run/fs', dir), { recursive: true, force: true });
+  });
+
+  it('gets a prompt with its arguments, and refuses a missing one or an unknown prompt as usage', async () => {
+    const r = await runMain(['call', '--prompt', 'summarise_notes', 'topic=cooking', 'style=short'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('user: Summarise my notes on cooking, short.\n');
+    const missing = await runMain(['call', '--prompt', 'summarise_notes'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('toolspec call: Missing required argument "topic" for prompt "summarise_notes"\n');
+    const unknown = await runMain(['call', '--prompt', 'summarise_note', 'topic=x'], dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown prompt "summarise_note"; did you mean "summarise_notes"?');
+    const asks = await runMain(['call', '--prompt', 'ask_first'], dir);
+    expect(asks.code).toBe(1);
+    expect(asks.stderr).toContain('asked the client for input');
+  });
+
+  it('reads a fixed resource and a template resource; a URI nothing answers to is exit 1', async () => {
+    const index = await runMain(['call', '--read', 'notes://index'], dir);
+    expect(index.code).toBe(0);
+    expect(index.stdout).toBe('1\n42\n');
+    const note = await runMain(['call', '--read', 'notes://42?version=2', '--format', 'json'], dir);
+    expect(note.code).toBe(0);
+    expect(JSON.parse(note.stdout)).toEqual({
+      contents: [{ uri: 'notes://42?version=2', mimeType: 'text/markdown', text: '# The answer (version 2)' }],
+    });
+    for (const uri of ['notes://99', 'notes://a%2Fb', 'other://x']) {
+      const r = await runMain(['call', '--read', uri], dir);
+      expect(r.code, uri).toBe(1);
+      expect(r.stderr, uri).toBe(`toolspec call: Resource not found: ${uri}\n`);
+    }
+  });
+});

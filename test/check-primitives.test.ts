@@ -17,6 +17,10 @@ async function project(): Promise<string> {
   cleanups.push(p.cleanup);
   const gen = await runMain(['generate'], p.dir);
   expect(gen.code).toBe(0);
+  // The summary counts them beside the tools.
+  expect(gen.stdout).toMatch(/ — 1 tool, 2 prompts, 4 resources in \d+ ms\n/);
+  // Their stubs are not created: every handler is written already.
+  expect(gen.stdout).not.toContain('created');
   return p.dir;
 }
 
@@ -87,5 +91,19 @@ describe('toolspec check: prompts and resources', () => {
     const r = await runMain(['check'], dir);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('src/generated/primitives.ts');
+  });
+
+  it('generate creates a missing prompt or resource stub, in a folder it makes, and never overwrites one', async () => {
+    const dir = await project();
+    fs.rmSync(path.join(dir, 'src/handlers/prompts'), { recursive: true });
+    const note = fs.readFileSync(path.join(dir, 'src/handlers/resources/note.ts'), 'utf8');
+    const r = await runMain(['generate'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('created src/handlers/prompts/summarise_notes.ts: a stub to fill in');
+    expect(r.stdout).toContain('created src/handlers/prompts/ask_first.ts: a stub to fill in');
+    expect(fs.readFileSync(path.join(dir, 'src/handlers/prompts/ask_first.ts'), 'utf8')).toContain(
+      "export const handler: PromptHandler<'ask_first'>",
+    );
+    expect(fs.readFileSync(path.join(dir, 'src/handlers/resources/note.ts'), 'utf8')).toBe(note);
   });
 });

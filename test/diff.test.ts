@@ -27,6 +27,9 @@ interface Side {
   tools?: Record<string, unknown>[];
   $defs?: Record<string, unknown>;
   server?: Record<string, unknown>;
+  prompts?: Record<string, unknown>[];
+  resources?: Record<string, unknown>[];
+  resourceTemplates?: Record<string, unknown>[];
 }
 interface Case {
   name: string;
@@ -45,6 +48,9 @@ function specText(side: Side): string {
     server: { name: 's', version: '1.0.0', ...side.server },
     ...(side.$defs && { $defs: side.$defs }),
     tools,
+    ...(side.prompts && { prompts: side.prompts }),
+    ...(side.resources && { resources: side.resources }),
+    ...(side.resourceTemplates && { resourceTemplates: side.resourceTemplates }),
   });
 }
 

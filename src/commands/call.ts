@@ -35,6 +35,10 @@ export interface CallInput {
   style: Styles;
   /** Prints on stderr as it happens: the handler's log messages and progress, and the causes of its failures. */
   err: (text: string) => void;
+  /** Get this prompt instead of calling a tool (`--prompt`): the pairs are its arguments. */
+  prompt?: string;
+  /** Read this resource URI instead of calling a tool (`--read`). */
+  read?: string;
 }
 
 interface Project {
@@ -42,6 +46,8 @@ interface Project {
   generatedDir: string;
   handlersDir: string;
   tools: StateTool[];
+  /** The prompts' and resources' handler modules. */
+  primitives?: { kind: 'prompt' | 'resource'; name: string; handler: string }[];
   /** The generated files by absolute path. */
   generated: Map<string, string>;
 }
@@ -67,6 +73,14 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
   const loaded = await loadProject(input);
   if ('code' in loaded) return loaded;
   const project = loaded;
+  if (input.prompt !== undefined || input.read !== undefined) {
+    if (input.prompt !== undefined && input.read !== undefined) return usage('--prompt and --read: give one of them');
+    if (input.list) return usage('--list lists tools; `toolspec lint` shows the prompts and resources');
+    const { callPrimitive } = await import('./call-primitive.js');
+    // The first positional argument is a prompt argument here, not a tool.
+    const pairs = input.tool === undefined ? input.pairs : [input.tool, ...input.pairs];
+    return callPrimitive({ ...input, pairs }, project);
+  }
   const manifestText = project.generated.get(path.join(project.generatedDir, 'manifest.json'));
   const listed = (JSON.parse(manifestText ?? '{"tools":[]}') as { tools: ListedTool[] }).tools;
   const names = listed.map((t) => t.name);

@@ -92,6 +92,11 @@ function placeOf(
   model: ServerModel,
   fileOf: (f: string) => SourceFile | undefined,
 ): { file: string; line: number; column: number } | undefined {
+  if (c.tool === null && (c.segments[0] === 'prompts' || c.segments[0] === 'resources')) {
+    // A prompt's or resource's change: at the item on the new side (a removed one has no place there).
+    const items = c.segments[0] === 'prompts' ? model.prompts : model.resources;
+    return items.find((i) => i.name === c.segments[1])?.source;
+  }
   if (c.tool === null) {
     const span = fileOf(model.specFile)?.locate(c.segments);
     return span && { file: model.specFile, line: span.line, column: span.column };

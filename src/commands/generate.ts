@@ -43,6 +43,9 @@ export interface GenerateSummary {
   moved: { from: string; to: string }[];
   notMoved: { from: string; to: string }[];
   tools: number;
+  /** Prompts, and resources with templates, when the spec has any. */
+  prompts?: number;
+  resources?: number;
   ms: number;
   /** The saved state held: nothing was loaded or written. */
   cached: boolean;
@@ -80,7 +83,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
 
   // Nothing changed since the last generate (inputs, generator and outputs all hash the same): nothing to do.
   const state = verifiedState(specPath);
-  if (state && state.tools.every((t) => fs.existsSync(t.handler))) {
+  // Every handler there (tools, prompts, resources): otherwise this run has stubs to create.
+  if (state && [...state.tools, ...(state.primitives ?? [])].every((t) => fs.existsSync(t.handler))) {
     const outputs = Object.keys(state.outputs).map((f) => displayPath(f, state.rootDir));
     const summary: GenerateSummary = {
       generatedDir: displayPath(state.generatedDir, state.rootDir),
@@ -217,6 +221,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     moved: report.moved,
     notMoved: report.notMoved,
     tools: model.tools.length,
+    ...(model.prompts.length ? { prompts: model.prompts.length } : {}),
+    ...(model.resources.length ? { resources: model.resources.length } : {}),
     ms: Math.round(performance.now() - started),
     cached: false,
   };
@@ -245,7 +251,11 @@ export function formatSummary(s: GenerateSummary): string {
   return (
     `${s.generatedDir}: ${plural(s.files, 'file')}, ${s.written} written, ${s.unchanged} unchanged` +
     (s.removed.length ? `, ${s.removed.length} removed (${s.removed.join(', ')})` : '') +
-    ` — ${plural(s.tools, 'tool')} in ${s.ms} ms` +
+    ` — ${[
+      plural(s.tools, 'tool'),
+      ...(s.prompts ? [plural(s.prompts, 'prompt')] : []),
+      ...(s.resources ? [plural(s.resources, 'resource')] : []),
+    ].join(', ')} in ${s.ms} ms` +
     (s.cached ? ' (nothing changed since the last generate)' : '')
   );
 }

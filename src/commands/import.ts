@@ -306,6 +306,9 @@ async function attemptSpec(a: {
     ...(Object.keys(options).length ? { options } : {}),
     ...(hoisted.length ? { $defs: defs } : {}),
     tools,
+    ...(a.base.prompts ? { prompts: a.base.prompts } : {}),
+    ...(a.base.resources ? { resources: a.base.resources } : {}),
+    ...(a.base.resourceTemplates ? { resourceTemplates: a.base.resourceTemplates } : {}),
   };
   const server = a.base.server;
   const header = [

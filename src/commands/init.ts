@@ -29,8 +29,13 @@ export interface InitInput {
   style?: Styles;
 }
 
-/** The template's example tool beyond its spec: its handler and the test that calls it. */
-const EXAMPLE_FILES = ['src/handlers/greet.ts', 'test/server.test.ts'];
+/** The template's example tool, prompt and resource beyond its spec: their handlers and the test that calls them. */
+const EXAMPLE_FILES = [
+  'src/handlers/greet.ts',
+  'src/handlers/prompts/introduce.ts',
+  'src/handlers/resources/languages.ts',
+  'test/server.test.ts',
+];
 
 export async function initCommand(input: InitInput): Promise<CommandResult> {
   const { dir, cwd } = input;
@@ -78,7 +83,9 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   const config = clientConfig({ name, dir: abs });
   const lines = [
     ...kept.map((f) => `kept ${f}: it exists already`),
-    ...(ownSpec ? [`kept your toolspec.yaml: the example tool (${EXAMPLE_FILES.join(', ')}) was left out`] : []),
+    ...(ownSpec
+      ? [`kept your toolspec.yaml: the example tool, prompt and resource (${EXAMPLE_FILES.join(', ')}) were left out`]
+      : []),
     `created an MCP server project in ${shown || '.'}`,
     `toolspec dependency: "toolspec": "${dependency.spec}" (${dependency.why})`,
     '',

@@ -130,6 +130,37 @@ export const RULES = {
     'compatible',
     'a default value added, removed or changed: calls that leave the argument out behave differently',
   ),
+  // Prompts, resources and resource templates
+  PROMPT_ADDED: both('compatible', 'a prompt was added'),
+  PROMPT_REMOVED: both('breaking', 'a prompt was removed: clients that get it receive an error'),
+  PROMPT_ARGUMENT_ADDED: both('compatible', 'an optional prompt argument was added'),
+  PROMPT_ARGUMENT_REQUIRED_ADDED: both(
+    'breaking',
+    'a required prompt argument was added: prompts/get without it is refused',
+  ),
+  PROMPT_ARGUMENT_REMOVED: both(
+    'breaking',
+    'a prompt argument was removed: prompts/get that sends it is refused as unknown',
+  ),
+  PROMPT_ARGUMENT_MADE_REQUIRED: both('breaking', 'an optional prompt argument became required'),
+  PROMPT_ARGUMENT_MADE_OPTIONAL: both('compatible', 'a required prompt argument became optional'),
+  RESOURCE_ADDED: both('compatible', 'a resource or resource template was added'),
+  RESOURCE_REMOVED: both(
+    'breaking',
+    'a resource or resource template was removed: reading it gives "resource not found"',
+  ),
+  RESOURCE_URI_CHANGED: both(
+    'breaking',
+    "a resource's URI or a template's uriTemplate changed: the old URIs are not found",
+  ),
+  RESOURCE_MIME_TYPE_CHANGED: both(
+    'breaking',
+    "a resource's (or template's) mimeType changed: readers get another format",
+  ),
+  PRIMITIVE_TEXT_CHANGED: both(
+    'prompt',
+    'the title or description of a prompt, a prompt argument, a resource or a template changed',
+  ),
   ANNOTATION_CHANGED: both(
     'compatible',
     'a schema annotation changed: examples, deprecated, readOnly, writeOnly, content*, x-*',

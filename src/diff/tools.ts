@@ -3,9 +3,10 @@
  * their schemas (a removed and an added tool with the same schemas is a likely rename); then each matched pair's
  * text, annotations, execution, metadata and schemas. Pure: models in, changes out.
  */
-import type { SchemaModel, ServerInfo, ToolAnnotations, ToolModel } from '../model.js';
+import type { PromptModel, ResourceModel, SchemaModel, ServerInfo, ToolAnnotations, ToolModel } from '../model.js';
 import { closest } from '../suggest.js';
 import { explain } from './messages.js';
+import { diffPrimitives } from './primitives.js';
 import { classOf, type Change, type RuleId, type Segments, type Side } from './rules.js';
 import { SchemaView, sameData } from './schema-node.js';
 import { show } from './schema-common.js';
@@ -15,6 +16,8 @@ import { compareSchemas, equivalentSchemas } from './schema.js';
 export interface DiffSubject {
   server: Pick<ServerInfo, 'instructions'>;
   tools: readonly ToolModel[];
+  prompts?: readonly PromptModel[];
+  resources?: readonly ResourceModel[];
 }
 
 export const EMPTY_SUBJECT: DiffSubject = { server: {}, tools: [] };
@@ -97,6 +100,7 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
       : 'removed';
     out.push(make('TOOL_REMOVED', 'tool', r.name, [], detail));
   }
+  out.push(...diffPrimitives(before, after));
   return out;
 }
 

@@ -3,6 +3,7 @@
  * every field of MCP's Tool object kept as sent, and output options only where the server's behaviour needs them
  * (its tools/list page size). Fields MCP does not define cannot be kept: they are left out, and said so.
  */
+import { parseUriTemplate } from '../../templates/runtime/uri-template.js';
 import type { Listing } from './listing.js';
 
 /** One thing to tell the user: about one tool (by name, or by position when it has no usable name), or the server. */
@@ -19,6 +20,9 @@ export interface SpecData {
   options?: Record<string, unknown>;
   $defs?: Record<string, unknown>;
   tools: Record<string, unknown>[];
+  prompts?: Record<string, unknown>[];
+  resources?: Record<string, unknown>[];
+  resourceTemplates?: Record<string, unknown>[];
 }
 
 /** MCP's Tool fields (2025-11-25), in the order the spec writes them when the server's order is not kept. */
@@ -84,6 +88,8 @@ export function buildSpec(input: BuildInput): Built {
   const ordered: Record<string, unknown> = { name: server['name'], version: server['version'], ...server };
 
   const data: SpecData = { server: ordered, tools };
+  const kept = primitives(listing, notes);
+  for (const key of ['prompts', 'resources', 'resourceTemplates'] as const) if (kept[key].length) data[key] = kept[key];
   const paged = listing.pageSizes.length > 1 && listing.pageSizes[0]! > 0;
   const pageSize = paged ? listing.pageSizes[0]! : undefined;
   if (pageSize !== undefined) data.options = { pageSize };
@@ -158,4 +164,92 @@ function keepKnownIn(value: unknown, known: string[], where: string, name: strin
 function ordinal(n: number): string {
   const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
+}
+
+const NAME = /^[A-Za-z0-9._-]{1,128}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/;
+const MIME = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(;.*)?$/;
+const pick = (raw: Record<string, unknown>, keys: readonly string[]) =>
+  Object.fromEntries(keys.flatMap((k) => (raw[k] === undefined ? [] : [[k, structuredClone(raw[k])]])));
+
+/**
+ * The server's prompts, resources and resource templates as the spec writes them: MCP's fields, as sent. One whose
+ * name cannot name a handler module, whose arguments are not identifiers, or whose URI or template toolspec cannot
+ * serve is left out, and said so: the import keeps what generate can reproduce.
+ */
+function primitives(listing: Listing, notes: ImportNote[]) {
+  const out = {
+    prompts: [] as Record<string, unknown>[],
+    resources: [] as Record<string, unknown>[],
+    resourceTemplates: [] as Record<string, unknown>[],
+  };
+  const leave = (what: string, why: string): void => {
+    notes.push({ severity: 'warning', tool: what, message: `left out: ${why}`, hint: 'add it to the spec by hand' });
+  };
+  const names = { prompt: new Set<string>(), resource: new Set<string>() };
+  const named = (kind: 'prompt' | 'resource', raw: Record<string, unknown>, what: string): string | undefined => {
+    const name = raw['name'];
+    if (typeof name !== 'string' || !NAME.test(name)) {
+      leave(what, `its name ${JSON.stringify(name)} cannot name a handler module (1 to 128 of A-Z a-z 0-9 _ - .)`);
+      return undefined;
+    }
+    if (names[kind].has(name)) {
+      leave(what, `another ${kind} has the name ${JSON.stringify(name)}`);
+      return undefined;
+    }
+    names[kind].add(name);
+    return name;
+  };
+  (listing.prompts ?? []).forEach((raw, i) => {
+    const what = `prompt #${i + 1}`;
+    if (
+      !isRecord(raw) ||
+      !named('prompt', raw, isRecord(raw) && typeof raw['name'] === 'string' ? `prompt ${raw['name']}` : what)
+    )
+      return;
+    const args = Array.isArray(raw['arguments']) ? raw['arguments'] : [];
+    if (!args.every((a) => isRecord(a) && typeof a['name'] === 'string' && IDENTIFIER.test(a['name']))) {
+      leave(`prompt ${String(raw['name'])}`, 'an argument name is not an identifier, which the handler receives it as');
+      return;
+    }
+    const prompt = pick(raw, ['name', 'title', 'description', 'icons', '_meta']);
+    if (args.length)
+      prompt['arguments'] = args.map((a) =>
+        pick(a as Record<string, unknown>, ['name', 'title', 'description', 'required']),
+      );
+    out.prompts.push(prompt);
+  });
+  const resource = (raw: unknown, i: number, kind: 'resources' | 'resourceTemplates'): void => {
+    const field = kind === 'resources' ? 'uri' : 'uriTemplate';
+    const label = kind === 'resources' ? 'resource' : 'resource template';
+    if (!isRecord(raw)) return leave(`${label} #${i + 1}`, 'it is not an object');
+    const what = `${label} ${typeof raw['name'] === 'string' ? raw['name'] : `#${i + 1}`}`;
+    const uri = raw[field];
+    if (typeof uri !== 'string' || !URI.test(uri))
+      return leave(what, `its ${field} ${JSON.stringify(uri)} has no scheme`);
+    if (kind === 'resourceTemplates') {
+      const parsed = parseUriTemplate(uri);
+      if ('error' in parsed) return leave(what, `its uriTemplate: ${parsed.error.message}`);
+    }
+    if (raw['mimeType'] !== undefined && (typeof raw['mimeType'] !== 'string' || !MIME.test(raw['mimeType'])))
+      return leave(what, `its mimeType ${JSON.stringify(raw['mimeType'])} is not a MIME type`);
+    if (!named('resource', raw, what)) return;
+    out[kind].push(
+      pick(raw, [
+        field,
+        'name',
+        'title',
+        'description',
+        'mimeType',
+        ...(kind === 'resources' ? ['size'] : []),
+        'icons',
+        'annotations',
+        '_meta',
+      ]),
+    );
+  };
+  (listing.resources ?? []).forEach((raw, i) => resource(raw, i, 'resources'));
+  (listing.resourceTemplates ?? []).forEach((raw, i) => resource(raw, i, 'resourceTemplates'));
+  return out;
 }

@@ -210,12 +210,50 @@ async function read(
       cursors.add(next);
       cursor = next;
     }
+    // The prompts and resources, when the server declares them: every page, bounded like the tools.
+    const listAll = async (method: string, key: string): Promise<unknown[]> => {
+      const items: unknown[] = [];
+      const seen = new Set<string>();
+      let next: string | undefined;
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        phase = page === 1 ? method : `${method} (page ${page})`;
+        const sent: unknown = await client.request(
+          { method, params: next === undefined ? {} : { cursor: next } },
+          AS_SENT,
+          { timeout: options.timeoutMs },
+        );
+        const result = typeof sent === 'object' && sent !== null ? (sent as Record<string, unknown>) : {};
+        const list = result[key];
+        if (!Array.isArray(list)) throw new UserError(`${who} answered ${phase} without a "${key}" array`);
+        items.push(...list);
+        if (items.length > MAX_TOOLS)
+          throw new UserError(`${who} listed more than ${MAX_TOOLS} ${key} by ${phase}; nothing was written`);
+        const n = result['nextCursor'];
+        if (typeof n !== 'string' || seen.has(n)) break;
+        seen.add(n);
+        next = n;
+      }
+      return items;
+    };
+    const prompts = capabilities.prompts === undefined ? undefined : await listAll('prompts/list', 'prompts');
+    const resources = capabilities.resources === undefined ? undefined : await listAll('resources/list', 'resources');
+    const resourceTemplates =
+      capabilities.resources === undefined
+        ? undefined
+        : await listAll('resources/templates/list', 'resourceTemplates').catch((e: unknown) => {
+            // A server with resources but no templates may not know the method.
+            if (e instanceof ProtocolError && e.code === ProtocolErrorCode.MethodNotFound) return [];
+            throw e;
+          });
     return {
       serverInfo: info ? { ...info } : undefined,
       instructions: client.getInstructions(),
       declaresTools: capabilities.tools !== undefined,
       tools,
       pageSizes,
+      ...(prompts ? { prompts } : {}),
+      ...(resources ? { resources } : {}),
+      ...(resourceTemplates ? { resourceTemplates } : {}),
     };
   } catch (e) {
     if (e instanceof UserError) throw e;

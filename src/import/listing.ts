@@ -15,6 +15,10 @@ export interface Listing {
   tools: unknown[];
   /** Tools per tools/list page, in page order (one entry when the server does not paginate). */
   pageSizes: number[];
+  /** The prompts, resources and resource templates, as sent, when the server declares them (a running server only). */
+  prompts?: unknown[];
+  resources?: unknown[];
+  resourceTemplates?: unknown[];
 }
 
 /** Files larger than this are refused: a tools/list result is a few MiB at most. */

@@ -7,6 +7,7 @@
  * its v1 always did, and clients accept both): a −32002 thrown here would be rewritten at its encode seam anyway.
  */
 import {
+  InMemoryServerEventBus,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
@@ -219,6 +220,12 @@ function invalidResult(result: ReadResourceResult): string | undefined {
  * asked. notifyResourceUpdated(uri) tells each of them; a closed one is forgotten.
  */
 const subscribers = new Map<string, Set<Server>>();
+let subscriptionsEnabled = false;
+
+/** Called by the server factory with the spec's options.subscriptions. */
+export function enableSubscriptions(on: boolean): void {
+  subscriptionsEnabled = on;
+}
 
 export function subscribe(uri: string, server: Server): void {
   let set = subscribers.get(uri);
@@ -243,10 +250,18 @@ export function unsubscribe(uri: string, server: Server): void {
 }
 
 /**
+ * The change events of 2026-07-28 clients' `subscriptions/listen` streams over HTTP (web.ts hands it to the SDK's
+ * handler, which filters each stream by the URIs it listens to).
+ */
+export const resourceEvents = new InMemoryServerEventBus();
+
+/**
  * Tells the clients subscribed to `uri` that it changed (notifications/resources/updated), when the spec has
- * `options.subscriptions: true`. Resolves once every notification is sent; a client that went away is skipped.
+ * `options.subscriptions: true`: 2025 clients that sent resources/subscribe, and 2026-07-28 clients listening over
+ * HTTP. Resolves once every notification is sent; a client that went away is skipped.
  */
 export async function notifyResourceUpdated(uri: string): Promise<void> {
+  if (subscriptionsEnabled) resourceEvents.publish({ kind: 'resource_updated', uri });
   const set = subscribers.get(uri);
   if (!set) return;
   await Promise.all(

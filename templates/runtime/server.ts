@@ -29,7 +29,7 @@ import {
   subscriptions,
 } from './primitives.js';
 import { createPrompts, type ModuleLoaders } from './prompts.js';
-import { createResources, subscribe, unsubscribe } from './resources.js';
+import { createResources, enableSubscriptions, subscribe, unsubscribe } from './resources.js';
 import { cacheHint, instructions, loadBindings, pageSize, serverInfo, timeouts, tools } from './tools.js';
 
 export interface ServerOptions extends InputOptions {
@@ -89,6 +89,7 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
     resourceModules as ModuleLoaders,
     primitiveOptions,
   );
+  enableSubscriptions(subscriptions);
   const hasPrompts = prompts.length > 0;
   const hasResources = resourceRules.length > 0;
   const completes =

@@ -23,6 +23,7 @@ import {
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './contract.js';
+import { resourceEvents } from './resources.js';
 import { createServerFactory, type ServerFactory, type ServerOptions } from './server.js';
 import { mcpHeaders } from './tools.js';
 
@@ -98,6 +99,8 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
     legacy: options.stateless ? 'stateless' : 'reject',
     maxRequestBodySize: maxBody,
     maxSubscriptions: options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS,
+    // notifyResourceUpdated publishes here, for the subscriptions/listen streams of 2026-07-28 clients.
+    bus: resourceEvents,
     onerror,
   });
   const legacy = options.stateless ? undefined : new LegacySessions(factory, options, maxBody);

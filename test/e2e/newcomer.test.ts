@@ -99,7 +99,7 @@ for (const c of cases) {
       expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2026-07-28 > lists its tools/);
       expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2025 > lists its tools/);
       expect(test.stdout).not.toContain('dist/');
-      expect(test.stdout).toMatch(/Tests\s+8 passed \(8\)/);
+      expect(test.stdout).toMatch(/Tests\s+12 passed \(12\)/);
     }, 300_000);
 
     it('serves a client started as its .mcp.json says, the same command init printed', async () => {

@@ -4,6 +4,7 @@
  * HTTP on 127.0.0.1, on both protocol eras. Hostile URIs land as "resource not found" or as inert data in the
  * handler's variables, never outside a variable's segment.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -15,6 +16,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadModel } from '../../src/spec.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
 
@@ -87,6 +90,11 @@ function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: 
     const resources = await client.listResources();
     expect(resources.resources).toEqual([
       { uri: 'notes://index', name: 'index', description: "Every note's id, one a line.", mimeType: 'text/plain' },
+      {
+        uri: 'notes://broken',
+        name: 'broken',
+        description: 'A resource whose handler always fails (the error the client gets).',
+      },
     ]);
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual([
@@ -141,6 +149,12 @@ function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: 
       expect(e.code, uri).toBe(ProtocolErrorCode.InvalidParams);
       expect(e.data, uri).toEqual({ uri });
     }
+  });
+
+  it('answers a handler that throws with -32603 naming the resource, its paths left out', async () => {
+    const e = await failure(client.readResource({ uri: 'notes://broken' }));
+    expect(e.code).toBe(ProtocolErrorCode.InternalError);
+    expect(e.message).toMatch(/^Resource "broken" failed: disk on fire at <path>$/);
   });
 
   it('keeps a variable inside its segment: hostile URIs are not found, or reach the handler as plain data', async () => {
@@ -262,4 +276,45 @@ describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
       ),
     );
   }
+
+  it('tells a 2026-07-28 client listening to a resource (subscriptions/listen) that it changed', async () => {
+    const client = newClient('modern');
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    try {
+      const updates: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        updates.push(n.params.uri);
+      });
+      const sub = await client.listen({ resourceSubscriptions: ['notes://42'] });
+      await client.callTool({ name: 'touch_note', arguments: { id: '1' } });
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      await expect.poll(() => updates).toEqual(['notes://42']);
+      await sub.close();
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('toolspec import of a running server with prompts and resources', () => {
+  it('writes its prompts, resources and templates into the spec, which loads back to the same lists', async () => {
+    const r = runCli(
+      ['import', '--from-command', `node ${path.join(dist, 'generated/main.js')}`, '--out', '-'],
+      project.dir,
+    );
+    expect(r.code).toBe(0);
+    const spec = parse(r.stdout) as Record<string, { name: string }[]>;
+    expect(spec['prompts']!.map((p) => p.name)).toEqual(['summarise_notes', 'ask_first']);
+    expect(spec['resources']!.map((p) => p.name)).toEqual(['index', 'broken']);
+    expect(spec['resourceTemplates']!.map((p) => p.name)).toEqual(['note', 'file']);
+    // The imported spec is valid, and lists the same prompts, resources and templates as the server.
+    const dir = path.join(project.dir, 'imported');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'toolspec.yaml'), r.stdout);
+    const again = loadModel('toolspec.yaml', { cwd: dir });
+    expect(again.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const original = loadModel('toolspec.yaml', { cwd: project.dir });
+    expect(again.model!.prompts.map((p) => p.definition)).toEqual(original.model!.prompts.map((p) => p.definition));
+    expect(again.model!.resources.map((p) => p.definition)).toEqual(original.model!.resources.map((p) => p.definition));
+  }, 60_000);
 });

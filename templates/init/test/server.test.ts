@@ -44,6 +44,16 @@ for (const [era, connect] of [
       expect(result.structuredContent).toEqual({ greeting: 'Hello, Ada!' });
     });
 
+    it('gets its prompt, with the arguments in the message', async () => {
+      const { messages } = await client.getPrompt({ name: 'introduce', arguments: { name: 'Ada', language: 'fr' } });
+      expect(JSON.stringify(messages)).toContain('Introduce Ada');
+    });
+
+    it('reads its resource', async () => {
+      const { contents } = await client.readResource({ uri: 'greetings://languages' });
+      expect(contents).toEqual([{ uri: 'greetings://languages', mimeType: 'text/plain', text: 'en\nfr\nde' }]);
+    });
+
     it('rejects bad arguments with a message naming them', async () => {
       const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada', language: 'xx' } });
       expect(result.isError).toBe(true);
