@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { displayPath, isInside } from '../paths.js';
-import { mirrorModules } from '../run/cache.js';
+import { mirrorModules, whyUnloadable } from '../run/cache.js';
 import { cacheDir } from '../state.js';
 import { closest } from '../suggest.js';
 import { EXIT, type CommandResult } from './result.js';
@@ -85,17 +85,8 @@ export async function callPrimitive(input: PrimitiveCall, project: PrimitiveProj
     cacheDir: cache,
     skip: (from, to) => from === table && isInside(project.handlersDir, to) && !reachable.has(to),
   });
-  if (mirror.errors.length || mirror.missing.length) {
-    const lines = [
-      ...mirror.errors,
-      ...mirror.missing.map(([from, spec]) => `${displayPath(from, input.cwd)} imports ${spec}, which does not exist`),
-    ];
-    return {
-      code: EXIT.invalid,
-      stdout: '',
-      stderr: `${lines.join('\n')}\ntoolspec call: the project's code cannot be loaded; nothing was called\n`,
-    };
-  }
+  const unloadable = whyUnloadable(mirror, input.cwd);
+  if (unloadable) return { code: EXIT.invalid, stdout: '', stderr: unloadable };
   process.setSourceMapsEnabled(true);
   const load = <T>(name: string) => import(pathToFileURL(mirror.outputOf(runtime(name))).href) as Promise<T>;
   const [tables, context] = await Promise.all([load<Tables>('primitives.ts'), load<ContextModule>('context.ts')]);

@@ -17,7 +17,7 @@ import { displayPath, isInside } from '../paths.js';
 import { renderJson, renderTexts } from '../findings.js';
 import { countSummary } from '../report.js';
 import { argumentRows, ArgumentError, parseArguments } from '../run/arguments.js';
-import { mirrorModules } from '../run/cache.js';
+import { mirrorModules, whyUnloadable } from '../run/cache.js';
 import { cacheDir, verifiedState, type StateTool } from '../state.js';
 import { closest } from '../suggest.js';
 import { EXIT, plural, type CommandResult, type Styles } from './result.js';
@@ -132,17 +132,8 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
     // Only the called tool's handler: the others are loaded lazily by the registry and not needed here.
     skip: (from, to) => from === registry && isInside(project.handlersDir, to) && to !== handler,
   });
-  if (mirror.errors.length || mirror.missing.length) {
-    const lines = [
-      ...mirror.errors.map((e) => displayErrorPath(e, input.cwd)),
-      ...mirror.missing.map(([from, spec]) => `${displayPath(from, input.cwd)} imports ${spec}, which does not exist`),
-    ];
-    return {
-      code: EXIT.invalid,
-      stdout: '',
-      stderr: `${lines.join('\n')}\ntoolspec call: the project's code cannot be loaded; nothing was called\n`,
-    };
-  }
+  const unloadable = whyUnloadable(mirror, input.cwd);
+  if (unloadable) return { code: EXIT.invalid, stdout: '', stderr: unloadable };
 
   // Stack traces of the handler's failures point at its TypeScript source.
   process.setSourceMapsEnabled(true);
@@ -217,11 +208,6 @@ function hasSdk(cache: string): boolean {
     path.basename(modules) === 'node_modules' &&
     fs.existsSync(path.join(modules, '@modelcontextprotocol', 'server', 'package.json'))
   );
-}
-
-function displayErrorPath(error: string, cwd: string): string {
-  const m = /^(.*?):(\d+:\d+ .*)$/s.exec(error);
-  return m ? `${displayPath(m[1]!, cwd)}:${m[2]}` : error;
 }
 
 // The generated modules, as far as call uses them (they are the project's copies of templates/runtime/).

@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ts as TS } from 'ts-morph';
+import { displayPath } from '../paths.js';
 import { sha256 } from '../state.js';
 
 export interface Mirror {
@@ -244,4 +245,20 @@ function writeIfChanged(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, file);
+}
+
+/**
+ * What keeps the transpiled project from loading (a module that does not parse, an import of nothing), as the
+ * message `toolspec call` ends with; undefined when nothing does.
+ */
+export function whyUnloadable(mirror: Mirror, cwd: string): string | undefined {
+  if (!mirror.errors.length && !mirror.missing.length) return undefined;
+  const lines = [
+    ...mirror.errors.map((e) => {
+      const m = /^(.*?):(\d+:\d+ .*)$/s.exec(e);
+      return m ? `${displayPath(m[1]!, cwd)}:${m[2]}` : e;
+    }),
+    ...mirror.missing.map(([from, spec]) => `${displayPath(from, cwd)} imports ${spec}, which does not exist`),
+  ];
+  return `${lines.join('\n')}\ntoolspec call: the project's code cannot be loaded; nothing was called\n`;
 }
