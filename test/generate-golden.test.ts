@@ -15,6 +15,7 @@ import type { ServerModel } from '../src/model.js';
 import { loadModel } from '../src/spec.js';
 import { repoRoot } from './helpers/cli.js';
 import { compile, tsFiles } from './helpers/project.js';
+import { tempProject } from './helpers/tmp.js';
 
 const goldens = path.join(repoRoot, 'test/fixtures/generate');
 const CASES: Record<string, string> = {
@@ -60,6 +61,30 @@ describe('generate: golden outputs', () => {
       expect(listFiles(expectedDir).filter((f) => !produced.includes(f))).toEqual([]);
     });
   }
+
+  it("writes prettier's shape for servers of one tool and of none too", async () => {
+    const tool = (name: string) =>
+      `  - name: ${name}\n    description: Add a note with the given text.\n    inputSchema: { type: object, properties: { text: { type: string, description: The text. } }, required: [text] }\n`;
+    const specs = [
+      `tools:\n${tool('a')}`,
+      `tools:\n${tool('add_note')}`,
+      `tools:\n${tool('a_very_long_tool_name_that_goes_on_and_on_for_quite_a_while_indeed_and_then_some')}`,
+      `tools:\n  - name: a\n    description: Do a.\n    inputSchema: { type: object }\n`,
+      'tools: []\n',
+    ];
+    for (const body of specs) {
+      const p = tempProject({ 'toolspec.yaml': `toolspec: 1\nserver: { name: s, version: 1.0.0 }\n${body}` });
+      try {
+        const { model, validators } = loadModel('toolspec.yaml', { cwd: p.dir });
+        const files = (await generate(model!, validators!)).filter((f) => !isRuntimeCopy(model!, f.path));
+        for (const f of files.filter((x) => x.path.endsWith('.ts') && !/\/(types|validators)\.ts$/.test(x.path))) {
+          expect(await formatTypeScript(f.contents), `${f.path} of ${body.split('\n')[1] ?? body}`).toBe(f.contents);
+        }
+      } finally {
+        p.cleanup();
+      }
+    }
+  });
 
   it('gives the same bytes twice, and for a clone of the model, and does not mutate the model', async () => {
     const { model, validators } = loadModel(CASES.docs!, { cwd: repoRoot });

@@ -19,6 +19,14 @@ export function emitTools(model: ServerModel): string {
     const one = `${pad}[${tsStr(t.name)}, ${binding}],`;
     return one.length <= PRINT_WIDTH ? one : `${pad}[\n${pad}  ${tsStr(t.name)},\n${pad}  ${binding},\n${pad}],`;
   });
+  // One tool (or none): prettier keeps the Map's array on one line where it fits.
+  const only = model.tools.length === 1 ? model.tools[0]! : undefined;
+  const single =
+    model.tools.length > 1
+      ? undefined
+      : only
+        ? `[${tsStr(only.name)}, { input: v.${v.get(only.name)!.input}${v.get(only.name)!.output ? `, output: v.${v.get(only.name)!.output}` : ''} }]`
+        : '';
   const infoJson = tsStr(JSON.stringify(info));
   const infoLine =
     `export const serverInfo: Implementation = JSON.parse(${infoJson}) as Implementation;`.length <= PRINT_WIDTH
@@ -51,15 +59,27 @@ let bindings: Promise<ReadonlyMap<string, ToolBinding>> | undefined;
 
 /** Each tool's validators. They load on first use: answering tools/list needs none of them. */
 export function loadBindings(): Promise<ReadonlyMap<string, ToolBinding>> {
-  bindings ??= import('./validators.js').then(
+${bindingsLoad(rows, single)}
+  return bindings;
+}
+`;
+}
+
+/** `bindings ??= import('./validators.js').then(…)` in prettier's shape: as one line, the arrow on its own, or broken. */
+function bindingsLoad(rows: readonly string[], single: string | undefined): string {
+  if (single !== undefined) {
+    const map = `new Map<string, ToolBinding>([${single}])`;
+    const whole = `  bindings ??= import('./validators.js').then((v) => ${map});`;
+    if (whole.length <= PRINT_WIDTH) return whole;
+    const arrow = `    (v) => ${map},`;
+    if (arrow.length <= PRINT_WIDTH) return `  bindings ??= import('./validators.js').then(\n${arrow}\n  );`;
+  }
+  return `  bindings ??= import('./validators.js').then(
     (v) =>
       new Map<string, ToolBinding>([
 ${rows.join('\n')}
       ]),
-  );
-  return bindings;
-}
-`;
+  );`;
 }
 
 /** The import specifier of a tool's handler module, from the generated folder. */
@@ -83,9 +103,7 @@ export function emitRegistry(model: ServerModel): string {
 import { lazy } from './lazy.js';
 
 /** Every tool bound to the \`handler\` export of its module in ${commentLine(model.options.handlersDir)}/. */
-export const handlers: ToolHandlers = {
-${rows.join('\n')}
-};
+export const handlers: ToolHandlers = ${rows.length ? `{\n${rows.join('\n')}\n}` : '{}'};
 `;
 }
 

@@ -11,6 +11,8 @@ export function emitContract(model: ServerModel): string {
   const names = toolTypeNames(model);
   const entries = (pick: (t: ServerModel['tools'][number]) => string) =>
     model.tools.map((t) => `${jsdoc(t.definition.description, '  ')}  ${key(t.name)}: ${pick(t)};`).join('\n');
+  // An interface with no members is `{}`, as prettier writes it (a server of prompts and resources only).
+  const block = (head: string, body: string) => (body ? `${head} {\n${body}\n}` : `${head} {}`);
   const primitives = emitPrimitivesContract(model);
   return `import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolContext } from './context.js';
@@ -37,19 +39,22 @@ export type StructuredResult<Output> =
   Output | (ResultFields & { structuredContent: Output }) | (ResultFields & { isError: true });
 
 /** Each tool's arguments as the handler receives them: validated, with schema defaults filled in. */
-export interface ToolInputs {
-${entries((t) => `T.${names.get(t.name)!.input}`)}
-}
+${block(
+  'export interface ToolInputs',
+  entries((t) => `T.${names.get(t.name)!.input}`),
+)}
 
 /** Each tool's arguments as a client sends them (defaults not yet applied). */
-export interface ToolArguments {
-${entries((t) => `T.${names.get(t.name)!.args}`)}
-}
+${block(
+  'export interface ToolArguments',
+  entries((t) => `T.${names.get(t.name)!.args}`),
+)}
 
 /** What each tool's handler may return. */
-export interface ToolResults {
-${entries((t) => (t.output ? `StructuredResult<T.${names.get(t.name)!.output}>` : 'TextResult'))}
-}
+${block(
+  'export interface ToolResults',
+  entries((t) => (t.output ? `StructuredResult<T.${names.get(t.name)!.output}>` : 'TextResult')),
+)}
 
 export type ToolName = keyof ToolInputs;
 
