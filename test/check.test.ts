@@ -78,6 +78,13 @@ const CASES: Record<string, (dir: string) => void> = {
       'hits: notes.filter((n) => n.includes(args.query)).slice(0, args.limit),',
       'hits: notes.filter((n) => n.includes(args.query)).length,',
     ),
+  'result-field-missing': (d) =>
+    edit(
+      d,
+      'src/handlers/search_notes.ts',
+      'hits: notes.filter((n) => n.includes(args.query)).slice(0, args.limit),',
+      'found: notes.length,',
+    ),
   'handler-any': (d) =>
     edit(
       d,

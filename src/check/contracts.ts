@@ -351,6 +351,12 @@ function fieldMismatch(api: typeof ts, d: ts.Diagnostic, sf: ts.SourceFile): str
   const [first] = links(d.messageText, d.code);
   if (!first || first.code !== CODES.notAssignable || d.start === undefined) return undefined;
   const [got, wanted] = argumentsOf(api, first);
+  // A returned literal that lacks a field of the output type: the compiler's second line names it.
+  const missing = links(d.messageText, d.code).find((l) => l.code === CODES.propertyMissing);
+  if (missing && wanted?.includes('StructuredResult<')) {
+    const [field] = argumentsOf(api, missing);
+    if (field) return `result.${field}: the contract requires it, the handler's result does not have it`;
+  }
   // The compiler points at the field's name: start from the property it names.
   let node: ts.Node | undefined = tokenAt(api, sf, d.start)?.parent;
   const names: string[] = [];
