@@ -10,6 +10,7 @@ import { resolveOptions } from './options.js';
 import { startLoad } from './validate/memo.js';
 import { checkPrimitives } from './validate/primitives.js';
 import { checkTools } from './validate/tools.js';
+import type { JudgeOptions } from './validate/verdicts.js';
 
 export interface LoadResult {
   /** Present only when there is no error (warnings allowed). */
@@ -28,7 +29,12 @@ export interface LoadResult {
   parsed?: ReadonlyMap<string, SourceFile>;
 }
 
-export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult {
+/** How a load finds its schemas' verdicts: a store kept between runs, and how many threads may compute. */
+export interface ModelOptions extends LoadOptions {
+  judging?: JudgeOptions;
+}
+
+export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult {
   startLoad();
   const diags = new Diagnostics();
   const raw = loadSpec(specPath, diags, opts);
@@ -38,7 +44,7 @@ export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult 
   const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
   const rootDir = path.dirname(raw.specPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
-  const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs);
+  const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs, opts.judging);
   const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
   const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
   if (!raw.tools.length && !others && raw.main.value !== undefined) {

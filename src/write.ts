@@ -316,7 +316,7 @@ function carryOver(from: string, to: string): void {
  * Test hook: TOOLSPEC_FAILPOINT=<name> kills the process at that point, as a crash or power loss would, so the
  * tests can prove what a crash leaves behind. Unset in normal use.
  */
-function failpoint(name: string): void {
+export function failpoint(name: string): void {
   if (process.env['TOOLSPEC_FAILPOINT'] === name) process.kill(process.pid, 'SIGKILL');
 }
 

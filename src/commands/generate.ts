@@ -10,7 +10,7 @@ import { countSummary, PLAIN, type Style } from '../report.js';
 import { renderJson, renderTexts } from '../findings.js';
 import { saveState, sha256, stateFor, verifiedState } from '../state.js';
 import { writeOutput } from '../write.js';
-import { plural } from './result.js';
+import { loadCached, plural } from './result.js';
 
 export interface GenerateInput {
   /** The spec file as the user named it. */
@@ -70,7 +70,6 @@ export interface GenerateResult {
   outputDirs: string[];
 }
 
-const loader = () => import('../spec.js');
 const generator = () => import('../emit/generate.js');
 const linter = () => import('../lint/index.js');
 
@@ -121,7 +120,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     };
   }
 
-  const result = (await loader()).loadModel(spec, { cwd: input.cwd, lookedIn: input.lookedIn });
+  const result = await loadCached(spec, input.cwd, input.lookedIn);
   const inputs = {
     files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])),
     folders: result.inputs.folders,

@@ -3,6 +3,7 @@
  * CLI (src/cli.ts) writes these out. Shared steps of several commands live here too: loading a spec with its
  * diagnostics, and the lint that validate, generate and check run beside their own work.
  */
+import path from 'node:path';
 import type { LintResult } from '../lint/lint.js';
 import { countSummary, PLAIN, type Style } from '../report.js';
 import { renderTexts } from '../findings.js';
@@ -28,6 +29,18 @@ export const PLAIN_STYLES: Styles = { out: PLAIN, err: PLAIN };
 const loader = () => import('../spec.js');
 const linter = () => import('../lint/index.js');
 
+/**
+ * loadModel with the verdicts of earlier runs (src/piece-cache.ts): kept ones are used, and what this load used is
+ * kept for the next run.
+ */
+export async function loadCached(spec: string, cwd: string, lookedIn?: string): Promise<LoadResult> {
+  const [{ loadModel }, { PieceCache }] = await Promise.all([loader(), import('../piece-cache.js')]);
+  const store = new PieceCache(path.resolve(cwd, spec));
+  const result = loadModel(spec, { cwd, lookedIn, judging: { store } });
+  store.save();
+  return result;
+}
+
 /** A loaded spec, with its diagnostics as text (code frames) for stderr when the format is text. */
 export async function loadForCommand(
   spec: string,
@@ -36,7 +49,7 @@ export async function loadForCommand(
   style: Style,
   lookedIn?: string,
 ): Promise<{ result: LoadResult; stderr: string; code: number }> {
-  const result = (await loader()).loadModel(spec, { cwd, lookedIn });
+  const result = await loadCached(spec, cwd, lookedIn);
   let stderr =
     format === 'text' && result.diagnostics.length
       ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n`

@@ -70,42 +70,79 @@ function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export')
   return ajv;
 }
 
-/** The judge instances of one load: created per load, so that nothing compiled outlives the model it belongs to. */
-export class AjvSet {
-  readonly #instances = new Map<string, AnyAjv>();
-
-  get(dialect: Dialect, kind: SchemaKind): AnyAjv {
-    const id = `${dialect}:${kind}`;
-    let ajv = this.#instances.get(id);
-    if (!ajv) this.#instances.set(id, (ajv = newAjv(dialect, kind, 'judge')));
-    return ajv;
-  }
+/** A judge instance: the meta-schema check and scratch compiles (defaults), none of which reach generated code. */
+export function newJudge(dialect: Dialect, kind: SchemaKind): AnyAjv {
+  return newAjv(dialect, kind, 'judge');
 }
 
-/** A schema compiled for export: its validator (for the loader's checks) and its standalone code (for generate). */
+/** A schema compiled for export: its standalone code (for generate) and, when asked, its validator. */
 export interface CompiledSchema {
   /** Its own instance, for scratch compiles of fragments after the code was taken. */
-  ajv: AnyAjv;
-  key: string;
+  readonly ajv: AnyAjv;
+  readonly key: string;
   /** Guarded when the schema uses inherited property names (see inherited.ts). */
-  validate: ValidateFunction;
+  readonly validate: ValidateFunction;
   /** Property names the schema shares with Object.prototype: the generated validator needs guardInherited. */
-  inherited: string[];
-  code: ValidatorCode;
+  readonly inherited: string[];
+  readonly code: ValidatorCode;
   /** What ajv logged while compiling (strict-mode warnings). */
-  warnings: string[];
+  readonly warnings: string[];
 }
 
 const KEY = 'toolspec';
 
-/** Compiles `schema` ($schema and $id already left out) in an instance of its own and takes its standalone code. */
-export function compileSchema(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind): CompiledSchema {
-  const bare = withoutAnnotations(schema) as Record<string, unknown>;
-  // A function of the schema without annotations, the dialect and the kind: an earlier load's result is as good.
-  return memo(`compile\0${dialect}\0${kind}\0${JSON.stringify(bare)}`, () => compileBare(bare, dialect, kind));
+/** What compiling a schema for export gives as data: plain JSON, the same on every thread. */
+export interface CompiledCode {
+  source: string;
+  inherited: string[];
+  warnings: string[];
 }
 
-function compileBare(bare: Record<string, unknown>, dialect: Dialect, kind: SchemaKind): CompiledSchema {
+/**
+ * Compiles `schema` ($schema and $id already left out), annotations left out, in an instance of its own and takes
+ * its standalone code: a function of the schema without annotations, the dialect and the kind.
+ */
+export function compileCode(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind): CompiledCode {
+  const { source, inherited, warnings } = compileBare(
+    withoutAnnotations(schema) as Record<string, unknown>,
+    dialect,
+    kind,
+  );
+  return { source, inherited, warnings };
+}
+
+/**
+ * The compiled schema from its code (computed here or kept from an earlier run): the validator and the instance
+ * behind it are compiled again only when something asks for them (a tool's examples), in this process.
+ */
+export function compiledSchema(
+  schema: Record<string, unknown>,
+  dialect: Dialect,
+  kind: SchemaKind,
+  code: CompiledCode,
+): CompiledSchema {
+  let live: ReturnType<typeof compileBare> | undefined;
+  const compiled = () => {
+    const bare = withoutAnnotations(schema) as Record<string, unknown>;
+    return (live ??= memo(`compile\0${dialect}\0${kind}\0${JSON.stringify(bare)}`, () =>
+      compileBare(bare, dialect, kind),
+    ));
+  };
+  return {
+    key: KEY,
+    inherited: code.inherited,
+    code: { source: code.source, inherited: code.inherited, kind },
+    warnings: code.warnings,
+    get ajv() {
+      return compiled().ajv;
+    },
+    get validate() {
+      return compiled().validate;
+    },
+  };
+}
+
+function compileBare(bare: Record<string, unknown>, dialect: Dialect, kind: SchemaKind) {
   const ajv = newAjv(dialect, kind, 'export');
   const inherited = inheritedNames(bare);
   const { result, warnings } = captureWarnings(() => {
@@ -114,7 +151,7 @@ function compileBare(bare: Record<string, unknown>, dialect: Dialect, kind: Sche
   });
   const source = standaloneCode.default(ajv, result);
   const validate = inherited.length ? guardInherited(result, inherited, false) : result;
-  return { ajv, key: KEY, validate, inherited, code: { source, inherited, kind }, warnings };
+  return { ajv, validate, inherited, source, warnings };
 }
 
 /**

@@ -24,3 +24,16 @@ export function memo<T>(key: string, compute: () => T): T {
   entries.set(key, { used: load, value });
   return value;
 }
+
+/** What an earlier computation under `key` gave, if it is still kept. */
+export function recall<T>(key: string): T | undefined {
+  const hit = entries.get(key);
+  if (!hit) return undefined;
+  hit.used = load;
+  return hit.value as T;
+}
+
+/** Keeps `value` as what `key` computes to. */
+export function remember(key: string, value: unknown): void {
+  entries.set(key, { used: load, value });
+}

@@ -6,8 +6,9 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../suggest.js';
-import { compileSchema, type AjvSet, type AnyAjv, type CompiledSchema } from './ajv.js';
-import { memo } from './memo.js';
+import { compiledSchema, type CompiledSchema } from './ajv.js';
+import { valueAt } from './defaults.js';
+import { defaultPlaces, metaErrors, type JudgeJob, type Verdict } from './judge.js';
 import {
   DIALECT_URIS,
   FORMATS,
@@ -25,7 +26,6 @@ import {
   type SchemaPath,
 } from '../schema/keywords.js';
 import { pointerToPath } from '../load/structure.js';
-import { inheritedNames, renameInherited, renameValue } from './inherited.js';
 import { MAX_EXPANDED_NODES } from '../load/limits.js';
 import { checkMcpHeaders } from './mcp-header.js';
 import { backtracksExponentially } from './regex.js';
@@ -36,7 +36,7 @@ export interface CheckedSchema {
   dialect: Dialect;
   /** Names under $defs that were bundled from the spec's shared $defs (the rest are the schema's own). */
   sharedDefs: string[];
-  validate: ValidateFunction;
+  readonly validate: ValidateFunction;
   /** Compiled in an instance of its own: the validator and its standalone code. */
   compiled: CompiledSchema;
 }
@@ -57,14 +57,23 @@ const TYPE_ALIASES: Record<string, string> = {
 
 type Locate = (p: SchemaPath, key?: boolean) => Span;
 
-export function checkToolSchema(
+/**
+ * A schema checked in two steps: what walks the schema with positions, now, and what ajv judges (src/validate/
+ * judge.ts), as a job whose verdict `finish` turns into diagnostics and the checked schema. Between the two, the
+ * verdicts of many schemas can be found at once: kept from earlier runs, or computed on several threads.
+ */
+export interface PreparedSchema {
+  job: JudgeJob;
+  finish(verdict: Verdict): CheckedSchema | undefined;
+}
+
+export function prepareToolSchema(
   raw: unknown,
   origin: Origin,
   which: 'inputSchema' | 'outputSchema',
   defs: ReadonlyMap<string, RawDef>,
   diags: Diagnostics,
-  ajvs: AjvSet,
-): CheckedSchema | undefined {
+): PreparedSchema | undefined {
   if (!isObject(raw)) return undefined; // the structure check has said so
   let errors = 0;
   const report = (code: DiagnosticCode, span: Span, message: string, hint?: string) => {
@@ -193,16 +202,38 @@ export function checkToolSchema(
   }
   // Headers a 2026-07-28 client mirrors arguments into: a broken declaration makes clients drop the tool.
   checkMcpHeaders(bundled, which, locate, report);
-  // The dialect's meta-schema, for what the walk above does not judge (types and $refs it has judged already).
-  const ajv = ajvs.get(dialect, which === 'inputSchema' ? 'input' : 'output');
-  for (const name of extensionKeywords) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });
   // ajv judges by the instance's own meta-schema; the dialect was chosen above, so $schema need not resolve.
   // ($id goes too: it would clash between two tools that carry the same one, and every ref here is local.)
   const forAjv = { ...bundled };
   delete forAjv['$schema'];
   delete forAjv['$id'];
-  if (!ajv.validateSchema(forAjv)) {
-    for (const e of metaErrors(ajv.errors ?? [])) {
+  // A $ref loop or a schema that expands past the bound must not reach the compiler; what they report waits for
+  // the meta-schema's verdict, which comes first.
+  const deferred: (() => void)[] = [];
+  const later = (code: DiagnosticCode, span: Span, message: string, hint?: string) =>
+    deferred.push(() => report(code, span, message, hint));
+  const loop = !errors && findRefLoop(bundled, locate, later);
+  if (!errors && !loop && expandedSize(bundled, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES) {
+    later(
+      'TS042',
+      origin.file.locate(origin.path, { key: true }),
+      `${which} expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en')} schema nodes when its $refs are followed`,
+      'some $defs point at others more than once, and those at others again, so each level doubles the whole: point at a shared schema from one place, or flatten the chain',
+    );
+  }
+  const kind = which === 'inputSchema' ? 'input' : 'output';
+  const job: JudgeJob = {
+    dialect,
+    kind,
+    extensions: [...extensionKeywords].sort(),
+    forAjv,
+    bundled,
+    compile: !errors && !deferred.length,
+  };
+
+  const finish = (verdict: Verdict): CheckedSchema | undefined => {
+    // The dialect's meta-schema, for what the walk above does not judge (types and $refs it has judged already).
+    for (const e of metaErrors(verdict.meta)) {
       const path = pointerToPath(e.instancePath, bundled);
       const hint =
         path[path.length - 1] === 'required' && typeof valueAt(bundled, path) === 'boolean'
@@ -210,133 +241,43 @@ export function checkToolSchema(
           : undefined;
       report('TS020', locate(path), `invalid schema: ${describeMeta(path, e)}`, hint);
     }
-  }
-  if (errors || findRefLoop(bundled, locate, report)) return undefined;
-  // $refs that fan out (each $def pointing twice at the next) expand exponentially: inlining, lint, diff and the
-  // type generator all follow them. Bounded here, once, for every schema.
-  const expanded = expandedSize(bundled, MAX_EXPANDED_NODES);
-  if (expanded > MAX_EXPANDED_NODES) {
-    report(
-      'TS042',
-      origin.file.locate(origin.path, { key: true }),
-      `${which} expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en')} schema nodes when its $refs are followed`,
-      'some $defs point at others more than once, and those at others again, so each level doubles the whole: point at a shared schema from one place, or flatten the chain',
-    );
-    return undefined;
-  }
-
-  // ajv in strict mode is the final word; its warnings keep their positions.
-  let compiled: CompiledSchema;
-  try {
-    compiled = compileSchema(forAjv, dialect, which === 'inputSchema' ? 'input' : 'output');
-    for (const w of compiled.warnings) {
+    if (errors) return undefined;
+    for (const d of deferred) d();
+    if (errors || !job.compile) return undefined;
+    // ajv in strict mode is the final word; its warnings keep their positions.
+    for (const w of verdict.compiled?.warnings ?? []) {
       const d = strictWarning(w, bundled, locate);
       if (d) diags.add(d);
     }
-    checkDefaults(ajv, `${dialect}\0${which}`, dialect, forAjv, bundled, locate, report);
-  } catch (e) {
-    const message = cleanAjv(e instanceof Error ? e.message : String(e));
-    report('TS028', locate(schemaPathIn(message, bundled)), `ajv rejects this ${which}: ${message}`);
-    return undefined;
-  }
-  return { schema: bundled, dialect, sharedDefs: [...added.keys()].sort(), validate: compiled.validate, compiled };
-}
-
-/**
- * A `default` is filled in before the handler runs, and the handler's types promise it is there: it must match
- * its own schema (ajv never checks defaults itself). All defaults of a schema are checked in one compile: a tuple
- * whose items refer to each default's subschema inside the whole schema (given an $id, so its own $refs resolve).
- */
-function checkDefaults(
-  ajv: AnyAjv,
-  judge: string,
-  dialect: Dialect,
-  forAjv: Record<string, unknown>,
-  bundled: Record<string, unknown>,
-  locate: Locate,
-  report: (code: DiagnosticCode, span: Span, message: string, hint?: string) => void,
-): void {
-  const places: SchemaPath[] = [];
-  walkSchema(bundled, (node, path) => {
-    if ('default' in node) places.push(path);
-  });
-  if (!places.length) return;
-  // The verdict is a function of the schema and the judge: an earlier load's holds (watch, dev).
-  const key = `defaults\0${judge}\0${JSON.stringify(forAjv)}\0${JSON.stringify(bundled)}`;
-  for (const [i, why] of memo(key, () => defaultProblems(ajv, dialect, forAjv, bundled, places))) {
-    const path = places[i]!;
-    const value = valueAt(bundled, [...path, 'default']);
-    report(
-      'TS034',
-      locate([...path, 'default']),
-      `default ${JSON.stringify(value)} does not match its own schema: ${[...new Set(why)].join('; ')}`,
-      'defaults are filled in before the handler runs: make the default a value the schema accepts',
-    );
-  }
-}
-
-/** Which defaults (by their index in `places`) their own schemas reject, and why. */
-function defaultProblems(
-  ajv: AnyAjv,
-  dialect: Dialect,
-  forAjv: Record<string, unknown>,
-  bundled: Record<string, unknown>,
-  places: readonly SchemaPath[],
-): [number, string[]][] {
-  // Copies of just the subschemas that carry a default, beside the root's $defs, make a small schema to compile;
-  // only a subschema that points elsewhere in the root (#/properties/…) needs the whole root behind it.
-  const subschemas = places.map((p) => valueAt(bundled, p) as Record<string, unknown>);
-  const pointsIntoRoot = subschemas.some((sub) => {
-    let found = false;
-    walkSchema(sub, (n) => {
-      const r = n['$ref'];
-      if (typeof r === 'string' && r.startsWith('#') && !/^#\/(\$defs|definitions)\//.test(r)) found = true;
-    });
-    return found;
-  });
-  const id = `urn:toolspec:defaults:${defaultsId++}`;
-  const items = pointsIntoRoot
-    ? places.map((p) => ({
-        $ref: `${id}#${p.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('')}`,
-      }))
-    : subschemas.map((sub) => {
-        const { default: _default, ...rest } = sub;
-        return rest;
-      });
-  const defsOf = (k: '$defs' | 'definitions') => (isObject(bundled[k]) ? { [k]: bundled[k] } : {});
-  const tuple = pointsIntoRoot
-    ? dialect === '2020-12'
-      ? { $defs: { root: { ...forAjv, $id: id } }, type: 'array', prefixItems: items }
-      : { definitions: { root: { ...forAjv, $id: id } }, type: 'array', items }
-    : dialect === '2020-12'
-      ? { ...defsOf('$defs'), ...defsOf('definitions'), type: 'array', prefixItems: items }
-      : { ...defsOf('$defs'), ...defsOf('definitions'), type: 'array', items };
-  // Keys named like inherited members are renamed on both sides, as the generated validators do (inherited.ts).
-  const inherited = pointsIntoRoot ? new Set<string>() : new Set(inheritedNames(tuple));
-  const compiledTuple = inherited.size ? (renameInherited(tuple, inherited) as typeof tuple) : tuple;
-  const validate = ajv.compile(compiledTuple);
-  try {
-    const defaults = places.map((p) => structuredClone(valueAt(bundled, [...p, 'default'])));
-    try {
-      if (validate(inherited.size ? renameValue(defaults, inherited) : defaults)) return [];
-    } catch {
-      return []; // values ajv's deep equality cannot compare: left to the examples and the run time
+    const places = verdict.defaults?.length ? defaultPlaces(bundled) : [];
+    for (const [i, why] of verdict.defaults ?? []) {
+      const path = places[i]!;
+      const value = valueAt(bundled, [...path, 'default']);
+      report(
+        'TS034',
+        locate([...path, 'default']),
+        `default ${JSON.stringify(value)} does not match its own schema: ${[...new Set(why)].join('; ')}`,
+        'defaults are filled in before the handler runs: make the default a value the schema accepts',
+      );
     }
-    const bad = new Map<number, string[]>();
-    for (const e of validate.errors ?? []) {
-      const m = /^\/(\d+)(.*)$/.exec(e.instancePath);
-      if (!m) continue;
-      const i = Number(m[1]);
-      bad.set(i, [...(bad.get(i) ?? []), `${m[2] || 'the value'} ${e.message ?? e.keyword}`]);
+    if (verdict.error !== undefined || !verdict.compiled) {
+      const message = cleanAjv(verdict.error ?? 'no validator');
+      report('TS028', locate(schemaPathIn(message, bundled)), `ajv rejects this ${which}: ${message}`);
+      return undefined;
     }
-    return [...bad];
-  } finally {
-    ajv.removeSchema(compiledTuple);
-    if (pointsIntoRoot) ajv.removeSchema(id);
-  }
+    const compiled = compiledSchema(forAjv, dialect, kind, verdict.compiled);
+    return {
+      schema: bundled,
+      dialect,
+      sharedDefs: [...added.keys()].sort(),
+      get validate() {
+        return compiled.validate;
+      },
+      compiled,
+    };
+  };
+  return { job, finish };
 }
-
-let defaultsId = 0;
 
 function checkNode(
   node: Record<string, unknown>,
@@ -473,24 +414,6 @@ function findRefLoop(
     if (!state.has(node)) visit(node, []);
   });
   return found;
-}
-
-function valueAt(root: unknown, path: SchemaPath): unknown {
-  let cur = root;
-  for (const seg of path) cur = isObject(cur) || Array.isArray(cur) ? (cur as Record<string, unknown>)[seg] : undefined;
-  return cur;
-}
-
-/** The most specific meta-schema error per place (a union type's "anyOf" umbrella says less than its branches). */
-function metaErrors(errors: ErrorObject[]): ErrorObject[] {
-  const byPath = new Map<string, ErrorObject>();
-  for (const e of errors) {
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === '$dynamicRef') continue;
-    const segs = e.instancePath.split('/');
-    if (segs.at(-1) === '$ref' || segs.at(-1) === 'type' || segs.at(-2) === 'type') continue;
-    if (!byPath.has(e.instancePath)) byPath.set(e.instancePath, e);
-  }
-  return [...byPath.values()];
 }
 
 function describeMeta(path: SchemaPath, e: ErrorObject): string {

@@ -9,10 +9,12 @@ import type { CompiledValidators, SchemaModel, ToolDefinition, ToolModel, Valida
 import { inlineRefs } from '../schema/forms.js';
 import { checkTimeout } from '../duration.js';
 import { handlerFileName, pascalCase } from '../names.js';
-import { AjvSet, compileSchema } from './ajv.js';
+import { compileCode } from './ajv.js';
+import { memo } from './memo.js';
+import { resolveVerdicts, type JudgeOptions } from './verdicts.js';
 import { checkExamples } from './examples.js';
 import { mcpHeaderDeclarations } from './mcp-header.js';
-import { checkToolSchema, type CheckedSchema } from './schemas.js';
+import { prepareToolSchema, type CheckedSchema, type PreparedSchema } from './schemas.js';
 
 const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -31,18 +33,30 @@ export function checkTools(
   defs: ReadonlyMap<string, RawDef>,
   diags: Diagnostics,
   refs: 'bundle' | 'inline' = 'bundle',
-  ajvs = new AjvSet(),
+  judging: JudgeOptions = {},
 ): CheckedTools {
   const validators = new Map<string, { input: ValidatorCode; output?: ValidatorCode }>();
   const code = (c: CheckedSchema): ValidatorCode => {
     if (refs === 'bundle') return c.compiled.code;
     const { $schema: _dialect, $id: _id, ...rest } = inlineRefs(c.schema);
-    return compileSchema(rest, c.dialect, c.compiled.code.kind).code;
+    const kind = c.compiled.code.kind;
+    const { source, inherited } = memo(`inline\0${c.dialect}\0${kind}\0${JSON.stringify(rest)}`, () =>
+      compileCode(rest, c.dialect, kind),
+    );
+    return { source, inherited, kind };
   };
   const byName = new Map<string, RawTool>();
   const byTypeName = new Map<string, RawTool>();
   const byFileName = new Map<string, RawTool>(); // lower-cased: handler files must differ on any file system
   const models: ToolModel[] = [];
+  const prepared: {
+    tool: RawTool;
+    name: string | undefined;
+    typeName: string | undefined;
+    at: (p: (string | number)[], key?: boolean) => ReturnType<RawTool['file']['locate']>;
+    input: PreparedSchema | undefined;
+    output: PreparedSchema | undefined;
+  }[] = [];
 
   for (const tool of tools) {
     const v = tool.value;
@@ -107,25 +121,36 @@ export function checkTools(
       // Quality (description, name length, …) is lint's: src/lint, `toolspec lint`.
     }
 
-    const input = checkToolSchema(
+    const input = prepareToolSchema(
       v['inputSchema'],
       { file: tool.file, path: [...tool.path, 'inputSchema'] },
       'inputSchema',
       defs,
       diags,
-      ajvs,
     );
     const output =
       v['outputSchema'] === undefined
         ? undefined
-        : checkToolSchema(
+        : prepareToolSchema(
             v['outputSchema'],
             { file: tool.file, path: [...tool.path, 'outputSchema'] },
             'outputSchema',
             defs,
             diags,
-            ajvs,
           );
+    prepared.push({ tool, name, typeName, at, input, output });
+  }
+
+  // What ajv judges, for every schema at once: kept verdicts, or computed on as many threads as pay.
+  const jobs = prepared.flatMap((p) => [p.input, p.output].filter((s) => s !== undefined).map((s) => s.job));
+  const verdicts = resolveVerdicts(jobs, judging);
+  let next = 0;
+  const finish = (s: PreparedSchema | undefined) => (s ? s.finish(verdicts[next++]!) : undefined);
+
+  for (const { tool, name, typeName, at, ...schemas } of prepared) {
+    const v = tool.value;
+    const input = finish(schemas.input);
+    const output = finish(schemas.output);
     const examples = checkExamples(tool, input, output, diags);
     const timeoutMs = checkTimeout(v['timeout'], at(['timeout']), diags);
 

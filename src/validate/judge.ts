@@ -1,0 +1,104 @@
+/**
+ * The costly part of checking a tool schema, as a pure function of plain data: the dialect's meta-schema, ajv's
+ * strict compile (its standalone code and warnings) and the defaults checked against their own subschemas. Every
+ * other part of a schema's check walks the schema with positions and is cheap; this part is most of a load's time.
+ *
+ * Being a function of its job alone (the schema as ajv sees it, the schema with its bundled $defs, the dialect, the
+ * kind and the extension keywords it carries), its verdict is kept by the job's content: in this process (watch,
+ * dev), on disk between runs (src/piece-cache.ts), and computed on worker threads when many are missing
+ * (src/validate/parallel.ts). A verdict is plain JSON, so any of those gives the same bytes as computing it here.
+ */
+import { createHash } from 'node:crypto';
+import type { ErrorObject } from 'ajv';
+import type { SchemaKind } from '../model.js';
+import { walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
+import { newJudge, compileCode, type AnyAjv, type CompiledCode } from './ajv.js';
+import { defaultProblems } from './defaults.js';
+
+export interface JudgeJob {
+  dialect: Dialect;
+  kind: SchemaKind;
+  /** The `x-` keywords the schema carries, sorted: the judge instance knows them as keywords. */
+  extensions: string[];
+  /** The schema as ajv sees it: the bundled schema without `$schema` and `$id`. */
+  forAjv: Record<string, unknown>;
+  bundled: Record<string, unknown>;
+  /** False when the schema must not be compiled (an earlier error, a $ref loop, too large when expanded). */
+  compile: boolean;
+}
+
+export interface Verdict {
+  /** The meta-schema's errors, as ajv gives them. */
+  meta: ErrorObject[];
+  /** The validator, when the job compiles and the meta-schema holds. */
+  compiled?: CompiledCode;
+  /** What ajv threw while compiling the schema or its defaults. */
+  error?: string;
+  /** Defaults their own subschemas reject: index among the schema's defaults (walk order) and why. */
+  defaults?: [number, string[]][];
+}
+
+/** The places of a schema's defaults, in walk order: what `Verdict.defaults` indexes. */
+export function defaultPlaces(bundled: Record<string, unknown>): SchemaPath[] {
+  const places: SchemaPath[] = [];
+  walkSchema(bundled, (node, path) => {
+    if ('default' in node) places.push(path);
+  });
+  return places;
+}
+
+/** The job's identity: everything the verdict depends on (toolspec's own code is the cache's business). */
+export function jobKey(job: JudgeJob): string {
+  return createHash('sha256').update(JSON.stringify(job)).digest('hex');
+}
+
+/** The most specific meta-schema error per place (a union type's "anyOf" umbrella says less than its branches). */
+export function metaErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  const byPath = new Map<string, ErrorObject>();
+  for (const e of errors) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === '$dynamicRef') continue;
+    const segs = e.instancePath.split('/');
+    if (segs.at(-1) === '$ref' || segs.at(-1) === 'type' || segs.at(-2) === 'type') continue;
+    if (!byPath.has(e.instancePath)) byPath.set(e.instancePath, e);
+  }
+  return [...byPath.values()];
+}
+
+const judges = new Map<string, AnyAjv>();
+
+/** The judge instance for a dialect, kind and set of extension keywords: one per thread, reused across loads. */
+function judgeFor(job: JudgeJob): AnyAjv {
+  const id = `${job.dialect}:${job.kind}:${job.extensions.join(',')}`;
+  let ajv = judges.get(id);
+  if (!ajv) {
+    ajv = newJudge(job.dialect, job.kind);
+    for (const name of job.extensions) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });
+    judges.set(id, ajv);
+  }
+  return ajv;
+}
+
+/** Computes a verdict. Pure: the same job gives the same verdict, here or on another thread. */
+export function judge(job: JudgeJob): Verdict {
+  const ajv = judgeFor(job);
+  const meta = ajv.validateSchema(job.forAjv) ? [] : plainErrors(ajv.errors ?? []);
+  if (!job.compile || metaErrors(meta).length) return { meta };
+  let compiled: CompiledCode;
+  try {
+    compiled = compileCode(job.forAjv, job.dialect, job.kind);
+  } catch (e) {
+    return { meta, error: e instanceof Error ? e.message : String(e) };
+  }
+  try {
+    const places = defaultPlaces(job.bundled);
+    const defaults = places.length ? defaultProblems(ajv, job.dialect, job.forAjv, job.bundled, places) : [];
+    return { meta, compiled, ...(defaults.length ? { defaults } : {}) };
+  } catch (e) {
+    return { meta, compiled, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** ajv's errors as plain data (they are already; copied so no reference into ajv's state is kept). */
+function plainErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  return JSON.parse(JSON.stringify(errors)) as ErrorObject[];
+}
