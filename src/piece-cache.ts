@@ -1,14 +1,16 @@
 /**
- * The verdicts of the loader's schema jobs (src/validate/judge.ts), kept between runs in the project's cache folder
- * (node_modules/.cache/toolspec/verdicts-<spec>.json): a run that changed one tool judges that tool's schemas only.
+ * Pieces of work kept between runs in the project's cache folder (node_modules/.cache/toolspec/verdicts-<spec>.json),
+ * each by the SHA-256 of everything it is computed from: the verdicts of the loader's schema jobs
+ * (src/validate/judge.ts) and the types of each tool (src/emit/types.ts). A run that changed one tool computes that
+ * tool's pieces only.
  *
  * Safe by construction, because nothing here is trusted that cannot be checked:
  * - the file names the toolspec build that wrote it (generatorFingerprint: toolspec's code, templates, schemas and
  *   the versions of the libraries that compile); another build's file is ignored whole;
  * - each entry carries the SHA-256 of its key and its verdict: an entry that does not match (a torn or edited file)
  *   is ignored, and an unreadable file is ignored whole;
- * - the key is the SHA-256 of the whole job (the schema, its bundled $defs, dialect, kind, extension keywords), so
- *   a hit is the verdict of exactly that job;
+ * - the key is the SHA-256 of the whole input (for a verdict: the schema, its bundled $defs, dialect, kind and
+ *   extension keywords), so a hit is the result of exactly that input;
  * - the file is written to a temporary name and renamed over the old one: a reader sees a whole file, the old or the
  *   new, and two runs writing at once each leave a whole file (the last rename wins; the other run's entries are
  *   computed again next time).
@@ -18,7 +20,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cacheDir, generatorFingerprint, sha256 } from './state.js';
-import type { Verdict } from './validate/judge.js';
+import type { PieceStore } from './emit/types.js';
 import type { VerdictStore } from './validate/verdicts.js';
 import { failpoint } from './write.js';
 
@@ -26,25 +28,26 @@ const FORMAT = 1;
 /** A temporary file older than this is a killed writer's leftover. */
 const STALE_MS = 10 * 60_000;
 
+/** An entry on disk: the value (plain JSON) and the SHA-256 of its key and value. */
 interface Entry {
   sum: string;
-  verdict: Verdict;
+  value: unknown;
 }
 
-const sum = (key: string, verdict: Verdict) =>
-  createHash('sha256').update(key).update('\0').update(JSON.stringify(verdict)).digest('hex');
+const sum = (key: string, value: unknown) =>
+  createHash('sha256').update(key).update('\0').update(JSON.stringify(value)).digest('hex');
 
-export class PieceCache implements VerdictStore {
+export class PieceCache implements VerdictStore, PieceStore {
   readonly file: string;
-  #read: Map<string, Verdict> | undefined;
-  readonly #used = new Map<string, Verdict>();
+  #read: Map<string, unknown> | undefined;
+  readonly #used = new Map<string, unknown>();
 
   constructor(specPath: string) {
     this.file = path.join(cacheDir(path.dirname(specPath)), `verdicts-${sha256(specPath).slice(0, 16)}.json`);
   }
 
   /** The entries of the file that can be vouched for; none when it is missing, unreadable or another build's. */
-  #entries(): Map<string, Verdict> {
+  #entries(): Map<string, unknown> {
     if (this.#read) return this.#read;
     this.#read = new Map();
     let data: unknown;
@@ -57,19 +60,19 @@ export class PieceCache implements VerdictStore {
     if (d?.format !== FORMAT || d.generator !== generatorFingerprint()) return this.#read;
     if (typeof d.entries !== 'object' || d.entries === null) return this.#read;
     for (const [key, e] of Object.entries(d.entries as Record<string, Partial<Entry>>)) {
-      if (!/^[0-9a-f]{64}$/.test(key) || typeof e?.sum !== 'string' || typeof e.verdict !== 'object') continue;
-      if (e.verdict === null || sum(key, e.verdict) !== e.sum) continue;
-      this.#read.set(key, e.verdict);
+      if (!/^[0-9a-f]{64}$/.test(key) || typeof e?.sum !== 'string' || e.value === undefined) continue;
+      if (sum(key, e.value) !== e.sum) continue;
+      this.#read.set(key, e.value);
     }
     return this.#read;
   }
 
-  get(key: string): Verdict | undefined {
+  get(key: string): unknown {
     return this.#entries().get(key);
   }
 
-  put(key: string, verdict: Verdict): void {
-    this.#used.set(key, verdict);
+  put(key: string, value: unknown): void {
+    this.#used.set(key, value);
   }
 
   /**
@@ -80,8 +83,8 @@ export class PieceCache implements VerdictStore {
     const read = this.#entries();
     if (read.size === this.#used.size && [...this.#used.keys()].every((k) => read.has(k))) return;
     const entries: Record<string, Entry> = {};
-    for (const [key, verdict] of [...this.#used].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      entries[key] = { sum: sum(key, verdict), verdict };
+    for (const [key, value] of [...this.#used].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      entries[key] = { sum: sum(key, value), value };
     }
     const text = JSON.stringify({ format: FORMAT, generator: generatorFingerprint(), entries });
     const tmp = `${this.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;

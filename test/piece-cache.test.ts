@@ -105,11 +105,11 @@ describe('schema verdicts kept between runs', () => {
     const { createHash } = await import('node:crypto');
     const file = verdictsFile(dir)!;
     const data = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-      entries: Record<string, { sum: string; verdict: Verdict }>;
+      entries: Record<string, { sum: string; value: Verdict }>;
     };
-    const [key, entry] = Object.entries(data.entries).find(([, e]) => e.verdict.compiled)!;
-    entry.verdict.compiled!.source += '\n/*kept*/';
-    entry.sum = createHash('sha256').update(key).update('\0').update(JSON.stringify(entry.verdict)).digest('hex');
+    const [key, entry] = Object.entries(data.entries).find(([, e]) => typeof e.value === 'object' && e.value.compiled)!;
+    entry.value.compiled!.source += '\n/*kept*/';
+    entry.sum = createHash('sha256').update(key).update('\0').update(JSON.stringify(entry.value)).digest('hex');
     fs.writeFileSync(file, JSON.stringify(data));
     expect(generateFresh(dir).files['validators.ts']).toContain('/*kept*/');
     fs.rmSync(file);
@@ -119,12 +119,13 @@ describe('schema verdicts kept between runs', () => {
   it('ignore an entry that does not match its checksum, a torn file and another build’s file', () => {
     const file = verdictsFile(dir)!;
     const text = fs.readFileSync(file, 'utf8');
-    const data = JSON.parse(text) as { generator: string; entries: Record<string, { verdict: Verdict }> };
+    const data = JSON.parse(text) as { generator: string; entries: Record<string, { value: Verdict | string }> };
 
-    // Every entry's verdict altered, checksums left: none is trusted.
+    // Every entry altered (verdicts and pieces of types), checksums left: none is trusted.
     for (const e of Object.values(data.entries)) {
-      if (e.verdict.compiled) e.verdict.compiled.source += '\n/*tampered*/';
-      else e.verdict.meta = [];
+      if (typeof e.value === 'string') e.value += '\n/*tampered*/';
+      else if (e.value.compiled) e.value.compiled.source += '\n/*tampered*/';
+      else e.value.meta = [];
     }
     fs.writeFileSync(file, JSON.stringify(data));
     const tampered = generateFresh(dir);

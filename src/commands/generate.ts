@@ -10,7 +10,7 @@ import { countSummary, PLAIN, type Style } from '../report.js';
 import { renderJson, renderTexts } from '../findings.js';
 import { saveState, sha256, stateFor, verifiedState } from '../state.js';
 import { writeOutput } from '../write.js';
-import { loadCached, plural } from './result.js';
+import { loadCached, openPieces, plural } from './result.js';
 
 export interface GenerateInput {
   /** The spec file as the user named it. */
@@ -120,7 +120,10 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     };
   }
 
-  const result = await loadCached(spec, input.cwd, input.lookedIn);
+  const pieces = await openPieces(spec, input.cwd);
+  const result = await loadCached(spec, input.cwd, input.lookedIn, pieces);
+  // Kept after the types are generated, or now when this run stops before that: the verdicts found still hold.
+  if (!result.model) pieces.save();
   const inputs = {
     files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])),
     folders: result.inputs.folders,
@@ -158,6 +161,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       '; `toolspec lint` shows hints and the token table\n';
   }
   if (lint.failed) {
+    pieces.save();
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
     const failure = `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`;
     return {
@@ -207,7 +211,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       return { source: m.source, target: m.target, original, contents };
     }),
   );
-  const files = await (await generator()).generate(model, result.validators!);
+  const files = await (await generator()).generate(model, result.validators!, pieces);
+  pieces.save();
   const report = writeOutput(model.rootDir, model.options, files, moves);
   saveState(specPath, stateFor({ ...subject, inputs: result.inputs, files, tools: subject.tools }));
   const summary: GenerateSummary = {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { LintResult } from '../lint/lint.js';
 import { countSummary, PLAIN, type Style } from '../report.js';
 import { renderTexts } from '../findings.js';
+import type { PieceCache } from '../piece-cache.js';
 import type { LoadResult } from '../spec.js';
 
 /** 0 fine · 1 drift found, lint fails (options.lint.failOn) or diff finds a breaking change · 2 invalid spec, config or usage · 3 internal error. */
@@ -30,15 +31,27 @@ const loader = () => import('../spec.js');
 const linter = () => import('../lint/index.js');
 
 /**
- * loadModel with the verdicts of earlier runs (src/piece-cache.ts): kept ones are used, and what this load used is
- * kept for the next run.
+ * loadModel with the pieces of earlier runs (src/piece-cache.ts): kept ones are used, and what this run used is kept
+ * for the next. With `pieces` the caller uses them further (generate's types) and saves them; else they are saved
+ * here.
  */
-export async function loadCached(spec: string, cwd: string, lookedIn?: string): Promise<LoadResult> {
-  const [{ loadModel }, { PieceCache }] = await Promise.all([loader(), import('../piece-cache.js')]);
-  const store = new PieceCache(path.resolve(cwd, spec));
+export async function loadCached(
+  spec: string,
+  cwd: string,
+  lookedIn?: string,
+  pieces?: PieceCache,
+): Promise<LoadResult> {
+  const { loadModel } = await loader();
+  const store = pieces ?? (await openPieces(spec, cwd));
   const result = loadModel(spec, { cwd, lookedIn, judging: { store } });
-  store.save();
+  if (!pieces) store.save();
   return result;
+}
+
+/** The piece cache of the spec at `spec` (relative to `cwd`). */
+export async function openPieces(spec: string, cwd: string): Promise<PieceCache> {
+  const { PieceCache } = await import('../piece-cache.js');
+  return new PieceCache(path.resolve(cwd, spec));
 }
 
 /** A loaded spec, with its diagnostics as text (code frames) for stderr when the format is text. */

@@ -19,7 +19,7 @@ import {
 import { emitStub } from './stub.js';
 import { EXAMPLES_RUNNER, readTemplate, STATIC_FILES } from './templates.js';
 import { header } from './text.js';
-import { emitTypes } from './types.js';
+import { emitTypes, type PieceStore } from './types.js';
 import { emitValidators } from './validators.js';
 
 export interface OutputFile {
@@ -32,7 +32,15 @@ export interface OutputFile {
   tool?: string;
 }
 
-export async function generate(model: ServerModel, validators: CompiledValidators): Promise<OutputFile[]> {
+/**
+ * `store` keeps pieces of output by the content that produced them (the types of each tool): the caller's cache
+ * between runs. It changes no byte, only how much is computed again.
+ */
+export async function generate(
+  model: ServerModel,
+  validators: CompiledValidators,
+  store?: PieceStore,
+): Promise<OutputFile[]> {
   const dir = model.options.generatedDir;
   const specName = path.posix.basename(model.specFile);
   const head = header(specName);
@@ -50,7 +58,7 @@ export async function generate(model: ServerModel, validators: CompiledValidator
   });
   const files = await Promise.all([
     // json-schema-to-typescript's output is indented by its own rules (prettier would take seconds on 500 tools).
-    plain('types.ts', emitTypes(model)),
+    plain('types.ts', emitTypes(model, store)),
     ts('contract.ts', emitContract(model)),
     ts('manifest.ts', emitManifestModule(model)),
     ts('tools.ts', emitTools(model)),

@@ -2,7 +2,7 @@
  * types.ts: a TypeScript type for every tool's arguments, input (after schema defaults) and output, and for the
  * shared $defs, from one combined schema fed to json-schema-to-typescript so names are stable across tools.
  */
-import { compile } from 'json-schema-to-typescript';
+import { createHash } from 'node:crypto';
 import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../names.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
@@ -11,6 +11,15 @@ import { indentByNesting } from './layout.js';
 import { visibleControls } from './text.js';
 
 type Schema = Record<string, unknown>;
+
+/**
+ * Text kept by the content that produced it, between runs: generate's caller may hand one in (src/piece-cache.ts);
+ * emit never touches the disk itself. A kept text is what the same input gives, so it changes no byte.
+ */
+export interface PieceStore {
+  get(key: string): unknown;
+  put(key: string, value: unknown): void;
+}
 
 /** The type names of one tool, as contract.ts refers to them. */
 export interface ToolTypeNames {
@@ -48,7 +57,7 @@ const INHERITED_BACK = new RegExp(
   'g',
 );
 
-export async function emitTypes(model: ServerModel): Promise<string> {
+export async function emitTypes(model: ServerModel, store?: PieceStore): Promise<string> {
   const names = toolTypeNames(model);
   const taken = new Set<string>([ROOT]);
   for (const n of names.values()) [n.args, n.input, n.output].forEach((x) => x && taken.add(x));
@@ -126,7 +135,7 @@ export async function emitTypes(model: ServerModel): Promise<string> {
 
   let ts: string;
   try {
-    ts = await typesOf(defs);
+    ts = await typesInPieces(defs, keysOf, sharedKeys(), store);
   } catch {
     ts = await typesWithout(await untypable(model, defs, keysOf, sharedKeys()), defs, keysOf, names, sharedKeys());
   }
@@ -155,8 +164,63 @@ export async function emitTypes(model: ServerModel): Promise<string> {
 const LOOSE_TYPE = '{ [k: string]: unknown }';
 const LOOSE: Schema = { type: 'object', additionalProperties: true };
 
-/** json-schema-to-typescript on the combined schema. */
-function typesOf(defs: Schema): Promise<string> {
+/**
+ * The combined schema's types, a piece at a time: each tool's definitions, and each shared definition, compiled
+ * alone, in the order the combined schema holds them, with a ref to a definition of another piece written as the
+ * name of its type (every definition is declared under its name). A piece is a function of its own schema, so one
+ * whose input is unchanged is taken from the store: an edit to one tool runs the type generator on that tool alone.
+ */
+export async function typesInPieces(
+  defs: Schema,
+  keysOf: ReadonlyMap<string, string[]>,
+  shared: ReadonlySet<string>,
+  store?: PieceStore,
+): Promise<string> {
+  const owner = new Map<string, string>();
+  for (const [tool, keys] of keysOf) for (const k of keys) owner.set(k, `tool:${tool}`);
+  const pieces: string[][] = [];
+  let last: string | undefined;
+  for (const key of Object.keys(defs)) {
+    const of = shared.has(key) ? `shared:${key}` : (owner.get(key) ?? `other:${key}`);
+    if (of !== last || !pieces.length) pieces.push([]);
+    pieces.at(-1)!.push(key);
+    last = of;
+  }
+  const texts = await Promise.all(
+    pieces.map(async (keys) => {
+      const inside = new Set(keys);
+      const piece = Object.fromEntries(keys.map((k) => [k, namedOutside(defs[k], inside, defs)]));
+      const key = createHash('sha256')
+        .update(`types\0${JSON.stringify(piece)}`)
+        .digest('hex');
+      const kept = store?.get(key);
+      const text = typeof kept === 'string' ? kept : await typesOf(piece);
+      store?.put(key, text);
+      return text.replace(EMPTY_ROOT, '');
+    }),
+  );
+  return texts.join('');
+}
+
+const EMPTY_ROOT = new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm');
+
+/** A ref to a whole definition outside the piece, as the name of its type; refs inside the piece stay. */
+function namedOutside(schema: unknown, inside: ReadonlySet<string>, defs: Schema): unknown {
+  if (!isObject(schema)) return schema;
+  const node = mapChildren(schema, (c) => namedOutside(c, inside, defs));
+  const ref = node['$ref'];
+  if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return node;
+  const name = ref.slice('#/$defs/'.length);
+  if (inside.has(name.split('/')[0]!)) return node;
+  // A ref into part of another piece's definition cannot be named: the whole is compiled at once (emitTypes).
+  if (!Object.hasOwn(defs, name)) throw new Error(`a ref into another piece: ${ref}`);
+  const { $ref: _ref, ...rest } = node;
+  return { ...rest, tsType: name };
+}
+
+/** json-schema-to-typescript on the combined schema (or a piece of it). */
+export async function typesOf(defs: Schema): Promise<string> {
+  const { compile } = await import('json-schema-to-typescript');
   const root = { type: 'object', properties: {}, additionalProperties: false, $defs: defs };
   return compile(root as never, ROOT, {
     bannerComment: '',

@@ -10,7 +10,8 @@ import { judgeInParallel, threadsFor } from './parallel.js';
 
 /** Verdicts kept between runs. An entry it cannot vouch for (corrupt, another version of toolspec) is not given. */
 export interface VerdictStore {
-  get(key: string): Verdict | undefined;
+  /** What was kept under the key, as it was kept: checked for a verdict's shape before use. */
+  get(key: string): unknown;
   /** Keeps the verdict for the next run; also how the store learns which entries this run used. */
   put(key: string, verdict: Verdict): void;
 }
@@ -27,7 +28,7 @@ export function resolveVerdicts(jobs: readonly JudgeJob[], opts: JudgeOptions = 
   const missing = new Map<string, JudgeJob>();
   keys.forEach((key, i) => {
     if (found.has(key) || missing.has(key)) return;
-    const kept = recall<Verdict>(key) ?? opts.store?.get(key);
+    const kept = recall<Verdict>(key) ?? asVerdict(opts.store?.get(key));
     if (kept) found.set(key, kept);
     else missing.set(key, jobs[i]!);
   });
@@ -46,4 +47,10 @@ export function resolveVerdicts(jobs: readonly JudgeJob[], opts: JudgeOptions = 
     opts.store?.put(key, verdict);
   }
   return keys.map((key) => found.get(key)!);
+}
+
+/** A kept value, if it has a verdict's shape (a key that named something else gives nothing). */
+function asVerdict(value: unknown): Verdict | undefined {
+  const v = value as Partial<Verdict> | undefined;
+  return typeof v === 'object' && v !== null && Array.isArray(v.meta) ? (v as Verdict) : undefined;
 }

@@ -1,0 +1,62 @@
+/**
+ * types.ts is generated a piece at a time (each tool's definitions, each shared definition) so that a piece whose
+ * input is unchanged is kept between runs. On every spec in the repository that loads: the pieces, joined, declare
+ * every type they refer to (the real compiler, strict), and kept pieces give the same bytes as computed ones.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { emitTypes } from '../src/emit/types.js';
+import { loadModel } from '../src/spec.js';
+import { repoRoot } from './helpers/cli.js';
+import { compile } from './helpers/project.js';
+
+function specs(): string[] {
+  const found: string[] = [];
+  for (const top of ['specs', 'test/fixtures']) {
+    for (const f of fs.readdirSync(path.join(repoRoot, top), { recursive: true }) as string[]) {
+      if (/(^|\/)toolspec\.yaml$/.test(f) && !f.includes('node_modules')) found.push(path.join(top, f));
+    }
+  }
+  return found.sort();
+}
+
+const out = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-types-'));
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+describe('types in pieces', () => {
+  const loaded = specs()
+    .map((spec) => ({ spec, result: loadModel(path.join(repoRoot, spec), { cwd: repoRoot }) }))
+    .filter(({ result }) => result.model && result.model.tools.length);
+
+  it('are whole TypeScript on every spec, shared $defs among them, and the same bytes when kept', async () => {
+    expect(loaded.length).toBeGreaterThan(20);
+    expect(loaded.some(({ result }) => result.model!.tools.some((t) => t.input.sharedDefs.length))).toBe(true);
+    const files: string[] = [];
+    let inPieces = 0;
+    for (const [i, { result }] of loaded.entries()) {
+      const kept = new Map<string, unknown>();
+      const store = { get: (k: string) => kept.get(k), put: (k: string, v: unknown) => void kept.set(k, v) };
+      const fresh = await emitTypes(result.model!, store);
+      // A spec the type generator cannot type piece by piece (untypable shapes) takes the whole-schema path.
+      if (kept.size >= result.model!.tools.length) inPieces++;
+      expect(await emitTypes(result.model!, store)).toBe(fresh);
+      expect(await emitTypes(result.model!)).toBe(fresh);
+      const file = path.join(out, `types${i}.ts`);
+      fs.writeFileSync(file, fresh);
+      files.push(file);
+    }
+    expect(inPieces).toBeGreaterThan(20);
+    expect(compile(files)).toEqual([]);
+  }, 30_000);
+
+  it('take a kept piece as it is', async () => {
+    const { model } = loaded.find(({ result }) => result.model!.tools.length > 1)!.result;
+    const kept = new Map<string, unknown>();
+    const store = { get: (k: string) => kept.get(k), put: (k: string, v: unknown) => void kept.set(k, v) };
+    await emitTypes(model!, store);
+    for (const [k, v] of kept) kept.set(k, `${String(v)}// kept\n`);
+    expect(await emitTypes(model!, store)).toContain('// kept');
+  });
+});
