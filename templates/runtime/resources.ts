@@ -263,15 +263,37 @@ export function unsubscribe(uri: string, server: Server): void {
 export const resourceEvents = new InMemoryServerEventBus();
 
 /**
+ * The server instances of 2026-07-28 stdio connections. The SDK's stdio entry takes no event bus: it serves
+ * `subscriptions/listen` itself and routes the change notifications its pinned instance sends onto the connection's
+ * open subscriptions, each to those whose filter names the URI (none listening: the notification is dropped, never
+ * written). So an update is sent to every such instance, and the entry decides who hears it.
+ */
+const stdioListeners = new Set<Server>();
+
+/** Called by stdio.ts for the instance a 2026-07-28 stdio connection is pinned to; forgotten when it closes. */
+export function listenOverStdio(server: Server): void {
+  stdioListeners.add(server);
+  const previous = server.onclose;
+  server.onclose = () => {
+    stdioListeners.delete(server);
+    previous?.();
+  };
+}
+
+/**
  * Tells the clients subscribed to `uri` that it changed (notifications/resources/updated), when the spec has
- * `options.subscriptions: true`: 2025 clients that sent resources/subscribe, and 2026-07-28 clients listening over
- * HTTP. Resolves once every notification is sent; a client that went away is skipped.
+ * `options.subscriptions: true`: 2025 clients that sent resources/subscribe, and 2026-07-28 clients listening with
+ * subscriptions/listen over HTTP or stdio. Resolves once every notification is sent; a client that went away is
+ * skipped.
  */
 export async function notifyResourceUpdated(uri: string): Promise<void> {
-  if (subscriptionsEnabled) resourceEvents.publish({ kind: 'resource_updated', uri });
-  const set = subscribers.get(uri);
-  if (!set) return;
-  await Promise.all(
-    [...set].map((server) => server.sendResourceUpdated({ uri }).catch(() => unsubscribe(uri, server))),
-  );
+  const sends: Promise<void>[] = [];
+  if (subscriptionsEnabled) {
+    resourceEvents.publish({ kind: 'resource_updated', uri });
+    for (const server of stdioListeners)
+      sends.push(server.sendResourceUpdated({ uri }).catch(() => void stdioListeners.delete(server)));
+  }
+  for (const server of subscribers.get(uri) ?? [])
+    sends.push(server.sendResourceUpdated({ uri }).catch(() => unsubscribe(uri, server)));
+  await Promise.all(sends);
 }

@@ -253,6 +253,36 @@ describe('prompts and resources over stdio', () => {
   }
 });
 
+describe('subscriptions/listen over stdio', () => {
+  it('tells a 2026-07-28 client listening to a resource that it changed, and nothing after it stops', async () => {
+    const client = newClient('modern');
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [path.join(dist, 'generated/main.js')],
+        cwd: project.dir,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const updates: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        updates.push(n.params.uri);
+      });
+      const sub = await client.listen({ resourceSubscriptions: ['notes://42'] });
+      await client.callTool({ name: 'touch_note', arguments: { id: '1' } });
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      await expect.poll(() => updates).toEqual(['notes://42']);
+      await sub.close();
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      // The tool's result comes after any notification it sent: none arrived once the subscription was closed.
+      expect(updates).toEqual(['notes://42']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
   let server: { url: string; close(): Promise<void> };
   beforeAll(async () => {
