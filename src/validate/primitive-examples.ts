@@ -47,7 +47,8 @@ export function checkPromptExamples(
   if (!Array.isArray(list)) return [];
   const out: PromptExampleModel[] = [];
   list.forEach((ex, i) => {
-    if (!isRecord(ex)) return;
+    // Not an object, or arguments that are not one: the structure check reports it.
+    if (!isRecord(ex) || (ex['arguments'] !== undefined && !isRecord(ex['arguments']))) return;
     const args = isRecord(ex['arguments']) ? ex['arguments'] : {};
     const invalid = ex['invalid'] === true;
     const model: PromptExampleModel = { arguments: args, invalid };
