@@ -152,7 +152,54 @@ export interface PromptModel {
   typeName: string;
   arguments: PromptArgumentModel[];
   definition: PromptDefinition;
+  /** The spec's examples: prompts/get calls that become contract tests, in the author's order. */
+  examples: PromptExampleModel[];
   source: SourcePosition;
+}
+
+/** One prompt example: the arguments of a prompts/get and what it must return (the tools' examples, for prompts). */
+export interface PromptExampleModel {
+  name?: string;
+  arguments: Record<string, unknown>;
+  /** prompts/get must refuse these arguments (an undeclared one, one that is not a string, a required one missing). */
+  invalid: boolean;
+  expect?: PromptExpectation;
+  /** For an invalid example: the argument the refusal names (prompts/get names the first it finds, as validate does). */
+  rejected?: string[];
+}
+
+export interface PromptExpectation {
+  /** true: prompts/get must fail with a JSON-RPC error; false: it must not (the default for valid examples). */
+  isError?: boolean;
+  /** Text that the messages' text contents (joined by newlines) contain. */
+  text?: string;
+  /** Text that the error message contains; prompts/get must fail. */
+  error?: string;
+  /** The messages, as a subset: as many as listed, each matching (vitest's toMatchObject). */
+  messages?: unknown[];
+}
+
+/** One resource example: a URI to read and what the read must return. */
+export interface ResourceExampleModel {
+  name?: string;
+  /** The URI read: the resource's own, or one its template matches (checked by validate). */
+  uri: string;
+  expect?: ResourceExpectation;
+}
+
+export interface ResourceExpectation {
+  /** true: resources/read must fail with a JSON-RPC error; false: it must not (the default). */
+  isError?: boolean;
+  /** true: the read must answer "resource not found" (-32602 with the URI in its data). */
+  notFound?: boolean;
+  /** Text that the contents' texts (joined by newlines) contain. */
+  text?: string;
+  /** Text that the error message contains; the read must fail. */
+  error?: string;
+  /** The MIME type of every content read. */
+  mimeType?: string;
+  /** The contents, as a subset: as many as listed, each matching (vitest's toMatchObject). */
+  contents?: unknown[];
 }
 
 export interface ResourceAnnotations {
@@ -194,6 +241,8 @@ export interface ResourceModel {
   /** A template's variables, in template order; none for a fixed URI. */
   variables: TemplateVariableModel[];
   definition: ResourceDefinition;
+  /** The spec's examples: reads that become contract tests, in the author's order. */
+  examples: ResourceExampleModel[];
   source: SourcePosition;
 }
 

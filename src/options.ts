@@ -20,7 +20,7 @@ export interface Options {
   pageSize: number;
   /** Time limit of a call for tools without their own `timeout`, in milliseconds (spec: `timeout: 30s`); 0: none. */
   timeoutMs: number;
-  /** Whether generate writes examples.test.ts (contract tests from the tools' examples). */
+  /** Whether generate writes examples.test.ts (contract tests from the examples of tools, prompts and resources). */
   contractTests: boolean;
   /** The cache hints of tools/list on protocol 2026-07-28 (spec: `cache: { ttl: 5m, scope: public }`). */
   cache: { ttlMs: number; scope: 'public' | 'private' };

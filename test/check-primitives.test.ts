@@ -18,7 +18,7 @@ async function project(): Promise<string> {
   const gen = await runMain(['generate'], p.dir);
   expect(gen.code).toBe(0);
   // The summary counts them beside the tools.
-  expect(gen.stdout).toMatch(/ — 1 tool, 2 prompts, 4 resources in \d+ ms\n/);
+  expect(gen.stdout).toMatch(/ — 2 tools, 2 prompts, 4 resources in \d+ ms\n/);
   // Their stubs are not created: every handler is written already.
   expect(gen.stdout).not.toContain('created');
   return p.dir;

@@ -7,6 +7,9 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localRequest, type LocalCallOptions } from '../templates/runtime/context.js';
 import { createDispatcher, type AnyHandler } from '../templates/runtime/dispatcher.js';
+import type { AnyModule } from '../templates/runtime/primitive-types.js';
+import { createPrompts } from '../templates/runtime/prompts.js';
+import { createResources } from '../templates/runtime/resources.js';
 import {
   checkForm,
   InputRequired,
@@ -203,7 +206,7 @@ describe('the dispatcher with handlers that ask', () => {
   const bindings = new Map([
     ['ask', { input: Object.assign((_data: unknown): _data is unknown => true, { errors: null }) }],
   ]);
-  const make = (handler: AnyHandler, waiting?: { max: number }) =>
+  const make = (handler: AnyHandler, waiting?: { max: number } | WaitingCalls) =>
     createDispatcher({
       tools,
       bindings,
@@ -250,6 +253,49 @@ describe('the dispatcher with handlers that ask', () => {
     // On 2026-07-28 the server holds nothing while the client answers: no cap.
     const modern = localRequest({ requestId: 3 });
     expect(await asking.callTool('ask', {}, modern.sdk, modern.connection)).toHaveProperty('inputRequests');
+  });
+
+  it('counts prompts/get and resources/read rounds that ask under the same cap as tools/call', async () => {
+    const waiting = new WaitingCalls(1, 60_000);
+    const asks = {
+      handler: async (_input: unknown, ctx: import('../templates/runtime/context.js').ToolContext) => {
+        await ctx.elicit('one', { message: '1', requestedSchema: FORM });
+        return 'done';
+      },
+    } as unknown as AnyModule;
+    const prompts = createPrompts(
+      [{ name: 'p' }],
+      { p: { arguments: [] } },
+      { p: async () => asks },
+      {
+        requestStateKey: KEY,
+        waiting,
+      },
+    );
+    const resources = createResources(
+      [{ uri: 'notes://a', name: 'r' }],
+      [],
+      [{ name: 'r', uri: 'notes://a', complete: {} }],
+      { r: async () => asks },
+      { requestStateKey: KEY, waiting },
+    );
+    const tools = make(asks.handler as unknown as AnyHandler, waiting);
+    const first = localRequest({ era: 'legacy', requestId: 1 });
+    expect(await resources.read('notes://a', first.sdk, first.connection)).toHaveProperty('inputRequests');
+    const second = localRequest({ era: 'legacy', requestId: 2 });
+    await expect(prompts.get('p', {}, second.sdk, second.connection)).rejects.toThrow(
+      'Prompt "p" needs an answer from the client, but 1 calls are waiting for answers already',
+    );
+    const refused = (await tools.callTool('ask', {}, second.sdk, second.connection)) as { isError?: boolean };
+    expect(refused.isError).toBe(true);
+    // (Asked again, it is counted once; it leaves when it is done.)
+    await expect(resources.read('notes://a', first.sdk, first.connection)).resolves.toHaveProperty('inputRequests');
+    expect(waiting.size).toBe(1);
+    waiting.leave(first.connection, 1);
+    expect(await prompts.get('p', {}, second.sdk, second.connection)).toHaveProperty('inputRequests');
+    await expect(resources.read('notes://a', first.sdk, first.connection)).rejects.toThrow(
+      'Resource "r" needs an answer from the client, but 1 calls are waiting for answers already',
+    );
   });
 
   it('counts a waiting 2025 call once however often it asks, and releases it when it comes back', () => {

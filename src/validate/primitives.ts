@@ -17,6 +17,7 @@ import type {
 } from '../model.js';
 import { handlerFileName, pascalCase } from '../names.js';
 import { parseUriTemplate } from '../../templates/runtime/uri-template.js';
+import { checkPromptExamples, checkResourceExamples } from './primitive-examples.js';
 
 type Raw = RawTool;
 
@@ -37,6 +38,7 @@ export function checkPrimitives(
   const resourceNames = new Names('resource', diags);
   const uris = new Map<string, Raw>();
   const out: CheckedPrimitives = { prompts: [], resources: [] };
+  const checkedResources: { raw: Raw; model: ResourceModel }[] = [];
 
   for (const raw of prompts) {
     const v = raw.value;
@@ -66,6 +68,7 @@ export function checkPrimitives(
       if (complete) arg.complete = complete;
       args.push(arg);
     });
+    const examples = checkPromptExamples(raw, args, diags);
     if (typeName === undefined) continue;
     const definition: PromptDefinition = { name: v['name'] as string };
     for (const k of ['title', 'description'] as const) if (typeof v[k] === 'string') definition[k] = v[k];
@@ -79,7 +82,14 @@ export function checkPrimitives(
     }
     if (v['icons'] !== undefined) definition.icons = structuredClone(v['icons']) as PromptDefinition['icons'];
     if (v['_meta'] !== undefined) definition._meta = structuredClone(v['_meta']) as Record<string, unknown>;
-    out.prompts.push({ name: definition.name, typeName, arguments: args, definition, source: position(raw) });
+    out.prompts.push({
+      name: definition.name,
+      typeName,
+      arguments: args,
+      definition,
+      examples,
+      source: position(raw),
+    });
   }
 
   const resource = (raw: Raw, kind: 'resource' | 'template'): void => {
@@ -154,18 +164,23 @@ export function checkPrimitives(
     for (const k of ['icons', 'annotations', '_meta'] as const) {
       if (v[k] !== undefined) (definition as unknown as Record<string, unknown>)[k] = structuredClone(v[k]);
     }
-    out.resources.push({
+    const model: ResourceModel = {
       kind,
       name: definition.name,
       typeName: typeName!,
       uri: uri!,
       variables,
       definition,
+      examples: [],
       source: position(raw),
-    });
+    };
+    out.resources.push(model);
+    checkedResources.push({ raw, model });
   };
   for (const raw of resources) resource(raw, 'resource');
   for (const raw of templates) resource(raw, 'template');
+  // Examples once every resource is known: an example's URI must reach its own resource first.
+  checkResourceExamples(checkedResources, diags);
   return out;
 }
 

@@ -1,13 +1,26 @@
 /**
  * Contract tests: every example of the spec, called through the dispatcher with the real handlers (registry.ts),
- * one after another in the spec's order, so handlers keep their module state from one example to the next. The
- * generated examples.test.ts holds the examples (as JSON data) and calls runExamples; this module is copied into
+ * one after another in the spec's order, so handlers keep their module state from one example to the next; then the
+ * prompts' examples through prompts/get and the resources' through resources/read, as the server runs them
+ * (prompts.ts and resources.ts over the tables of primitives.ts). The generated examples.test.ts holds the examples
+ * (as JSON data) and calls runExamples, runPromptExamples and runResourceExamples; this module is copied into
  * projects that have examples.
  */
 import { describe, expect, it } from 'vitest';
-import { isInputRequiredResult } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, ProtocolError, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { localRequest } from './context.js';
 import { createDispatcher, type AnyHandler } from './dispatcher.js';
+import {
+  promptModules,
+  promptRules,
+  prompts,
+  resourceModules,
+  resourceRules,
+  resources,
+  resourceTemplates,
+} from './primitives.js';
+import { createPrompts, type ModuleLoaders } from './prompts.js';
+import { createResources } from './resources.js';
 import { handlers } from './registry.js';
 import { loadBindings, timeouts, tools } from './tools.js';
 
@@ -82,6 +95,136 @@ export function runExamples(
   describe(title, () => {
     for (const [tool, name, example] of examples) {
       it(`${tool} › ${name}`, () => check(tool, JSON.parse(example) as Example));
+    }
+  });
+}
+
+export interface PromptExample {
+  arguments: Record<string, unknown>;
+  /** prompts/get refuses these arguments. */
+  invalid?: true;
+  /** For an invalid example: the argument the refusal must name. */
+  rejected?: string[];
+  expect?: {
+    isError?: boolean;
+    text?: string;
+    error?: string;
+    messages?: unknown[];
+  };
+}
+
+export interface ResourceExample {
+  uri: string;
+  expect?: {
+    isError?: boolean;
+    notFound?: boolean;
+    text?: string;
+    error?: string;
+    mimeType?: string;
+    contents?: unknown[];
+  };
+}
+
+const promptList = createPrompts(prompts, promptRules, promptModules as ModuleLoaders, {
+  onError: (error) => logged.push(error),
+});
+const resourceList = createResources(resources, resourceTemplates, resourceRules, resourceModules as ModuleLoaders, {
+  onError: (error) => logged.push(error),
+});
+
+/** The result, or the JSON-RPC error the request would end with; a question to the client fails the test. */
+async function settle<T extends object>(
+  run: () => Promise<T | InputRequiredResult>,
+): Promise<{ result: T; error?: undefined } | { result?: undefined; error: ProtocolError }> {
+  let answer: T | InputRequiredResult;
+  try {
+    answer = await run();
+  } catch (error) {
+    if (error instanceof ProtocolError) return { error };
+    throw error;
+  }
+  if (isInputRequiredResult(answer)) {
+    const asked = Object.keys(answer.inputRequests ?? {}).join(', ');
+    throw new Error(`the handler asked the client for input (${asked}); a contract test has no client to answer`);
+  }
+  return { result: answer as T };
+}
+
+/** The cause the runtime logged for an unexpected failure, with its stack. */
+const causes = () => logged.map((e) => (e instanceof Error ? `\n${e.stack ?? e.message}` : `\n${String(e)}`)).join('');
+
+async function checkPrompt(prompt: string, example: PromptExample): Promise<void> {
+  logged.length = 0;
+  const { sdk, connection } = localRequest();
+  const { result, error } = await settle(() =>
+    promptList.get(prompt, structuredClone(example.arguments), sdk, connection),
+  );
+  const want = example.expect ?? {};
+  if (example.invalid || want.isError || want.error !== undefined) {
+    const messages = JSON.stringify(result?.messages);
+    expect(error, `prompts/get must fail; it returned the messages ${messages}`).toBeDefined();
+    if (example.invalid) {
+      expect(error!.code, `the refusal must be invalid params (-32602): ${error!.message}`).toBe(-32602);
+      for (const name of example.rejected ?? [])
+        expect(error!.message, `the refusal must name ${name}`).toContain(JSON.stringify(name));
+    }
+    if (want.error !== undefined) expect(error!.message, 'expect.error').toContain(want.error);
+    return;
+  }
+  expect(error, `prompts/get failed: ${error?.message ?? ''}${causes()}`).toBeUndefined();
+  const text = result!.messages.flatMap((m) => (m.content.type === 'text' ? [m.content.text] : [])).join('\n');
+  if (want.text !== undefined) expect(text, 'expect.text').toContain(want.text);
+  if (want.messages !== undefined) expect(result!.messages, 'expect.messages').toMatchObject(want.messages);
+}
+
+async function checkResource(resource: string, example: ResourceExample): Promise<void> {
+  logged.length = 0;
+  const { sdk, connection } = localRequest();
+  const { result, error } = await settle(() => resourceList.read(example.uri, sdk, connection));
+  const want = example.expect ?? {};
+  if (want.notFound || want.isError || want.error !== undefined) {
+    const contents = JSON.stringify(result?.contents);
+    expect(error, `the read must fail; it returned the contents ${contents}`).toBeDefined();
+    if (want.notFound) {
+      const found = `${error!.code} ${error!.message}`;
+      expect(found, 'expect.notFound: the read must answer "resource not found"').toBe(
+        `-32602 Resource not found: ${example.uri}`,
+      );
+    }
+    if (want.error !== undefined) expect(error!.message, 'expect.error').toContain(want.error);
+    return;
+  }
+  expect(error, `reading ${example.uri} (${resource}) failed: ${error?.message ?? ''}${causes()}`).toBeUndefined();
+  const contents = result!.contents;
+  const text = contents.flatMap((c) => ('text' in c ? [c.text] : [])).join('\n');
+  if (want.text !== undefined) expect(text, 'expect.text').toContain(want.text);
+  if (want.mimeType !== undefined) {
+    expect(contents.length, 'expect.mimeType: the read returned no contents').toBeGreaterThan(0);
+    for (const c of contents) expect(c.mimeType, `expect.mimeType of ${c.uri}`).toBe(want.mimeType);
+  }
+  if (want.contents !== undefined) expect(contents, 'expect.contents').toMatchObject(want.contents);
+}
+
+/** Registers one vitest test per prompt example: [prompt, example name, the example as JSON], in the spec's order. */
+export function runPromptExamples(
+  title: string,
+  examples: readonly (readonly [prompt: string, name: string, example: string])[],
+): void {
+  describe(title, () => {
+    for (const [prompt, name, example] of examples) {
+      it(`${prompt} › ${name}`, () => checkPrompt(prompt, JSON.parse(example) as PromptExample));
+    }
+  });
+}
+
+/** Registers one vitest test per resource example: [resource, example name, the example as JSON], in spec order. */
+export function runResourceExamples(
+  title: string,
+  examples: readonly (readonly [resource: string, name: string, example: string])[],
+): void {
+  describe(title, () => {
+    for (const [resource, name, example] of examples) {
+      it(`${resource} › ${name}`, () => checkResource(resource, JSON.parse(example) as ResourceExample));
     }
   });
 }

@@ -51,9 +51,10 @@ export interface DispatcherOptions extends InputOptions {
   onError?: (error: unknown, toolName: string) => void;
   /**
    * 2025 calls that may wait for their questions' answers at once (default 100), and how long one waits at most
-   * (default 300 s): a call past the cap ends with an error result instead of asking.
+   * (default 300 s): a call past the cap ends with an error result instead of asking. A WaitingCalls shares its cap
+   * with the prompts and resources that ask (the server passes one to all three).
    */
-  waiting?: { max?: number; expireMs?: number };
+  waiting?: { max?: number; expireMs?: number } | WaitingCalls;
 }
 
 export const DEFAULT_MAX_WAITING = 100;
@@ -102,10 +103,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const onError = options.onError ?? ((error, tool) => console.error(`[toolspec] tool "${tool}" failed:`, error));
   const all: ListToolsResult = { tools: tools as Tool[] };
   const rounds = new InputRounds(options);
-  const waiting = new WaitingCalls(
-    options.waiting?.max ?? DEFAULT_MAX_WAITING,
-    options.waiting?.expireMs ?? DEFAULT_WAITING_MS,
-  );
+  const waiting =
+    options.waiting instanceof WaitingCalls
+      ? options.waiting
+      : new WaitingCalls(options.waiting?.max ?? DEFAULT_MAX_WAITING, options.waiting?.expireMs ?? DEFAULT_WAITING_MS);
   /** Ends a round that asked: on 2025 connections only while few enough calls wait (each holds a request open). */
   const ask = (name: string, input: unknown, round: Round, sdk: ServerContext, connection: Connection) => {
     if (!isModern(sdk) && !waiting.enter(connection, sdk.mcpReq.id)) {

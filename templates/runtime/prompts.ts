@@ -15,14 +15,46 @@ import {
   type Prompt,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { createContext, type Connection } from './context.js';
-import { publicMessage } from './dispatcher.js';
-import { InputRounds, type InputOptions, type Round } from './input.js';
+import { createContext, isModern, type Connection } from './context.js';
+import { DEFAULT_MAX_WAITING, DEFAULT_WAITING_MS, publicMessage } from './dispatcher.js';
+import { InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
 import type { AnyModule, CompletionRule, PromptContext, PromptRule } from './primitive-types.js';
 
 export interface PrimitiveOptions extends InputOptions {
   /** Where handler failures are logged; never stdout. Default: stderr. */
   onError?: (error: unknown, name: string) => void;
+  /**
+   * The 2025 requests waiting for their questions' answers: the server shares one with tools/call, so a prompt or a
+   * read that asks counts under the same cap (legacyInput.maxWaiting). Default: a cap of this module's own.
+   */
+  waiting?: WaitingCalls;
+}
+
+/**
+ * Ends a round that asked. On 2025 connections the SDK's shim then holds the request open while the client answers,
+ * so only while fewer than the cap wait already; past it the request fails (prompts and reads have no error result).
+ */
+export function askWithin(
+  waiting: WaitingCalls,
+  rounds: InputRounds,
+  what: string,
+  key: string,
+  state: unknown,
+  round: Round,
+  sdk: ServerContext,
+  connection: Connection,
+): Promise<InputRequiredResult> {
+  if (!isModern(sdk) && !waiting.enter(connection, sdk.mcpReq.id)) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `${what} needs an answer from the client, but ${waiting.max} calls are waiting for answers already. Try again later.`,
+    );
+  }
+  return rounds.ask(key, state, round, sdk);
+}
+
+export function waitingCalls(options: PrimitiveOptions): WaitingCalls {
+  return options.waiting ?? new WaitingCalls(DEFAULT_MAX_WAITING, DEFAULT_WAITING_MS);
 }
 
 export type ModuleLoaders = Readonly<Record<string, () => Promise<AnyModule>>>;
@@ -82,6 +114,7 @@ export function createPrompts(
   const descriptions = new Map(prompts.map((p) => [p.name, p.description]));
   const load = moduleCache(loaders);
   const rounds = new InputRounds(options);
+  const waiting = waitingCalls(options);
   const onError = options.onError ?? defaultOnError('prompt');
   const ruleOf = (name: unknown): PromptRule => {
     const rule = typeof name === 'string' && Object.hasOwn(rules, name) ? rules[name] : undefined;
@@ -99,14 +132,27 @@ export function createPrompts(
       const prompt = name as string;
       const input = checkArguments(prompt, rule, args);
       const module = await load(prompt)!;
+      // Back with answers (or never asked): no longer waiting.
+      if (waiting.size) waiting.leave(connection, sdk.mcpReq.id);
       const round: Round = await rounds.begin(`prompts/get:${prompt}`, input, sdk);
+      const ask = () =>
+        askWithin(
+          waiting,
+          rounds,
+          `Prompt ${JSON.stringify(prompt)}`,
+          `prompts/get:${prompt}`,
+          input,
+          round,
+          sdk,
+          connection,
+        );
       const { toolName: _tool, ...base } = createContext(prompt, sdk, connection, round);
       const ctx: PromptContext = { ...base, promptName: prompt };
       let value: unknown;
       try {
         value = await (module.handler as (a: unknown, c: PromptContext) => unknown)(input, ctx);
       } catch (error) {
-        if (round.hasAsked) return rounds.ask(`prompts/get:${prompt}`, input, round, sdk);
+        if (round.hasAsked) return ask();
         if (error instanceof ProtocolError) throw error;
         onError(error, prompt);
         throw new ProtocolError(
@@ -114,7 +160,7 @@ export function createPrompts(
           `Prompt ${JSON.stringify(prompt)} failed: ${publicMessage(error)}`,
         );
       }
-      if (round.hasAsked) return rounds.ask(`prompts/get:${prompt}`, input, round, sdk);
+      if (round.hasAsked) return ask();
       const result = promptResult(value, descriptions.get(prompt));
       const why = result === undefined ? 'return text, a list of messages or a GetPromptResult' : invalidResult(result);
       if (why) {

@@ -27,12 +27,14 @@ import { publicMessage } from './dispatcher.js';
 import { InputRounds, type Round } from './input.js';
 import type { ResourceContext, ResourceRule } from './primitive-types.js';
 import {
+  askWithin,
   completeValue,
   defaultOnError,
   isPlainObject,
   moduleCache,
   type ModuleLoaders,
   type PrimitiveOptions,
+  waitingCalls,
 } from './prompts.js';
 import { compileUriTemplate, parseUriTemplate, type UriMatcher } from './uri-template.js';
 
@@ -74,6 +76,7 @@ export function createResources(
   const byTemplate = new Map(rules.flatMap((r) => (r.uriTemplate === undefined ? [] : [[r.uriTemplate, r] as const])));
   const load = moduleCache(loaders);
   const rounds = new InputRounds(options);
+  const waiting = waitingCalls(options);
   const onError = options.onError ?? defaultOnError('resource');
 
   const find = (uri: string): Target | undefined => {
@@ -126,14 +129,18 @@ export function createResources(
       const module = await load(rule.name)!;
       const key = `resources/read:${rule.name}`;
       const state = { uri: u, variables };
+      // Back with answers (or never asked): no longer waiting.
+      if (waiting.size) waiting.leave(connection, sdk.mcpReq.id);
       const round: Round = await rounds.begin(key, state, sdk);
+      const ask = () =>
+        askWithin(waiting, rounds, `Resource ${JSON.stringify(rule.name)}`, key, state, round, sdk, connection);
       const { toolName: _tool, ...base } = createContext(rule.name, sdk, connection, round);
       const ctx: ResourceContext = { ...base, resourceName: rule.name, uri: u };
       let value: unknown;
       try {
         value = await (module.handler as (v: unknown, c: ResourceContext) => unknown)(variables, ctx);
       } catch (error) {
-        if (round.hasAsked) return rounds.ask(key, state, round, sdk);
+        if (round.hasAsked) return ask();
         if (error instanceof ProtocolError) throw error;
         onError(error, rule.name);
         throw new ProtocolError(
@@ -141,7 +148,7 @@ export function createResources(
           `Resource ${JSON.stringify(rule.name)} failed: ${publicMessage(error)}`,
         );
       }
-      if (round.hasAsked) return rounds.ask(key, state, round, sdk);
+      if (round.hasAsked) return ask();
       if (value === undefined || value === null) throw notFound(u);
       const result = readResult(value, u, rule.mimeType);
       const why = result === undefined ? 'return text, bytes, contents or a ReadResourceResult' : invalidResult(result);
@@ -256,15 +263,37 @@ export function unsubscribe(uri: string, server: Server): void {
 export const resourceEvents = new InMemoryServerEventBus();
 
 /**
+ * The server instances of 2026-07-28 stdio connections. The SDK's stdio entry takes no event bus: it serves
+ * `subscriptions/listen` itself and routes the change notifications its pinned instance sends onto the connection's
+ * open subscriptions, each to those whose filter names the URI (none listening: the notification is dropped, never
+ * written). So an update is sent to every such instance, and the entry decides who hears it.
+ */
+const stdioListeners = new Set<Server>();
+
+/** Called by stdio.ts for the instance a 2026-07-28 stdio connection is pinned to; forgotten when it closes. */
+export function listenOverStdio(server: Server): void {
+  stdioListeners.add(server);
+  const previous = server.onclose;
+  server.onclose = () => {
+    stdioListeners.delete(server);
+    previous?.();
+  };
+}
+
+/**
  * Tells the clients subscribed to `uri` that it changed (notifications/resources/updated), when the spec has
- * `options.subscriptions: true`: 2025 clients that sent resources/subscribe, and 2026-07-28 clients listening over
- * HTTP. Resolves once every notification is sent; a client that went away is skipped.
+ * `options.subscriptions: true`: 2025 clients that sent resources/subscribe, and 2026-07-28 clients listening with
+ * subscriptions/listen over HTTP or stdio. Resolves once every notification is sent; a client that went away is
+ * skipped.
  */
 export async function notifyResourceUpdated(uri: string): Promise<void> {
-  if (subscriptionsEnabled) resourceEvents.publish({ kind: 'resource_updated', uri });
-  const set = subscribers.get(uri);
-  if (!set) return;
-  await Promise.all(
-    [...set].map((server) => server.sendResourceUpdated({ uri }).catch(() => unsubscribe(uri, server))),
-  );
+  const sends: Promise<void>[] = [];
+  if (subscriptionsEnabled) {
+    resourceEvents.publish({ kind: 'resource_updated', uri });
+    for (const server of stdioListeners)
+      sends.push(server.sendResourceUpdated({ uri }).catch(() => void stdioListeners.delete(server)));
+  }
+  for (const server of subscribers.get(uri) ?? [])
+    sends.push(server.sendResourceUpdated({ uri }).catch(() => unsubscribe(uri, server)));
+  await Promise.all(sends);
 }

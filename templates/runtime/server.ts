@@ -17,7 +17,7 @@ import {
   type AnyHandler,
   type DispatcherOptions,
 } from './dispatcher.js';
-import type { InputOptions } from './input.js';
+import { WaitingCalls, type InputOptions } from './input.js';
 import {
   promptModules,
   promptRules,
@@ -40,7 +40,8 @@ export interface ServerOptions extends InputOptions {
   /**
    * Questions to 2025 clients, which the SDK's legacy shim sends as real requests while the call waits: how long
    * one waits for its answer (default 300 s), how many rounds one call may take (default 8), and how many calls
-   * may wait at once (default 100; past it a call that asks ends with an error result).
+   * may wait at once (default 100; past it a call that asks ends with an error result). The cap counts prompts/get
+   * and resources/read requests that ask too; past it they fail with a JSON-RPC error (-32603).
    */
   legacyInput?: { roundTimeoutMs?: number; maxRounds?: number; maxWaiting?: number };
 }
@@ -63,6 +64,8 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
  */
 export function createServerFactory(handlers: ToolHandlers, options: ServerOptions = {}): ServerFactory {
   const roundTimeoutMs = options.legacyInput?.roundTimeoutMs ?? DEFAULT_WAITING_MS;
+  // One cap for every 2025 request that waits for answers: tools/call, prompts/get and resources/read alike.
+  const waiting = new WaitingCalls(options.legacyInput?.maxWaiting ?? DEFAULT_MAX_WAITING, roundTimeoutMs);
   const dispatcher = createDispatcher({
     tools,
     // Validators load on the first tools/call: a client that connects and lists tools does not wait for them.
@@ -73,10 +76,11 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.requestStateKey === undefined ? {} : { requestStateKey: options.requestStateKey }),
     ...(options.requestStateTtlSeconds === undefined ? {} : { requestStateTtlSeconds: options.requestStateTtlSeconds }),
-    waiting: { max: options.legacyInput?.maxWaiting ?? DEFAULT_MAX_WAITING, expireMs: roundTimeoutMs },
+    waiting,
   });
   // Prompts and resources (src/generated/primitives.ts): their handlers registered only when the spec has them.
   const primitiveOptions = {
+    waiting,
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.requestStateKey === undefined ? {} : { requestStateKey: options.requestStateKey }),
     ...(options.requestStateTtlSeconds === undefined ? {} : { requestStateTtlSeconds: options.requestStateTtlSeconds }),

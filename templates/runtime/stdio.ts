@@ -7,10 +7,12 @@ import {
   deserializeMessage,
   serializeMessage,
   type JSONRPCMessage,
+  type McpRequestContext,
   type Transport,
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import type { ToolHandlers } from './contract.js';
+import { listenOverStdio } from './resources.js';
 import { createServerFactory, DEFAULT_SHUTDOWN_GRACE_MS, type ServerOptions } from './server.js';
 
 export interface StdioOptions extends ServerOptions {
@@ -30,7 +32,14 @@ export function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): 
   const maxBufferSize = options.maxMessageBytes ?? 64 * 1024 * 1024;
   const transport = new LineTransport(process.stdin, protocolChannel(), maxBufferSize);
   const factory = createServerFactory(handlers, options);
-  const handle = sdkServeStdio(factory, {
+  // The entry pins one instance per connection. A 2026-07-28 one is where notifyResourceUpdated sends its updates:
+  // the entry routes them onto the connection's subscriptions/listen streams (it takes no event bus, as HTTP does).
+  const pinned = (context: McpRequestContext) => {
+    const server = factory(context);
+    if (context.era === 'modern') listenOverStdio(server);
+    return server;
+  };
+  const handle = sdkServeStdio(pinned, {
     transport,
     onerror: (error) => console.error('[toolspec] stdio:', error.message),
   });

@@ -340,3 +340,126 @@ describe('generate and check', () => {
     expect(off.some((f) => f.path.endsWith('examples.test.ts'))).toBe(false);
   });
 });
+
+describe('prompt and resource examples, run with vitest', () => {
+  const spec = `${HEAD}  - name: add_note
+    description: Add a note.
+    inputSchema: { type: object, properties: { text: { type: string } }, required: [text], additionalProperties: false }
+    examples:
+      - { name: adds the first note, arguments: { text: Buy milk }, expect: { text: "#1" } }
+prompts:
+  - name: summarise
+    description: Summarise the notes on a topic.
+    arguments:
+      - { name: topic, required: true }
+      - { name: style }
+    examples:
+      - name: names the topic and lists the notes
+        arguments: { topic: shopping, style: short }
+        expect: { text: "- Buy milk", messages: [{ role: user, content: { type: text } }] }
+      - name: the topic is required
+        arguments: { style: short }
+        invalid: true
+        expect: { error: Missing required argument }
+      - name: a "*/ \`\${x}\`" style is refused by the handler
+        arguments: { topic: x, style: "*/ \`\${x}\`" }
+        expect: { error: "no such style" }
+resources:
+  - uri: notes://index
+    name: index
+    description: Every note, one a line.
+    mimeType: text/plain
+    examples:
+      - { name: lists the notes, expect: { text: "1 Buy milk", mimeType: text/plain } }
+resourceTemplates:
+  - uriTemplate: notes://{id}
+    name: note
+    description: One note, by id.
+    mimeType: text/markdown
+    examples:
+      - name: reads a note
+        uri: notes://1
+        expect: { contents: [{ uri: "notes://1", text: "# Buy milk" }], mimeType: text/markdown }
+      - name: an unknown note is not found
+        uri: notes://9
+        expect: { notFound: true }
+`;
+  const files = {
+    'toolspec.yaml': spec,
+    'src/handlers/store.ts': 'export const notes: string[] = [];\n',
+    'src/handlers/add_note.ts': `import type { Handler } from '../generated/contract.js';
+import { notes } from './store.js';
+
+export const handler: Handler<'add_note'> = ({ text }) => \`#\${notes.push(text)}\`;
+`,
+    'src/handlers/prompts/summarise.ts': `import type { PromptHandler } from '../../generated/contract.js';
+import { notes } from '../store.js';
+
+export const handler: PromptHandler<'summarise'> = ({ topic, style }) => {
+  if (style !== undefined && style !== 'short') throw new Error('no such style');
+  return \`Summarise my notes on \${topic}:\\n\${notes.map((n) => \`- \${n}\`).join('\\n')}\`;
+};
+`,
+    'src/handlers/resources/index.ts': `import type { ResourceHandler } from '../../generated/contract.js';
+import { notes } from '../store.js';
+
+export const handler: ResourceHandler<'index'> = () => notes.map((n, i) => \`\${i + 1} \${n}\`).join('\\n');
+`,
+    'src/handlers/resources/note.ts': `import type { ResourceHandler } from '../../generated/contract.js';
+import { notes } from '../store.js';
+
+export const handler: ResourceHandler<'note'> = ({ id }) => {
+  const note = notes[Number(id) - 1];
+  return note === undefined ? undefined : \`# \${note}\`;
+};
+`,
+  };
+
+  it('pass on a project whose handlers keep them, after the tools', async () => {
+    const p = tempProject(files);
+    cleanups.push(p.cleanup);
+    const results = await runExamples(p.dir, 'examples-primitives');
+    expect(statuses(results)).toEqual([
+      'passed add_note › adds the first note',
+      'passed summarise › names the topic and lists the notes',
+      'passed summarise › the topic is required',
+      'passed summarise › a "*/ `${x}`" style is refused by the handler',
+      'passed index › lists the notes',
+      'passed note › reads a note',
+      'passed note › an unknown note is not found',
+    ]);
+  });
+
+  it('fail, by name and with the expectation, where the handlers break them', async () => {
+    const p = tempProject(files);
+    cleanups.push(p.cleanup);
+    const results = await runExamples(p.dir, 'examples-primitives-broken', (dir) => {
+      // The prompt forgets the notes, and refuses no style any more.
+      edit(dir, 'src/handlers/prompts/summarise.ts', 'notes.map((n) => `- ${n}`)', 'notes.map((n) => `* ${n}`)');
+      edit(dir, 'src/handlers/prompts/summarise.ts', "style !== 'short'", "style === 'long'");
+      // The index gets another MIME type; a note another heading; an unknown one is an empty text, not "not found".
+      edit(dir, 'src/handlers/resources/index.ts', "join('\\n')", "join('\\n'), mimeType: 'text/csv' })");
+      edit(dir, 'src/handlers/resources/index.ts', '() => notes', '() => ({ text: notes');
+      edit(dir, 'src/handlers/resources/note.ts', 'note === undefined ? undefined : `# ${note}`', "`## ${note ?? ''}`");
+      // And the required argument is not required any more: prompts/get accepts the invalid example.
+      edit(dir, 'toolspec.yaml', '{ name: topic, required: true }', '{ name: topic }');
+      edit(dir, 'toolspec.yaml', '        invalid: true\n', '');
+    });
+    const failed = results.filter((r) => r.status === 'failed');
+    expect(failed.map((r) => r.title)).toEqual([
+      'summarise › names the topic and lists the notes',
+      'summarise › the topic is required',
+      'summarise › a "*/ `${x}`" style is refused by the handler',
+      'index › lists the notes',
+      'note › reads a note',
+      'note › an unknown note is not found',
+    ]);
+    const [text, required, refused, mime, contents, notFound] = failed.map((r) => r.failureMessages.join('\n'));
+    expect(text).toContain("to contain '- Buy milk'");
+    expect(required).toContain('prompts/get must fail; it returned the messages');
+    expect(refused).toContain('prompts/get must fail; it returned the messages');
+    expect(mime).toContain('expect.mimeType of notes://index');
+    expect(contents).toContain('expect.contents');
+    expect(notFound).toContain('the read must fail; it returned the contents [{"uri":"notes://9"');
+  });
+});

@@ -96,10 +96,16 @@ for (const c of cases) {
       expect(test.stdout).toMatch(
         /✓ src\/generated\/examples\.test\.ts > examples in toolspec\.yaml > greet › greets in English by default/,
       );
+      expect(test.stdout).toMatch(
+        /✓ src\/generated\/examples\.test\.ts > prompt examples in toolspec\.yaml > introduce › the name is required/,
+      );
+      expect(test.stdout).toMatch(
+        /✓ src\/generated\/examples\.test\.ts > resource examples in toolspec\.yaml > languages › lists the languages/,
+      );
       expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2026-07-28 > lists its tools/);
       expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2025 > lists its tools/);
       expect(test.stdout).not.toContain('dist/');
-      expect(test.stdout).toMatch(/Tests\s+12 passed \(12\)/);
+      expect(test.stdout).toMatch(/Tests\s+15 passed \(15\)/);
     }, 300_000);
 
     it('serves a client started as its .mcp.json says, the same command init printed', async () => {

@@ -253,6 +253,36 @@ describe('prompts and resources over stdio', () => {
   }
 });
 
+describe('subscriptions/listen over stdio', () => {
+  it('tells a 2026-07-28 client listening to a resource that it changed, and nothing after it stops', async () => {
+    const client = newClient('modern');
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [path.join(dist, 'generated/main.js')],
+        cwd: project.dir,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const updates: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        updates.push(n.params.uri);
+      });
+      const sub = await client.listen({ resourceSubscriptions: ['notes://42'] });
+      await client.callTool({ name: 'touch_note', arguments: { id: '1' } });
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      await expect.poll(() => updates).toEqual(['notes://42']);
+      await sub.close();
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      // The tool's result comes after any notification it sent: none arrived once the subscription was closed.
+      expect(updates).toEqual(['notes://42']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
   let server: { url: string; close(): Promise<void> };
   beforeAll(async () => {
@@ -292,6 +322,80 @@ describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
       await sub.close();
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('the cap on 2025 requests waiting for answers', () => {
+  let server: { url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    const g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as {
+      serveHttp(h: unknown, o: Record<string, unknown>): Promise<typeof server>;
+      handlers: unknown;
+    };
+    server = await g.serveHttp(g.handlers, { port: 0, onError: () => {}, legacyInput: { maxWaiting: 1 } });
+  });
+  afterAll(async () => server?.close());
+
+  /** A sessionful 2025 client whose user answers only when `answer()` is called; `asked` resolves on the question. */
+  async function slowUser() {
+    let answer!: () => void;
+    let asked!: () => void;
+    const gate = new Promise<void>((resolve) => (answer = resolve));
+    const question = new Promise<void>((resolve) => (asked = resolve));
+    const client = new Client({ name: 'slow', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler('elicitation/create', async (): Promise<ElicitResult> => {
+      asked();
+      await gate;
+      return { action: 'accept', content: { focus: 'dates' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    return { client, answer, asked: question };
+  }
+
+  it('counts prompts/get rounds that ask with tools/call: one waiting prompt refuses the next tool and prompt', async () => {
+    const slow = await slowUser();
+    const other = newClient('legacy');
+    await other.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    try {
+      const waiting = slow.client.getPrompt({ name: 'ask_first' });
+      await slow.asked;
+      const tool = (await other.callTool({ name: 'pick_focus', arguments: {} })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      expect(tool.isError).toBe(true);
+      expect(tool.content[0]!.text).toContain('1 calls are waiting for answers already');
+      const prompt = await failure(other.getPrompt({ name: 'ask_first' }));
+      expect(prompt.code).toBe(ProtocolErrorCode.InternalError);
+      expect(prompt.message).toContain(
+        'Prompt "ask_first" needs an answer from the client, but 1 calls are waiting for answers already',
+      );
+      slow.answer();
+      const done = await waiting;
+      expect(done.messages[0]!.content).toEqual({ type: 'text', text: 'Focus on dates.' });
+      // The answered prompt no longer waits: the other client's prompt may ask now.
+      const after = await other.getPrompt({ name: 'ask_first' });
+      expect(after.messages[0]!.content).toEqual({ type: 'text', text: 'Focus on dates.' });
+    } finally {
+      await Promise.all([slow.client.close(), other.close()]);
+    }
+  });
+
+  it('counts a waiting tools/call against a prompt that asks', async () => {
+    const slow = await slowUser();
+    const other = newClient('legacy');
+    await other.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    try {
+      const waiting = slow.client.callTool({ name: 'pick_focus', arguments: {} });
+      await slow.asked;
+      const prompt = await failure(other.getPrompt({ name: 'ask_first' }));
+      expect(prompt.message).toContain('1 calls are waiting for answers already');
+      slow.answer();
+      expect(((await waiting) as { content: { text: string }[] }).content[0]!.text).toBe('focus: dates');
+      expect((await other.getPrompt({ name: 'ask_first' })).messages).toHaveLength(1);
+    } finally {
+      await Promise.all([slow.client.close(), other.close()]);
     }
   });
 });
