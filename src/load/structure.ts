@@ -3,9 +3,12 @@
  * same one editors use, so the CLI and the editor never disagree. Its errors become diagnostics here. The layer
  * inside the tools' schemas is the editors' alone (see withoutSchemaLayer): validate/schemas.ts judges those.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import standaloneCode from 'ajv/dist/standalone/index.js';
 import { diagnostic, type Diagnostics, type DiagnosticCode } from '../diagnostics.js';
 import type { SourceFile } from './source.js';
 import { includeSchemaPath, specSchemaPath } from '../paths.js';
@@ -19,19 +22,61 @@ interface Validators {
 
 let validators: Validators | undefined;
 
-function getValidators(): Validators {
-  if (validators) return validators;
-  const ajv = new Ajv.default({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
+const MAIN_ID = 'https://toolspec.dev/schema/toolspec.schema.json';
+const INCLUDE_ID = 'https://toolspec.dev/schema/toolspec-include.schema.json';
+
+/** The two schemas' text, and a hash of it: the prebuilt validators are used only for exactly these schemas. */
+function schemaTexts(): { main: string; include: string; hash: string } {
+  const main = fs.readFileSync(specSchemaPath, 'utf8');
+  const include = fs.readFileSync(includeSchemaPath, 'utf8');
+  return { main, include, hash: createHash('sha256').update(main).update('\0').update(include).digest('hex') };
+}
+
+/** ajv with the spec's and the include file's schemas, as the structure check judges them. */
+function structureAjv(source: boolean): InstanceType<typeof Ajv.default> {
+  const ajv = new Ajv.default({
+    allErrors: true,
+    verbose: true,
+    strict: true,
+    allowUnionTypes: true,
+    ...(source ? { code: { source: true } } : {}),
+  });
   addFormats.default(ajv);
-  const main = withoutSchemaLayer(JSON.parse(fs.readFileSync(specSchemaPath, 'utf8'))) as object;
-  const include = withoutSchemaLayer(JSON.parse(fs.readFileSync(includeSchemaPath, 'utf8'))) as object;
-  ajv.addSchema(main);
-  ajv.addSchema(include);
-  validators = {
-    main: ajv.getSchema('https://toolspec.dev/schema/toolspec.schema.json')!,
-    include: ajv.getSchema('https://toolspec.dev/schema/toolspec-include.schema.json')!,
-  };
-  return validators;
+  const texts = schemaTexts();
+  ajv.addSchema(withoutSchemaLayer(JSON.parse(texts.main)) as object);
+  ajv.addSchema(withoutSchemaLayer(JSON.parse(texts.include)) as object);
+  return ajv;
+}
+
+/**
+ * The structure validators as ajv's standalone code (CommonJS), for the build to write beside this module
+ * (scripts/build-structure.mjs): compiling the spec's schema costs every run ~0.1–0.2 s, loading its code a few ms.
+ */
+export function structureCode(): string {
+  const ajv = structureAjv(true);
+  const code = standaloneCode.default(ajv, { main: MAIN_ID, include: INCLUDE_ID });
+  return `${code}\nexports.schemaHash = ${JSON.stringify(schemaTexts().hash)};\n`;
+}
+
+/** The build's standalone validators, if they are there and were built from the schemas as they are now. */
+function prebuilt(): Validators | undefined {
+  try {
+    const m = createRequire(import.meta.url)('./structure-validators.cjs') as Validators & { schemaHash?: string };
+    return m.schemaHash === schemaTexts().hash ? { main: m.main, include: m.include } : undefined;
+  } catch {
+    return undefined; // not built (the sources run under the tests): compiled below
+  }
+}
+
+/** `compiled`: compile even when prebuilt validators exist (tests compare the two). */
+export function getValidators(compiled = false): Validators {
+  if (validators && !compiled) return validators;
+  const ready = compiled ? undefined : prebuilt();
+  if (ready) return (validators = ready);
+  const ajv = structureAjv(false);
+  const v = { main: ajv.getSchema(MAIN_ID)!, include: ajv.getSchema(INCLUDE_ID)! };
+  if (!compiled) validators = v;
+  return v;
 }
 
 /** Where the spec's schema refers to the JSON Schema layer for editors (schema/json-schema.schema.json). */
