@@ -66,4 +66,27 @@ describe('compiles remembered across loads', () => {
     startLoad();
     expect(get()).toBe(2); // unused by the two loads before: dropped, computed again
   });
+
+  it('parse only the files whose bytes changed, to the same bytes as a fresh parse', async () => {
+    const files = {
+      'toolspec.yaml': SPEC.replace(/tools:[\s\S]*/, 'include: [more.yaml]\ntools: []\n'),
+      'more.yaml': SPEC.slice(SPEC.indexOf('tools:')),
+    };
+    const p = tempProject(files);
+    cleanups.push(p.cleanup);
+    const load = (dir: string) => loadModel('toolspec.yaml', { cwd: dir });
+    const bytes = async (r: ReturnType<typeof load>) =>
+      (await generate(r.model!, r.validators!)).map((f) => `${f.path}\n${f.contents}`).join('\n');
+    const first = load(p.dir);
+    expect(first.model?.tools).toHaveLength(2);
+    fs.writeFileSync(path.join(p.dir, 'toolspec.yaml'), files['toolspec.yaml'].replace('1.0.0', '1.0.1'));
+    const second = load(p.dir);
+    expect(second.parsed!.get('more.yaml')).toBe(first.parsed!.get('more.yaml')); // not parsed again
+    expect(second.parsed!.get('toolspec.yaml')).not.toBe(first.parsed!.get('toolspec.yaml'));
+    const fresh = tempProject({ ...files, 'toolspec.yaml': files['toolspec.yaml'].replace('1.0.0', '1.0.1') });
+    cleanups.push(fresh.cleanup);
+    const other = load(fresh.dir);
+    expect(second.diagnostics).toEqual(other.diagnostics);
+    expect(await bytes(second)).toBe(await bytes(other));
+  });
 });

@@ -11,7 +11,7 @@ import { diskSource, type FileSource } from './files.js';
 import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
 import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
-import { SourceFile, type JsonPath } from './source.js';
+import { parsedFile, startParsing, SourceFile, type JsonPath } from './source.js';
 
 export { MAX_FILE_BYTES } from './limits.js';
 
@@ -63,6 +63,7 @@ export interface LoadOptions {
 
 /** Loads the spec at `specPath`. Returns undefined when the main file could not be read or parsed at all. */
 export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions = {}): RawSpec | undefined {
+  startParsing();
   const cwd = opts.cwd ?? process.cwd();
   const source = opts.source ?? diskSource;
   const realOr = (p: string) => source.realpath(p);
@@ -232,7 +233,7 @@ function readSource(
     diags.add(diagnostic('TS036', at, `${shown} ${decoded.message}`, decoded.hint));
     return undefined;
   }
-  const file = new SourceFile(shown, decoded.text, abs);
+  const file = parsedFile(shown, decoded.text, abs);
   for (const d of file.diagnostics) diags.add(d);
   return file;
 }

@@ -349,3 +349,30 @@ export function depthOf(value: unknown): number {
   }
   return depth.get(value)!;
 }
+
+/**
+ * Files parsed by earlier loads of this process (watch, dev), by path and text: a load parses only the files whose
+ * bytes changed. A SourceFile is read-only once made, so one made before is as good as a new one. Entries the last
+ * two loads did not use are dropped.
+ */
+const parsedFiles = new Map<string, { file: SourceFile; used: number }>();
+let parses = 0;
+
+/** A new load begins (loadSpec): files neither it nor the previous one read go. */
+export function startParsing(): void {
+  parses++;
+  for (const [key, e] of parsedFiles) if (e.used < parses - 1) parsedFiles.delete(key);
+}
+
+/** The file parsed, or the same text parsed before under the same paths. */
+export function parsedFile(displayPath: string, text: string, absPath: string): SourceFile {
+  const key = `${displayPath}\0${absPath}\0${text}`;
+  const hit = parsedFiles.get(key);
+  if (hit) {
+    hit.used = parses;
+    return hit.file;
+  }
+  const file = new SourceFile(displayPath, text, absPath);
+  parsedFiles.set(key, { file, used: parses });
+  return file;
+}
