@@ -22,6 +22,20 @@ import { MAX_DEPTH, MAX_TEXT_CHARS } from './limits.js';
 
 export type JsonPath = readonly (string | number)[];
 
+/** A document patched after an edit (SourceFile.patched): its parts, and where its nodes are in the new text. */
+interface Patch {
+  document: Document.Parsed;
+  value: unknown;
+  where: (node: Node) => [number, number, number] | undefined;
+  lineStarts: number[];
+  generation: number;
+}
+
+/** After this many patches in a row a file is parsed whole again, so that finding a node's place stays cheap. */
+const MAX_PATCHES = 16;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** Aliases expand to at most this many nodes in one file; more is taken as an alias bomb. */
 export const MAX_ALIAS_COUNT = 1000;
 
@@ -32,13 +46,29 @@ export class SourceFile {
   readonly value: unknown;
   readonly diagnostics: Diagnostic[] = [];
 
+  /** Where a node of the document starts and ends in this file's text (see `Patch`). */
+  readonly #where: (node: Node) => [number, number, number] | undefined;
+  /** How many patches this file's document is from a whole parse. */
+  readonly generation: number;
+  /** Whether the document holds an anchor or an alias: such a file is always parsed whole. */
+  #linked = false;
+
   constructor(
     /** As shown to the user. */
     readonly displayPath: string,
     readonly text: string,
     /** Absolute, when read from disk. */
     readonly absPath: string = displayPath,
+    patch?: Patch,
   ) {
+    this.generation = patch ? patch.generation : 0;
+    this.#where = patch ? patch.where : (node) => node.range ?? undefined;
+    if (patch) {
+      this.document = patch.document;
+      this.value = patch.value;
+      for (const at of patch.lineStarts) this.lineCounter.addNewLine(at);
+      return;
+    }
     const parsed = parseWithin(text, this.lineCounter);
     if (typeof parsed === 'number') {
       // Refused before composing: the composer recurses per level of nesting.
@@ -69,7 +99,14 @@ export class SourceFile {
    */
   #checkDuplicateKeys(): void {
     visit(this.document, {
+      Seq: (_, seq) => {
+        if (seq.anchor) this.#linked = true;
+      },
+      Scalar: (_, scalar) => {
+        if (scalar.anchor) this.#linked = true;
+      },
       Map: (_, map) => {
+        if (map.anchor) this.#linked = true;
         const seen = new Set<string>();
         for (const pair of map.items) {
           if (!isScalar(pair.key)) continue;
@@ -150,6 +187,7 @@ export class SourceFile {
         }
       },
       Alias: (_, node) => {
+        this.#linked = true;
         firstAlias ??= node;
         const target = node.resolve(this.document);
         if (target === undefined) {
@@ -209,8 +247,110 @@ export class SourceFile {
   }
 
   spanOfNode(node: Node): Span {
-    const range = node.range ?? [0, 1, 1];
+    const range = this.#where(node) ?? [0, 1, 1];
     return this.spanOf(range[0], range[1]);
+  }
+
+  /** The node's range in this file's text: [start, value end, node end]. */
+  rangeOf(node: Node): [number, number, number] | undefined {
+    return this.#where(node);
+  }
+
+  /**
+   * This file after an edit inside one item of its `tools` list (watch, dev): that item parsed alone, in place (the
+   * rest of the text blanked out, so its offsets are the file's), and set into a shallow copy of this document;
+   * every other node is shared, its offsets moved by the edit's length. Undefined when the edit is anything else,
+   * or when this file or the item has anything a whole parse must judge (diagnostics, anchors, aliases, nesting
+   * near the limit): the caller parses the whole file then. The data and the positions are the whole parse's.
+   */
+  patched(text: string): SourceFile | undefined {
+    if (this.diagnostics.length || this.#linked || this.generation >= MAX_PATCHES || !isRecord(this.value)) return;
+    const old = this.text;
+    const end = Math.min(old.length, text.length);
+    let p = 0;
+    while (p < end && old.charCodeAt(p) === text.charCodeAt(p)) p++;
+    let q = 0;
+    while (q < end - p && old.charCodeAt(old.length - 1 - q) === text.charCodeAt(text.length - 1 - q)) q++;
+    const root = this.document.contents;
+    if (!isMap(root)) return;
+    const pair = root.items.find((it) => isScalar(it.key) && it.key.value === 'tools');
+    const list = pair?.value;
+    if (!pair || !isSeq(list) || !Array.isArray(this.value['tools'])) return;
+    const index = list.items.findIndex((item) => {
+      const r = isMap(item) ? this.#where(item) : undefined;
+      return r !== undefined && r[0] <= p && old.length - q <= r[2];
+    });
+    const item = list.items[index];
+    const range = item ? this.#where(item as Node) : undefined;
+    if (!item || !range) return;
+    // The item's text after the edit, alone in a file of the same lines.
+    const delta = text.length - old.length;
+    const [a, e] = [range[0], range[2] + delta];
+    if (e < a || /\r/.test(text.slice(a, e))) return;
+    // Alone, a line indented less than the item's first key could read differently than in the file: parse it whole.
+    const column = a - (text.lastIndexOf('\n', a - 1) + 1);
+    for (const line of text.slice(a, e).split('\n').slice(1)) {
+      const indent = line.length - line.trimStart().length;
+      if (indent < column && line.trim() !== '' && !line.trimStart().startsWith('#')) return;
+    }
+    // Parsed at its own column (its first line's start blanked), then moved to where it is in the file.
+    const alone = new SourceFile(this.displayPath, ' '.repeat(column) + text.slice(a, e));
+    const fresh = alone.document.contents;
+    if (alone.diagnostics.length || alone.#linked || !isMap(fresh) || !isRecord(alone.value)) return;
+    const by = a - column;
+    visit(alone.document, {
+      Node: (_, n) => {
+        if (n.range) n.range = [n.range[0] + by, n.range[1] + by, n.range[2] + by];
+      },
+    });
+    const freshRange = fresh.range;
+    if (!freshRange || freshRange[0] !== a || freshRange[1] > e) return;
+    if (depthOf(alone.value) > MAX_DEPTH - 4) return;
+
+    // The path from the root to the item, copied; everything else shared.
+    // Every own property, the symbol that marks a node's kind (not enumerable) included.
+    const copy = <T extends object>(o: T, changes: Partial<T>): T =>
+      Object.assign(
+        Object.create(Object.getPrototypeOf(o) as object, Object.getOwnPropertyDescriptors(o)) as T,
+        changes,
+      );
+    const items = [...list.items];
+    items[index] = fresh;
+    const list2 = copy(list, { items } as Partial<typeof list>);
+    const pair2 = copy(pair, { value: list2 } as Partial<typeof pair>);
+    const root2 = copy(root, { items: root.items.map((it) => (it === pair ? pair2 : it)) } as Partial<typeof root>);
+    const document = copy(this.document, { contents: root2 } as Partial<Document.Parsed>);
+    const own = new WeakSet<object>();
+    visit(alone.document, { Node: (_, n) => void own.add(n) });
+    const before = this.#where;
+    const moved = new Map<object, [number, number, number]>([[fresh, [freshRange[0], freshRange[1], e]]]);
+    for (const [o, n] of [
+      [list, list2],
+      [root, root2],
+    ] as const) {
+      const r = before(o);
+      if (r) moved.set(n, [r[0], r[1] + delta, r[2] + delta]);
+    }
+    const where = (node: Node): [number, number, number] | undefined => {
+      const kept = moved.get(node);
+      if (kept) return kept;
+      if (own.has(node)) return node.range ?? undefined;
+      const r = before(node);
+      if (!r) return undefined;
+      const shift = (x: number) => (x >= range[2] ? x + delta : x);
+      return [shift(r[0]), shift(r[1]), shift(r[2])];
+    };
+    const tools = [...this.value['tools']];
+    tools[index] = alone.value;
+    const lineStarts: number[] = [];
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+    return new SourceFile(this.displayPath, text, this.absPath, {
+      document,
+      value: { ...this.value, tools },
+      where,
+      lineStarts: [0, ...lineStarts],
+      generation: this.generation + 1,
+    });
   }
 
   /**
@@ -362,6 +502,8 @@ let parses = 0;
 export function startParsing(): void {
   parses++;
   for (const [key, e] of parsedFiles) if (e.used < parses - 1) parsedFiles.delete(key);
+  const kept = new Set([...parsedFiles.values()].map((e) => e.file));
+  for (const [key, file] of latest) if (!kept.has(file)) latest.delete(key);
 }
 
 /** The file parsed, or the same text parsed before under the same paths. */
@@ -372,7 +514,12 @@ export function parsedFile(displayPath: string, text: string, absPath: string): 
     hit.used = parses;
     return hit.file;
   }
-  const file = new SourceFile(displayPath, text, absPath);
+  const last = latest.get(`${displayPath}\0${absPath}`);
+  const file = last?.patched(text) ?? new SourceFile(displayPath, text, absPath);
   parsedFiles.set(key, { file, used: parses });
+  latest.set(`${displayPath}\0${absPath}`, file);
   return file;
 }
+
+/** The file last parsed under each pair of paths: the next edit of it may be a patch (SourceFile.patched). */
+const latest = new Map<string, SourceFile>();
