@@ -25,7 +25,7 @@ const layerOf = (file) => (file.includes('/') ? file.slice(0, file.indexOf('/'))
 const FORBIDDEN = {
   schema: { only: ['schema'], why: 'JSON Schema knowledge stands alone' },
   emit: {
-    only: ['emit', 'schema', 'model.ts', 'options.ts', 'names.ts', 'paths.ts'],
+    only: ['emit', 'schema', 'model.ts', 'options.ts', 'names.ts', 'paths.ts', 'threads.ts'],
     why: 'emitters see only the model (what validate computed is in it), never the loader, the checks or the disk',
   },
   load: {

@@ -8,12 +8,8 @@
  * function of its job alone (judge.ts), so which thread computed it changes no byte; a job whose verdict never comes
  * (a worker that died) is judged here at the end.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { packageRoot } from '../paths.js';
+import { threadsFor as threadCount, workerModule } from '../threads.js';
 import { judge, type JudgeJob, type Verdict } from './judge.js';
 
 /** Below this many missing verdicts, starting a thread (loading ajv there) costs more than it saves. */
@@ -21,27 +17,11 @@ export const PARALLEL_MIN = 32;
 /** Each thread gets at least this many jobs: fewer would not pay for its start. */
 const PER_THREAD = 16;
 
-/**
- * How many threads judge `count` missing verdicts: `wanted` (a command's option), else TOOLSPEC_THREADS, else the
- * machine's cores; one when there are too few jobs to share.
- */
+const workerFile = () => workerModule('validate/parallel-worker.js', import.meta.url);
+
+/** How many threads judge `count` missing verdicts (see threads.ts). */
 export function threadsFor(count: number, wanted?: number): number {
-  const env = Number(process.env['TOOLSPEC_THREADS']);
-  const threads = wanted ?? (Number.isInteger(env) && env > 0 ? env : os.availableParallelism());
-  if (count < PARALLEL_MIN || threads <= 1 || !workerFile()) return 1;
-  return Math.max(1, Math.min(threads, Math.floor(count / PER_THREAD)));
-}
-
-let file: string | null | undefined;
-
-/** The worker's module: beside this one when running built, else the build's (tests run the sources). */
-function workerFile(): string | undefined {
-  if (file === undefined) {
-    const here = fileURLToPath(new URL('./parallel-worker.js', import.meta.url));
-    const built = path.join(packageRoot, 'dist/src/validate/parallel-worker.js');
-    file = [here, built].find((f) => fs.existsSync(f)) ?? null;
-  }
-  return file ?? undefined;
+  return workerFile() ? threadCount(count, PARALLEL_MIN, PER_THREAD, wanted) : 1;
 }
 
 /** How long to wait without any verdict arriving before judging the rest here. */
