@@ -82,7 +82,7 @@ async function checkModules(
   cwd: string,
   files?: readonly OutputFile[],
 ): Promise<Finding[]> {
-  const { ts } = await import('ts-morph');
+  const { ts } = await import('@ts-morph/common');
   const memory = new Map<string, string>();
   for (const f of files ?? []) {
     if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path)))
@@ -103,7 +103,7 @@ async function checkModules(
   memory.set(checkPath, `import type { ${types.join(', ')} } from './contract.js';\n${lines.join('\n')}\n`);
   const options = compilerOptions(ts, subject.rootDir);
   const program = ts.createProgram({
-    rootNames: [...memory.keys(), ...items.map((i) => i.handler)],
+    rootNames: [checkPath, ...items.map((i) => i.handler)],
     options,
     host: compilerHost(ts, options, memory, await libraries()),
   });
