@@ -113,6 +113,24 @@ export function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOpt
   return { ...base, strict: true, noEmit: true, skipLibCheck: true, lib: ['lib.es2023.d.ts'] };
 }
 
+/**
+ * Parses and binds, ahead of a check, the declarations any check of the project in rootDir reads: the compiler's
+ * lib, the tsconfig's `types` and the SDK the generated contract imports. They land in the per-process cache above,
+ * and the check's program takes them from there (bound files are not bound again).
+ */
+export async function warmCompiler(rootDir: string): Promise<void> {
+  const { ts } = await import('@ts-morph/common');
+  const options = compilerOptions(ts, rootDir);
+  const file = path.join(rootDir, '__toolspec_warm__.ts');
+  const memory = new Map([[file, "import type {} from '@modelcontextprotocol/server';\n"]]);
+  const program = ts.createProgram({
+    rootNames: [file],
+    options,
+    host: compilerHost(ts, options, memory, await libraries()),
+  });
+  program.getTypeChecker();
+}
+
 export async function checkContracts(
   input: ContractInput,
   handlers: readonly HandlerModule[],
