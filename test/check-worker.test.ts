@@ -108,3 +108,25 @@ describe('toolspec check without the cache: handlers checked in a worker', () =>
     expect(findings.map((f) => `${f.code} ${f.file}`)).toEqual(['stale-file src/generated/types.ts']);
   });
 });
+
+describe('the head start the worker takes while the spec loads', () => {
+  it('a handler edited after the program was built ahead is checked as it is now', async () => {
+    const { warmCompiler } = await import('../src/check/contracts.js');
+    const dir = await baseProject();
+    const { model } = loadModel('toolspec.yaml', { cwd: dir });
+    const subject = subjectOf(model!);
+    const clean = await checkHandlers(subject, dir);
+    expect(clean).toEqual([]);
+
+    // Built ahead and taken as it is: the same (clean) answer.
+    await warmCompiler(dir);
+    expect(await checkHandlers(subject, dir)).toEqual(clean);
+
+    // Built ahead, then a handler changes: the program is not taken, and the change is found.
+    await warmCompiler(dir);
+    edit(dir, 'src/handlers/delete_note.ts', "args: ToolInputs['delete_note']", 'args: { id: string }');
+    const after = await checkHandlers(subject, dir);
+    expect(after.map((f) => `${f.kind} ${f.tool}`)).toContain('handler-contract delete_note');
+    expect(after).toEqual(await checkHandlers(subject, dir)); // built afresh: nothing ahead any more
+  });
+});
