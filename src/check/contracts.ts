@@ -140,6 +140,7 @@ async function contractProgram(
   subject: { rootDir: string; generatedDir: string },
   handlers: readonly HandlerModule[],
   memory: Map<string, string>,
+  keepAhead = false,
 ): Promise<{ program: ts.Program; checkSf: ts.SourceFile; order: HandlerModule[] }> {
   const order = [...handlers].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
   const lines = order.map((h, i) => {
@@ -162,7 +163,7 @@ async function contractProgram(
   const program = api.createProgram({
     rootNames: [checkPath, ...order.map((h) => h.abs)],
     options,
-    host: compilerHost(api, options, memory, lib),
+    host: compilerHost(api, options, memory, lib, keepAhead),
   });
   return { program, checkSf: program.getSourceFile(checkPath)!, order };
 }
@@ -187,31 +188,33 @@ function unchanged(
 
 /**
  * Runs ahead of a check, in the check's worker while the spec loads, before the spec says where the project's
- * folders are: parses and binds the compiler's lib, the tsconfig's `types` and the SDK the generated contract
- * imports (into the per-process cache above), then, from the default folders, builds and type-checks the program
- * of the handler modules found there (a module is taken for a handler when it exports `handler`, its tool named
- * after the file) against the contract on disk. The check takes that program when the spec names exactly those
- * handlers, else at least the files parsed here. A project with other folders only misses the head start.
+ * folders are: builds and type-checks the program of the handler modules found in the default folders (a module
+ * is taken for a handler when it exports `handler`, its tool named after the file) against the contract on disk.
+ * The declarations it reads (the compiler's lib, the tsconfig's `types`, the SDK) land in the per-process cache
+ * above and the project's files in `ahead`; the check takes the whole program when the spec names exactly those
+ * handlers, else at least the files parsed here. With no handlers in the default folders, only the declarations are
+ * read ahead.
  */
 export async function warmCompiler(rootDir: string): Promise<void> {
   const { ts } = await import('@ts-morph/common');
-  const options = compilerOptions(ts, rootDir);
-  const file = path.join(rootDir, '__toolspec_warm__.ts');
-  const memory = new Map([[file, "import type {} from '@modelcontextprotocol/server';\n"]]);
   const generatedDir = path.resolve(rootDir, DEFAULT_OPTIONS.generatedDir);
   const handlersDir = path.resolve(rootDir, DEFAULT_OPTIONS.handlersDir);
   const handlers = tsFilesIn(handlersDir)
     .filter((f) => HANDLER_EXPORT.test(ts.sys.readFile(f) ?? ''))
     .map((abs) => ({ tool: path.basename(abs, '.ts'), abs }));
-  const own = [...CONTRACT_MODULES.map((m) => path.join(generatedDir, m)), ...handlers.map((h) => h.abs)];
-  const program = ts.createProgram({
-    rootNames: [file, ...own.filter((f) => fs.existsSync(f))],
-    options,
-    host: compilerHost(ts, options, memory, await libraries(), true),
-  });
-  program.getTypeChecker();
-  if (!handlers.length || !fs.existsSync(path.join(generatedDir, 'contract.ts'))) return;
-  const built = await contractProgram(ts, { rootDir, generatedDir }, handlers, new Map());
+  if (!handlers.length || !fs.existsSync(path.join(generatedDir, 'contract.ts'))) {
+    // No handlers where the defaults put them: the declarations alone.
+    const options = compilerOptions(ts, rootDir);
+    const file = path.join(rootDir, '__toolspec_warm__.ts');
+    const memory = new Map([[file, "import type {} from '@modelcontextprotocol/server';\n"]]);
+    ts.createProgram({
+      rootNames: [file],
+      options,
+      host: compilerHost(ts, options, memory, await libraries()),
+    }).getTypeChecker();
+    return;
+  }
+  const built = await contractProgram(ts, { rootDir, generatedDir }, handlers, new Map(), true);
   // What checkContracts asks first; the program keeps the answers.
   built.program.getSemanticDiagnostics(built.checkSf);
   for (const h of handlers) {
