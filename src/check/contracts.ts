@@ -221,6 +221,9 @@ export async function warmCompiler(rootDir: string): Promise<void> {
     const sf = built.program.getSourceFile(h.abs);
     if (sf) built.program.getSemanticDiagnostics(sf);
   }
+  const lib = (await libraries()).files;
+  const guessed = new Set(handlers.map((h) => h.abs));
+  for (const sf of ownModules(built.program, { generatedDir }, lib, guessed)) built.program.getSemanticDiagnostics(sf);
   speculative = {
     key: [rootDir, built.checkSf.fileName, built.checkSf.text].join('\0'),
     program: built.program,
@@ -347,7 +350,46 @@ export async function checkContracts(
       });
     }
   }
+  // The project's modules the handlers import (shared code): what the contract breaks there is reported too, once,
+  // with no tool. Files the tsconfig includes that no handler reaches are not in the program at all.
+  for (const sf of ownModules(program, subject, (await libraries()).files)) {
+    for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
+      if (d.category !== ts.DiagnosticCategory.Error || d.file !== sf) continue;
+      const p = sf.getLineAndCharacterOfPosition(d.start ?? 0);
+      findings.push({
+        kind: 'handler-contract',
+        file: displayPath(sf.fileName, cwd),
+        line: p.line + 1,
+        column: p.character + 1,
+        fix: 'handler',
+        message: fieldMismatch(ts, d, sf) ?? flatten(d).split('\n')[0]!,
+      });
+    }
+  }
   return findings;
+}
+
+/**
+ * The project's own modules in a check's program other than the handlers: those the handlers import, directly or
+ * not. Not the generated folder, the packages, the lib or declaration files.
+ */
+function ownModules(
+  program: ts.Program,
+  subject: { generatedDir: string; tools?: readonly { handler: string }[] },
+  lib: ReadonlyMap<string, string>,
+  handlers: ReadonlySet<string> = new Set(subject.tools?.map((t) => t.handler)),
+): ts.SourceFile[] {
+  const generated = subject.generatedDir + path.sep;
+  return program
+    .getSourceFiles()
+    .filter(
+      (sf) =>
+        !sf.isDeclarationFile &&
+        !lib.has(sf.fileName) &&
+        !sf.fileName.includes('/node_modules/') &&
+        !path.resolve(sf.fileName).startsWith(generated) &&
+        !handlers.has(path.resolve(sf.fileName)),
+    );
 }
 
 /** `any` makes every assignment pass: the handler, or a parameter or result of it, typed `any` cannot be checked. */
