@@ -87,4 +87,23 @@ describe('check reads the modules the handlers import, and only those', () => {
     expect(r.stdout).toContain('no drift');
     expect(r.code).toBe(0);
   });
+
+  it('reports a module imported by a tool handler and a prompt module once', async () => {
+    const p = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e-primitives'), 'check-reach');
+    cleanups.push(p.cleanup);
+    expect((await runMain(['generate'], p.dir)).code).toBe(0);
+    write(p.dir, 'src/lib/shared.ts', 'export const shared = (n: number): string => n;\n');
+    fs.appendFileSync(
+      path.join(p.dir, 'src/handlers/touch_note.ts'),
+      "import { shared } from '../lib/shared.js';\nexport const label = shared(1);\n",
+    );
+    fs.appendFileSync(
+      path.join(p.dir, 'src/handlers/prompts/ask_first.ts'),
+      "import { shared } from '../../lib/shared.js';\nexport const label = shared(2);\n",
+    );
+    const r = await runMain(['check', '--format', 'json'], p.dir);
+    expect(r.code).toBe(1);
+    const findings = (JSON.parse(r.stdout) as { findings: { code: string; file: string; line: number }[] }).findings;
+    expect(findings.map((f) => `${f.code} ${f.file}:${f.line}`), r.stdout).toEqual(['handler-contract src/lib/shared.ts:1']);
+  });
 });

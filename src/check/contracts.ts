@@ -141,7 +141,7 @@ async function contractProgram(
   handlers: readonly HandlerModule[],
   memory: Map<string, string>,
   keepAhead = false,
-): Promise<{ program: ts.Program; checkSf: ts.SourceFile; order: HandlerModule[] }> {
+): Promise<{ program: ts.Program; checkSf: ts.SourceFile; order: HandlerModule[]; key: string }> {
   const order = [...handlers].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
   const lines = order.map((h, i) => {
     let spec = path.relative(subject.generatedDir, h.abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
@@ -150,22 +150,22 @@ async function contractProgram(
   });
   const checkPath = path.join(subject.generatedDir, CHECK_FILE);
   const checkText = `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`;
-  const key = [subject.rootDir, checkPath, checkText].join('\0');
+  const options = compilerOptions(api, subject.rootDir);
+  const key = [JSON.stringify(options), checkPath, checkText].join('\0');
   const lib = await libraries();
   const onDisk = memory.size === 0;
   memory.set(checkPath, checkText);
   const built = speculative;
   speculative = undefined;
   if (onDisk && built?.key === key && unchanged(api, built.program, memory, lib.files)) {
-    return { program: built.program, checkSf: built.program.getSourceFile(checkPath)!, order };
+    return { program: built.program, checkSf: built.program.getSourceFile(checkPath)!, order, key };
   }
-  const options = compilerOptions(api, subject.rootDir);
   const program = api.createProgram({
     rootNames: [checkPath, ...order.map((h) => h.abs)],
     options,
     host: compilerHost(api, options, memory, lib, keepAhead),
   });
-  return { program, checkSf: program.getSourceFile(checkPath)!, order };
+  return { program, checkSf: program.getSourceFile(checkPath)!, order, key };
 }
 
 /** A program built ahead by warmCompiler, for contractProgram to take once. */
@@ -224,10 +224,7 @@ export async function warmCompiler(rootDir: string): Promise<void> {
   const lib = (await libraries()).files;
   const guessed = new Set(handlers.map((h) => h.abs));
   for (const sf of ownModules(built.program, { generatedDir }, lib, guessed)) built.program.getSemanticDiagnostics(sf);
-  speculative = {
-    key: [rootDir, built.checkSf.fileName, built.checkSf.text].join('\0'),
-    program: built.program,
-  };
+  speculative = { key: built.key, program: built.program };
 }
 
 const HANDLER_EXPORT =
@@ -362,7 +359,7 @@ export async function checkContracts(
         line: p.line + 1,
         column: p.character + 1,
         fix: 'handler',
-        message: fieldMismatch(ts, d, sf) ?? flatten(d).split('\n')[0]!,
+        message: flatten(d).split('\n')[0]!,
       });
     }
   }
@@ -373,7 +370,7 @@ export async function checkContracts(
  * The project's own modules in a check's program other than the handlers: those the handlers import, directly or
  * not. Not the generated folder, the packages, the lib or declaration files.
  */
-function ownModules(
+export function ownModules(
   program: ts.Program,
   subject: { generatedDir: string; tools?: readonly { handler: string }[] },
   lib: ReadonlyMap<string, string>,

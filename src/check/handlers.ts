@@ -35,5 +35,11 @@ export async function checkHandlers(
     );
   }
   const primitives = await checkPrimitiveHandlers(subject, cwd, files);
-  return [...coverage.findings, ...contracts, ...primitives].sort(byPlace);
+  // A module shared by tools' and prompts' or resources' handlers is read by both checks: one finding each.
+  const seen = new Set<string>();
+  const all = [...coverage.findings, ...contracts, ...primitives].filter((f) => {
+    const key = [f.kind, f.tool, f.file, f.line, f.column, f.message, f.expected, f.actual].join('\0');
+    return !seen.has(key) && seen.add(key);
+  });
+  return all.sort(byPlace);
 }

@@ -10,7 +10,7 @@ import type { ts } from 'ts-morph';
 import type { OutputFile } from '../emit/generate.js';
 import { displayPath } from '../paths.js';
 import { CONTRACT_MODULES } from './cache.js';
-import { compilerHost, compilerOptions, libraries } from './contracts.js';
+import { compilerHost, compilerOptions, libraries, ownModules } from './contracts.js';
 import type { Finding } from './findings.js';
 
 /** A prompt's or resource's handler module, as the check knows it (kept in generate's state too). */
@@ -130,7 +130,11 @@ async function checkModules(
       }<'${item.name}'> (and complete, where the spec says complete: handler)`,
     });
   }
-  for (const item of items) {
+  // The project's modules these import: what the contract breaks there (check/handlers.ts drops a finding the
+  // tools' handlers share).
+  const lib = (await libraries()).files;
+  const own = ownModules(program, { generatedDir: subject.generatedDir, tools: items }, lib);
+  for (const item of [...items, ...own.map((sf) => ({ handler: sf.fileName }))]) {
     const sf = program.getSourceFile(item.handler);
     if (!sf) continue;
     for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
