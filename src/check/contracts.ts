@@ -121,7 +121,9 @@ export function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOpt
   };
   if (fs.existsSync(tsconfig)) {
     const read = api.readConfigFile(tsconfig, api.sys.readFile);
-    if (!read.error) base = api.parseJsonConfigFileContent(read.config, api.sys, rootDir, undefined, tsconfig).options;
+    // Only the options: the files the tsconfig includes are not the check's roots, so their folders are not listed.
+    const host = { ...api.sys, readDirectory: () => [] };
+    if (!read.error) base = api.parseJsonConfigFileContent(read.config, host, rootDir, undefined, tsconfig).options;
   }
   return { ...base, strict: true, noEmit: true, skipLibCheck: true, lib: ['lib.es2023.d.ts'] };
 }
