@@ -104,6 +104,9 @@ describe('check reads the modules the handlers import, and only those', () => {
     const r = await runMain(['check', '--format', 'json'], p.dir);
     expect(r.code).toBe(1);
     const findings = (JSON.parse(r.stdout) as { findings: { code: string; file: string; line: number }[] }).findings;
-    expect(findings.map((f) => `${f.code} ${f.file}:${f.line}`), r.stdout).toEqual(['handler-contract src/lib/shared.ts:1']);
+    expect(
+      findings.map((f) => `${f.code} ${f.file}:${f.line}`),
+      r.stdout,
+    ).toEqual(['handler-contract src/lib/shared.ts:1']);
   });
 });
