@@ -64,6 +64,14 @@ export class ContractCache {
     return k;
   }
 
+  /** Whether the handler's module, or a local module it imports (transitively), is one of `files`. */
+  reaches(h: HandlerModule, files: ReadonlySet<string>): boolean {
+    if (!files.size) return false;
+    const closure = this.#closure(h.abs);
+    for (let i = 0; i < closure.length; i += 2) if (files.has(closure[i]!)) return true;
+    return false;
+  }
+
   /**
    * The module and every local module it imports, transitively, as path and text. The generated modules are left
    * out: the base hash covers them.

@@ -12,6 +12,7 @@ import { saveState, stateFor } from '../state.js';
 import type { Finding } from './findings.js';
 import { checkGenerated } from './generated.js';
 import { byPlace, checkHandlers } from './handlers.js';
+import { sameContract, type CheckWorker } from './parallel.js';
 import { subjectOf } from './subject.js';
 
 /** The full check, from a loaded spec. Saves the state when the generated files turn out current. */
@@ -21,12 +22,24 @@ export async function checkProject(
   cwd: string,
   inputs?: LoadResult['inputs'],
   specPath?: string,
+  worker?: CheckWorker,
 ): Promise<Finding[]> {
+  const subject = subjectOf(model);
+  // With a worker, the handlers are checked against the contract on disk while the generator runs here; see
+  // parallel.ts for when its findings stand.
+  const early = worker?.check(subject, cwd, specPath);
   const files = await generate(model, validators);
   const generated = checkGenerated(model, files, cwd);
-  const subject = subjectOf(model);
   if (!generated.length && inputs && specPath) {
     saveState(specPath, stateFor({ ...subject, inputs, files, tools: subject.tools }));
   }
-  return [...generated.sort(byPlace), ...(await checkHandlers(subject, cwd, files, specPath))];
+  let handlers: Finding[] | undefined;
+  if (early && sameContract(early, subject.rootDir, files)) handlers = await early.findings.catch(() => undefined);
+  if (!handlers) {
+    // A stale contract on disk, or a worker that failed: stop it (no second writer of the handler cache) and check
+    // here, against the contract in memory.
+    await worker?.close();
+    handlers = await checkHandlers(subject, cwd, files, specPath);
+  }
+  return [...generated.sort(byPlace), ...handlers];
 }

@@ -10,6 +10,7 @@ import type { ts } from 'ts-morph';
 import type { OutputFile } from '../emit/generate.js';
 import { displayPath } from '../paths.js';
 import type { StateTool } from '../state.js';
+import { DEFAULT_OPTIONS } from '../options.js';
 import { isObject } from '../schema/keywords.js';
 import type { HandlerModule } from './coverage.js';
 import { CONTRACT_MODULES } from './cache.js';
@@ -34,6 +35,12 @@ export interface ContractInput {
  */
 const declarations = new Map<string, { stamp: string; file: ts.SourceFile }>();
 
+/**
+ * The project's own files (contract modules, handlers) parsed and bound ahead of a check by warmCompiler, in the
+ * check's worker while the spec loads. A check takes one only for the very same text, read again when it asks.
+ */
+const ahead = new Map<string, { text: string; file: ts.SourceFile }>();
+
 /** The compiler's lib files, which the bundled compiler keeps in memory rather than on disk: read once. */
 let libFiles: Map<string, string> | undefined;
 
@@ -50,8 +57,13 @@ export function compilerHost(
   options: ts.CompilerOptions,
   memory: ReadonlyMap<string, string>,
   lib: { dir: string; files: ReadonlyMap<string, string> },
+  keepAhead = false,
 ): ts.CompilerHost {
-  const host = api.createCompilerHost(options, true);
+  // No parent pointers while parsing (the binder sets them on every file the checker reads) and no JSDoc parsed in
+  // TypeScript files (types come from annotations there; JSDoc only types JavaScript): what tsc itself does, for
+  // the same diagnostics at a fraction of the parse.
+  const host = api.createCompilerHost(options, false);
+  host.jsDocParsingMode = api.JSDocParsingMode.ParseForTypeErrors;
   const inMemory = (f: string) => memory.get(f) ?? lib.files.get(f);
   const memoryDirs = new Set([...memory.keys()].map((f) => path.dirname(f)));
   const readFile = host.readFile.bind(host);
@@ -67,10 +79,17 @@ export function compilerHost(
     directoryExists: (d) => d === lib.dir || memoryDirs.has(d) || (directoryExists ? directoryExists(d) : true),
     getSourceFile(file, version, onError, fresh) {
       const text = memory.get(file);
-      if (text !== undefined) return api.createSourceFile(file, text, version, true);
+      if (text !== undefined) return api.createSourceFile(file, text, version);
+      const v = typeof version === 'object' ? version : { languageVersion: version };
+      const key = `${file}\0${v.languageVersion}\0${v.impliedNodeFormat ?? ''}\0${v.jsDocParsingMode ?? ''}`;
       const libText = lib.files.get(file);
-      if (libText === undefined && !file.includes('/node_modules/'))
-        return getSourceFile(file, version, onError, fresh);
+      if (libText === undefined && !file.includes('/node_modules/')) {
+        const early = ahead.get(key);
+        if (early && readFile(file) === early.text) return early.file;
+        const parsed = getSourceFile(file, version, onError, fresh);
+        if (parsed && keepAhead) ahead.set(key, { text: parsed.text, file: parsed });
+        return parsed;
+      }
       let stamp = 'lib';
       if (libText === undefined) {
         try {
@@ -80,8 +99,6 @@ export function compilerHost(
           return getSourceFile(file, version, onError, fresh);
         }
       }
-      const v = typeof version === 'object' ? version : { languageVersion: version };
-      const key = `${file}\0${v.languageVersion}\0${v.impliedNodeFormat ?? ''}\0${v.jsDocParsingMode ?? ''}`;
       const hit = declarations.get(key);
       if (hit?.stamp === stamp) return hit.file;
       const parsed =
@@ -104,9 +121,127 @@ export function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOpt
   };
   if (fs.existsSync(tsconfig)) {
     const read = api.readConfigFile(tsconfig, api.sys.readFile);
-    if (!read.error) base = api.parseJsonConfigFileContent(read.config, api.sys, rootDir, undefined, tsconfig).options;
+    // Only the options: the files the tsconfig includes are not the check's roots, so their folders are not listed.
+    const host = { ...api.sys, readDirectory: () => [] };
+    if (!read.error) base = api.parseJsonConfigFileContent(read.config, host, rootDir, undefined, tsconfig).options;
   }
   return { ...base, strict: true, noEmit: true, skipLibCheck: true, lib: ['lib.es2023.d.ts'] };
+}
+
+/**
+ * The check's program: the handlers (sorted by path), and in memory one assignment per handler to its contract,
+ * `export const c3: Handler<'tool'> = handler3;`, two lines each, whose errors say how a handler misses. Its roots are
+ * the handlers and those assignments: the contract's modules come in through their imports, and only those a handler
+ * reaches; nothing else the tsconfig includes can change whether a handler fits.
+ *
+ * A program warmCompiler built ahead for the same handlers against the same contract on disk is taken as it is
+ * (its diagnostics already computed), when every project file it read still has the same text.
+ */
+async function contractProgram(
+  api: typeof ts,
+  subject: { rootDir: string; generatedDir: string },
+  handlers: readonly HandlerModule[],
+  memory: Map<string, string>,
+  keepAhead = false,
+): Promise<{ program: ts.Program; checkSf: ts.SourceFile; order: HandlerModule[]; key: string }> {
+  const order = [...handlers].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
+  const lines = order.map((h, i) => {
+    let spec = path.relative(subject.generatedDir, h.abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
+    if (!spec.startsWith('.')) spec = `./${spec}`;
+    return `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(h.tool)}> = handler${i};`;
+  });
+  const checkPath = path.join(subject.generatedDir, CHECK_FILE);
+  const checkText = `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`;
+  const options = compilerOptions(api, subject.rootDir);
+  const key = [JSON.stringify(options), checkPath, checkText].join('\0');
+  const lib = await libraries();
+  const onDisk = memory.size === 0;
+  memory.set(checkPath, checkText);
+  const built = speculative;
+  speculative = undefined;
+  if (onDisk && built?.key === key && unchanged(api, built.program, memory, lib.files)) {
+    return { program: built.program, checkSf: built.program.getSourceFile(checkPath)!, order, key };
+  }
+  const program = api.createProgram({
+    rootNames: [checkPath, ...order.map((h) => h.abs)],
+    options,
+    host: compilerHost(api, options, memory, lib, keepAhead),
+  });
+  return { program, checkSf: program.getSourceFile(checkPath)!, order, key };
+}
+
+/** A program built ahead by warmCompiler, for contractProgram to take once. */
+let speculative: { key: string; program: ts.Program } | undefined;
+
+/** Whether every project file a program read (not the lib, packages or memory) still has the text it read. */
+function unchanged(
+  api: typeof ts,
+  program: ts.Program,
+  memory: ReadonlyMap<string, string>,
+  lib: ReadonlyMap<string, string>,
+): boolean {
+  for (const sf of program.getSourceFiles()) {
+    const f = sf.fileName;
+    if (memory.has(f) || lib.has(f) || f.includes('/node_modules/')) continue;
+    if (api.sys.readFile(f) !== sf.text) return false;
+  }
+  return true;
+}
+
+/**
+ * Runs ahead of a check, in the check's worker while the spec loads, before the spec says where the project's
+ * folders are: builds and type-checks the program of the handler modules found in the default folders (a module
+ * is taken for a handler when it exports `handler`, its tool named after the file) against the contract on disk.
+ * The declarations it reads (the compiler's lib, the tsconfig's `types`, the SDK) land in the per-process cache
+ * above and the project's files in `ahead`; the check takes the whole program when the spec names exactly those
+ * handlers, else at least the files parsed here. With no handlers in the default folders, only the declarations are
+ * read ahead.
+ */
+export async function warmCompiler(rootDir: string): Promise<void> {
+  const { ts } = await import('@ts-morph/common');
+  const generatedDir = path.resolve(rootDir, DEFAULT_OPTIONS.generatedDir);
+  const handlersDir = path.resolve(rootDir, DEFAULT_OPTIONS.handlersDir);
+  const handlers = tsFilesIn(handlersDir)
+    .filter((f) => HANDLER_EXPORT.test(ts.sys.readFile(f) ?? ''))
+    .map((abs) => ({ tool: path.basename(abs, '.ts'), abs }));
+  if (!handlers.length || !fs.existsSync(path.join(generatedDir, 'contract.ts'))) {
+    // No handlers where the defaults put them: the declarations alone.
+    const options = compilerOptions(ts, rootDir);
+    const file = path.join(rootDir, '__toolspec_warm__.ts');
+    const memory = new Map([[file, "import type {} from '@modelcontextprotocol/server';\n"]]);
+    ts.createProgram({
+      rootNames: [file],
+      options,
+      host: compilerHost(ts, options, memory, await libraries()),
+    }).getTypeChecker();
+    return;
+  }
+  const built = await contractProgram(ts, { rootDir, generatedDir }, handlers, new Map(), true);
+  // What checkContracts asks first; the program keeps the answers.
+  built.program.getSemanticDiagnostics(built.checkSf);
+  for (const h of handlers) {
+    const sf = built.program.getSourceFile(h.abs);
+    if (sf) built.program.getSemanticDiagnostics(sf);
+  }
+  const lib = (await libraries()).files;
+  const guessed = new Set(handlers.map((h) => h.abs));
+  for (const sf of ownModules(built.program, { generatedDir }, lib, guessed)) built.program.getSemanticDiagnostics(sf);
+  speculative = { key: built.key, program: built.program };
+}
+
+const HANDLER_EXPORT =
+  /\bexport\s+(?:const|let|var|function|async\s+function)\s+handler\b|\bexport\s*\{[^}]*\bhandler\b/;
+
+function tsFilesIn(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts'))
+      .map((n) => path.join(dir, n))
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 export async function checkContracts(
@@ -115,7 +250,7 @@ export async function checkContracts(
   cwd: string,
 ): Promise<Finding[]> {
   if (!handlers.length) return [];
-  const { ts } = await import('ts-morph');
+  const { ts } = await import('@ts-morph/common');
   const { subject } = input;
   const tools = new Map(subject.tools.map((t) => [t.name, t]));
   // The contract as the spec says it is now (in memory), or as generate wrote it (verified unchanged by the caller).
@@ -126,35 +261,20 @@ export async function checkContracts(
       memory.set(path.resolve(subject.rootDir, f.path), f.contents);
     }
   }
-  // One assignment per handler: `const c3: Handler<'tool'> = handler3;`. Its errors say how a handler misses.
-  const lines = handlers.map((h, i) => {
-    let spec = path.relative(subject.generatedDir, h.abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
-    if (!spec.startsWith('.')) spec = `./${spec}`;
-    return `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(h.tool)}> = handler${i};`;
-  });
-  const checkPath = path.join(subject.generatedDir, CHECK_FILE);
-  memory.set(checkPath, `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`);
-
-  const options = compilerOptions(ts, subject.rootDir);
-  const program = ts.createProgram({
-    rootNames: [...memory.keys(), ...handlers.map((h) => h.abs)],
-    options,
-    host: compilerHost(ts, options, memory, await libraries()),
-  });
+  const { program, checkSf, order } = await contractProgram(ts, subject, handlers, memory);
   const checker = program.getTypeChecker();
-  const checkSf = program.getSourceFile(checkPath)!;
-  const mismatches = new Map<number, ts.Diagnostic[]>();
+  const mismatches = new Map<string, ts.Diagnostic[]>();
   for (const d of program.getSemanticDiagnostics(checkSf)) {
     if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
-    const i = (checkSf.getLineAndCharacterOfPosition(d.start).line - 2) / 2;
-    mismatches.set(i, [...(mismatches.get(i) ?? []), d]);
+    const h = order[(checkSf.getLineAndCharacterOfPosition(d.start).line - 2) / 2];
+    if (h) mismatches.set(h.abs, [...(mismatches.get(h.abs) ?? []), d]);
   }
   const flatten = (d: ts.Diagnostic) => ts.flattenDiagnosticMessageText(d.messageText, '\n');
   const text = (t: ts.Type, at: ts.Node) =>
     checker.typeToString(t, at, ts.TypeFormatFlags.NoTruncation).replace(/import\("[^"]*"\)\./g, '');
 
   const findings: Finding[] = [];
-  handlers.forEach((h, i) => {
+  for (const h of handlers) {
     const sf = program.getSourceFile(h.abs)!;
     const tool = tools.get(h.tool)!;
     const expected = `(args: ${tool.input}, ctx: ToolContext) => ${tool.output ? `StructuredResult<${tool.output}>` : 'TextResult'} (or a Promise of it)`;
@@ -178,7 +298,7 @@ export async function checkContracts(
         expected: `export const handler: Handler<'${h.tool}'> = …`,
         message: 'exports no `handler`; the registry imports { handler } from it',
       });
-      return;
+      continue;
     }
     const name = ts.getNameOfDeclaration(decl) ?? decl;
     const where = at(name.getStart(sf));
@@ -198,9 +318,9 @@ export async function checkContracts(
         expected,
         actual: text(actual, decl),
       });
-      return;
+      continue;
     }
-    for (const d of mismatches.get(i) ?? []) {
+    for (const d of mismatches.get(h.abs) ?? []) {
       findings.push({
         kind: 'handler-contract',
         tool: h.tool,
@@ -228,8 +348,47 @@ export async function checkContracts(
         ...(againstContract ? { expected, actual: text(actual, decl) } : {}),
       });
     }
-  });
+  }
+  // The project's modules the handlers import (shared code): what the contract breaks there is reported too, once,
+  // with no tool. Files the tsconfig includes that no handler reaches are not in the program at all.
+  for (const sf of ownModules(program, subject, (await libraries()).files)) {
+    for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
+      if (d.category !== ts.DiagnosticCategory.Error || d.file !== sf) continue;
+      const p = sf.getLineAndCharacterOfPosition(d.start ?? 0);
+      findings.push({
+        kind: 'handler-contract',
+        file: displayPath(sf.fileName, cwd),
+        line: p.line + 1,
+        column: p.character + 1,
+        fix: 'handler',
+        message: flatten(d).split('\n')[0]!,
+      });
+    }
+  }
   return findings;
+}
+
+/**
+ * The project's own modules in a check's program other than the handlers: those the handlers import, directly or
+ * not. Not the generated folder, the packages, the lib or declaration files.
+ */
+export function ownModules(
+  program: ts.Program,
+  subject: { generatedDir: string; tools?: readonly { handler: string }[] },
+  lib: ReadonlyMap<string, string>,
+  handlers: ReadonlySet<string> = new Set(subject.tools?.map((t) => t.handler)),
+): ts.SourceFile[] {
+  const generated = subject.generatedDir + path.sep;
+  return program
+    .getSourceFiles()
+    .filter(
+      (sf) =>
+        !sf.isDeclarationFile &&
+        !lib.has(sf.fileName) &&
+        !sf.fileName.includes('/node_modules/') &&
+        !path.resolve(sf.fileName).startsWith(generated) &&
+        !handlers.has(path.resolve(sf.fileName)),
+    );
 }
 
 /** `any` makes every assignment pass: the handler, or a parameter or result of it, typed `any` cannot be checked. */

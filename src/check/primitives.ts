@@ -10,7 +10,7 @@ import type { ts } from 'ts-morph';
 import type { OutputFile } from '../emit/generate.js';
 import { displayPath } from '../paths.js';
 import { CONTRACT_MODULES } from './cache.js';
-import { compilerHost, compilerOptions, libraries } from './contracts.js';
+import { compilerHost, compilerOptions, libraries, ownModules } from './contracts.js';
 import type { Finding } from './findings.js';
 
 /** A prompt's or resource's handler module, as the check knows it (kept in generate's state too). */
@@ -82,7 +82,7 @@ async function checkModules(
   cwd: string,
   files?: readonly OutputFile[],
 ): Promise<Finding[]> {
-  const { ts } = await import('ts-morph');
+  const { ts } = await import('@ts-morph/common');
   const memory = new Map<string, string>();
   for (const f of files ?? []) {
     if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path)))
@@ -103,7 +103,7 @@ async function checkModules(
   memory.set(checkPath, `import type { ${types.join(', ')} } from './contract.js';\n${lines.join('\n')}\n`);
   const options = compilerOptions(ts, subject.rootDir);
   const program = ts.createProgram({
-    rootNames: [...memory.keys(), ...items.map((i) => i.handler)],
+    rootNames: [checkPath, ...items.map((i) => i.handler)],
     options,
     host: compilerHost(ts, options, memory, await libraries()),
   });
@@ -130,7 +130,11 @@ async function checkModules(
       }<'${item.name}'> (and complete, where the spec says complete: handler)`,
     });
   }
-  for (const item of items) {
+  // The project's modules these import: what the contract breaks there (check/handlers.ts drops a finding the
+  // tools' handlers share).
+  const lib = (await libraries()).files;
+  const own = ownModules(program, { generatedDir: subject.generatedDir, tools: items }, lib);
+  for (const item of [...items, ...own.map((sf) => ({ handler: sf.fileName }))]) {
     const sf = program.getSourceFile(item.handler);
     if (!sf) continue;
     for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {

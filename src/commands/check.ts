@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Finding } from '../check/findings.js';
 import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
 import { renderGithub, renderJson } from '../findings.js';
+import { CheckWorker } from '../check/parallel.js';
 import { verifiedState } from '../state.js';
 import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
@@ -21,11 +22,19 @@ export interface CheckInput {
   style?: Styles;
 }
 
+type Report = (
+  findings: Finding[],
+  tools: number,
+  stderr?: string,
+  lintFailed?: boolean,
+  addLint?: (json: string) => string,
+) => CommandResult;
+
 export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   const { spec, cwd, format } = input;
   const style = input.style ?? PLAIN_STYLES;
   const specPath = path.resolve(cwd, spec);
-  const report = (
+  const report: Report = (
     findings: Finding[],
     tools: number,
     stderr = '',
@@ -47,6 +56,19 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
     const { checkHandlers } = await import('../check/handlers.js');
     return report(await checkHandlers(state, cwd, undefined, specPath), state.tools.length);
   }
+  // No cache: the type checker starts on its declarations in a worker while the spec loads (check/parallel.ts).
+  const worker = CheckWorker.start(path.dirname(specPath));
+  try {
+    return await fullCheck(input, report, worker);
+  } finally {
+    await worker?.close();
+  }
+}
+
+async function fullCheck(input: CheckInput, report: Report, worker: CheckWorker | undefined): Promise<CommandResult> {
+  const { spec, cwd, format } = input;
+  const style = input.style ?? PLAIN_STYLES;
+  const specPath = path.resolve(cwd, spec);
   const loaded = await loadForCommand(spec, cwd, format === 'text' ? 'text' : 'json', style.err, input.lookedIn);
   const { result } = loaded;
   if (!result.model) {
@@ -65,7 +87,7 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   const lintLines = format === 'github' && lint.findings.length ? `${formatLintGithub(lint.findings)}\n` : '';
   // A spec that fails lint is never cached as proven: the next check must lint it again.
   const proven = lint.failed ? undefined : result.inputs;
-  const findings = await checkProject(result.model, result.validators!, cwd, proven, specPath);
+  const findings = await checkProject(result.model, result.validators!, cwd, proven, specPath, worker);
   const r = report(findings, result.model.tools.length, loaded.stderr + stderr, lint.failed, (json) =>
     withLint(json, lint),
   );
