@@ -6,6 +6,7 @@
  * regeneration is skipped: the inputs and the generator are unchanged, so the output would be too.
  */
 import { generate } from '../emit/generate.js';
+import type { PieceStore } from '../emit/types.js';
 import type { CompiledValidators, ServerModel } from '../model.js';
 import type { LoadResult } from '../spec.js';
 import { saveState, stateFor } from '../state.js';
@@ -23,12 +24,13 @@ export async function checkProject(
   inputs?: LoadResult['inputs'],
   specPath?: string,
   worker?: CheckWorker,
+  store?: PieceStore,
 ): Promise<Finding[]> {
   const subject = subjectOf(model);
   // With a worker, the handlers are checked against the contract on disk while the generator runs here; see
   // parallel.ts for when its findings stand.
   const early = worker?.check(subject, cwd, specPath);
-  const files = await generate(model, validators);
+  const files = await generate(model, validators, store);
   const generated = checkGenerated(model, files, cwd);
   if (!generated.length && inputs && specPath) {
     saveState(specPath, stateFor({ ...subject, inputs, files, tools: subject.tools }));

@@ -9,7 +9,16 @@ import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from '..
 import { renderGithub, renderJson } from '../findings.js';
 import { CheckWorker } from '../check/parallel.js';
 import { verifiedState } from '../state.js';
-import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+import {
+  EXIT,
+  lintBeside,
+  loadForCommand,
+  openPieces,
+  plural,
+  PLAIN_STYLES,
+  type CommandResult,
+  type Styles,
+} from './result.js';
 
 export interface CheckInput {
   spec: string;
@@ -69,9 +78,19 @@ async function fullCheck(input: CheckInput, report: Report, worker: CheckWorker 
   const { spec, cwd, format } = input;
   const style = input.style ?? PLAIN_STYLES;
   const specPath = path.resolve(cwd, spec);
-  const loaded = await loadForCommand(spec, cwd, format === 'text' ? 'text' : 'json', style.err, input.lookedIn);
+  // The pieces kept by earlier runs (verdicts, each tool's types) serve the load and the regeneration in memory.
+  const pieces = await openPieces(spec, cwd);
+  const loaded = await loadForCommand(
+    spec,
+    cwd,
+    format === 'text' ? 'text' : 'json',
+    style.err,
+    input.lookedIn,
+    pieces,
+  );
   const { result } = loaded;
   if (!result.model) {
+    pieces.save();
     let stdout = '';
     if (format === 'json')
       stdout = `${JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics.map(renderJson) }, null, 2)}\n`;
@@ -87,7 +106,8 @@ async function fullCheck(input: CheckInput, report: Report, worker: CheckWorker 
   const lintLines = format === 'github' && lint.findings.length ? `${formatLintGithub(lint.findings)}\n` : '';
   // A spec that fails lint is never cached as proven: the next check must lint it again.
   const proven = lint.failed ? undefined : result.inputs;
-  const findings = await checkProject(result.model, result.validators!, cwd, proven, specPath, worker);
+  const findings = await checkProject(result.model, result.validators!, cwd, proven, specPath, worker, pieces);
+  pieces.save();
   const r = report(findings, result.model.tools.length, loaded.stderr + stderr, lint.failed, (json) =>
     withLint(json, lint),
   );

@@ -61,8 +61,9 @@ export async function loadForCommand(
   format: string,
   style: Style,
   lookedIn?: string,
+  pieces?: PieceCache,
 ): Promise<{ result: LoadResult; stderr: string; code: number }> {
-  const result = await loadCached(spec, cwd, lookedIn);
+  const result = await loadCached(spec, cwd, lookedIn, pieces);
   let stderr =
     format === 'text' && result.diagnostics.length
       ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n`
