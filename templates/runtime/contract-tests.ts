@@ -87,16 +87,20 @@ async function check(tool: string, example: Example): Promise<void> {
   if (want.text !== undefined) expect(text, 'expect.text').toContain(want.text);
 }
 
-/** Registers one vitest test per example: [tool, example name, the example as JSON], in the spec's order. */
-export function runExamples(
-  title: string,
-  examples: readonly (readonly [tool: string, name: string, example: string])[],
-): void {
+/** The examples of one kind as vitest tests: [what, example name, the example as JSON], in the spec's order. */
+type Examples = readonly (readonly [subject: string, name: string, example: string])[];
+
+function register<E>(title: string, examples: Examples, run: (subject: string, example: E) => unknown): void {
   describe(title, () => {
-    for (const [tool, name, example] of examples) {
-      it(`${tool} › ${name}`, () => check(tool, JSON.parse(example) as Example));
+    for (const [subject, name, example] of examples) {
+      it(`${subject} › ${name}`, () => run(subject, JSON.parse(example) as E));
     }
   });
+}
+
+/** Registers one vitest test per tool example. */
+export function runExamples(title: string, examples: Examples): void {
+  register<Example>(title, examples, check);
 }
 
 export interface PromptExample {
@@ -205,26 +209,12 @@ async function checkResource(resource: string, example: ResourceExample): Promis
   if (want.contents !== undefined) expect(contents, 'expect.contents').toMatchObject(want.contents);
 }
 
-/** Registers one vitest test per prompt example: [prompt, example name, the example as JSON], in the spec's order. */
-export function runPromptExamples(
-  title: string,
-  examples: readonly (readonly [prompt: string, name: string, example: string])[],
-): void {
-  describe(title, () => {
-    for (const [prompt, name, example] of examples) {
-      it(`${prompt} › ${name}`, () => checkPrompt(prompt, JSON.parse(example) as PromptExample));
-    }
-  });
+/** Registers one vitest test per prompt example. */
+export function runPromptExamples(title: string, examples: Examples): void {
+  register<PromptExample>(title, examples, checkPrompt);
 }
 
-/** Registers one vitest test per resource example: [resource, example name, the example as JSON], in spec order. */
-export function runResourceExamples(
-  title: string,
-  examples: readonly (readonly [resource: string, name: string, example: string])[],
-): void {
-  describe(title, () => {
-    for (const [resource, name, example] of examples) {
-      it(`${resource} › ${name}`, () => checkResource(resource, JSON.parse(example) as ResourceExample));
-    }
-  });
+/** Registers one vitest test per resource example. */
+export function runResourceExamples(title: string, examples: Examples): void {
+  register<ResourceExample>(title, examples, checkResource);
 }
