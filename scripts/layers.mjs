@@ -49,7 +49,15 @@ const COMMAND_CALLERS = new Set(['cli.ts', 'commands']);
  * Where the disk may be written: the commands, the writer, the caches (the last generate's state, handlers found
  * clean, the transpiled modules `call` runs).
  */
-const WRITERS = new Set(['write.ts', 'state.ts', 'piece-cache.ts', 'check/cache.ts', 'run/cache.ts', 'commands', 'import/write.ts']);
+const WRITERS = new Set([
+  'write.ts',
+  'state.ts',
+  'piece-cache.ts',
+  'check/cache.ts',
+  'run/cache.ts',
+  'commands',
+  'import/write.ts',
+]);
 const WRITE_CALL =
   /\bfs(?:\.promises)?\.(?:writeFileSync|writeFile|appendFileSync|renameSync|mkdirSync|mkdtempSync|rmSync|rmdirSync|unlinkSync|linkSync|symlinkSync|copyFileSync|truncateSync|writeSync|cpSync)\b/;
 const PRINT_CALL = /\bconsole\.\w+\(|\bprocess\.(?:stdout|stderr)\b/;
