@@ -6,7 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { parsedFile, SourceFile, startParsing, type JsonPath } from '../src/load/source.js';
+import {
+  keptFile,
+  parsedFile,
+  SourceFile,
+  startParsing,
+  type JsonPath,
+  type KeptParse,
+  type ParseStore,
+} from '../src/load/source.js';
 
 const spec = {
   toolspec: 1,
@@ -122,5 +130,46 @@ describe('a file patched after an edit inside one tool', () => {
       expect(next.generation, String(refused.indexOf(edit))).toBe(0);
       expect(seen(next)).toEqual(seen(new SourceFile(name, edit(text), name)));
     }
+  });
+
+  it('is kept between processes: restored, it is the whole parse, and an edit since patches it', () => {
+    for (const text of [stringify(spec), JSON.stringify(spec, null, 1)]) {
+      const kept = new Map<string, unknown>();
+      const store: ParseStore = { get: (p) => kept.get(p), put: (p, k) => void kept.set(p, k) };
+      const abs = `/x/kept-${Math.random()}.yaml`;
+      startParsing();
+      parsedFile('spec.yaml', text, abs, store);
+      const restored = keptFile('spec.yaml', abs, JSON.parse(JSON.stringify(kept.get(abs))));
+      expect(seen(restored!)).toEqual(seen(new SourceFile('spec.yaml', text, abs)));
+      // A later process, after an edit inside one tool: the kept parse, patched.
+      for (const edit of EDITS.slice(0, 6)) {
+        const after = edit(restored!.text);
+        if (after === restored!.text) continue; // an edit written for the other style
+        const patched = restored!.patched(after);
+        expect(patched?.generation).toBe(1);
+        expect(seen(patched!)).toEqual(seen(new SourceFile('spec.yaml', after, abs)));
+      }
+    }
+  });
+
+  it('is taken from the store as it is when the text is the same, and kept again after an edit', () => {
+    const text = stringify(spec);
+    const abs = `/x/store-${Math.random()}.yaml`;
+    const kept = new Map<string, unknown>();
+    const store: ParseStore = { get: (p) => kept.get(p), put: (p, k) => void kept.set(p, k) };
+    startParsing();
+    parsedFile('a.yaml', text, abs, store);
+    // Another display path: not this process's parse, so the store's (here altered, to tell it apart) is used.
+    (kept.get(abs) as KeptParse & { value: { server: { name: string } } }).value.server.name = 'from the store';
+    startParsing();
+    const again = parsedFile('b.yaml', text, abs, store);
+    expect((again.value as { server: { name: string } }).server.name).toBe('from the store');
+    // After an edit, what is kept is the new text's parse.
+    (kept.get(abs) as KeptParse & { value: { server: { name: string } } }).value.server.name = 'notes';
+    const edited = EDITS[0]!(text);
+    startParsing();
+    parsedFile('c.yaml', edited, abs, store);
+    expect((kept.get(abs) as KeptParse).text).toBe(edited);
+    expect(seen(keptFile('c.yaml', abs, kept.get(abs))!)).toEqual(seen(new SourceFile('c.yaml', edited, abs)));
   });
 });

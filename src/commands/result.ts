@@ -43,7 +43,7 @@ export async function loadCached(
 ): Promise<LoadResult> {
   const { loadModel } = await loader();
   const store = pieces ?? (await openPieces(spec, cwd));
-  const result = loadModel(spec, { cwd, lookedIn, judging: { store } });
+  const result = loadModel(spec, { cwd, lookedIn, judging: { store }, parses: store.parses() });
   if (!pieces) store.save();
   return result;
 }

@@ -4,6 +4,7 @@
  */
 import {
   Composer,
+  Document as YamlDocument,
   isAlias,
   isMap,
   isPair,
@@ -12,9 +13,13 @@ import {
   Lexer,
   LineCounter,
   Parser,
+  Pair as YamlPair,
   parseDocument,
+  Scalar as YamlScalar,
   visit,
+  YAMLMap as YamlMap,
   YAMLParseError,
+  YAMLSeq as YamlSeq,
 } from 'yaml';
 import type { CST, Document, Node, Pair, YAMLMap } from 'yaml';
 import { diagnostic, type Diagnostic, type Span } from '../diagnostics.js';
@@ -52,6 +57,10 @@ export class SourceFile {
   readonly generation: number;
   /** Whether the document holds an anchor or an alias: such a file is always parsed whole. */
   #linked = false;
+
+  get linked(): boolean {
+    return this.#linked;
+  }
 
   constructor(
     /** As shown to the user. */
@@ -342,13 +351,11 @@ export class SourceFile {
     };
     const tools = [...this.value['tools']];
     tools[index] = alone.value;
-    const lineStarts: number[] = [];
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
     return new SourceFile(this.displayPath, text, this.absPath, {
       document,
       value: { ...this.value, tools },
       where,
-      lineStarts: [0, ...lineStarts],
+      lineStarts: lineStartsOf(text),
       generation: this.generation + 1,
     });
   }
@@ -506,20 +513,113 @@ export function startParsing(): void {
   for (const [key, file] of latest) if (!kept.has(file)) latest.delete(key);
 }
 
-/** The file parsed, or the same text parsed before under the same paths. */
-export function parsedFile(displayPath: string, text: string, absPath: string): SourceFile {
+/**
+ * The file parsed, or the same text parsed before under the same paths: in this process, or kept in `store` by an
+ * earlier run. An edit inside one tool since then patches the earlier parse (SourceFile.patched). What is returned
+ * is kept in the store for the next run.
+ */
+export function parsedFile(displayPath: string, text: string, absPath: string, store?: ParseStore): SourceFile {
   const key = `${displayPath}\0${absPath}\0${text}`;
   const hit = parsedFiles.get(key);
-  if (hit) {
-    hit.used = parses;
-    return hit.file;
+  const kept = store?.get(absPath);
+  let file = hit?.file;
+  if (!file) {
+    const last = latest.get(`${displayPath}\0${absPath}`) ?? keptFile(displayPath, absPath, kept);
+    file = last?.text === text ? last : (last?.patched(text) ?? new SourceFile(displayPath, text, absPath));
   }
-  const last = latest.get(`${displayPath}\0${absPath}`);
-  const file = last?.patched(text) ?? new SourceFile(displayPath, text, absPath);
   parsedFiles.set(key, { file, used: parses });
   latest.set(`${displayPath}\0${absPath}`, file);
+  if (store) {
+    const same = (kept as Partial<KeptParse> | undefined)?.text === text;
+    const keep = same ? (kept as KeptParse) : keepParse(file);
+    if (keep) store.put(absPath, keep);
+  }
   return file;
 }
 
 /** The file last parsed under each pair of paths: the next edit of it may be a patch (SourceFile.patched). */
 const latest = new Map<string, SourceFile>();
+
+/**
+ * A parsed file kept between processes (the command's cache, src/piece-cache.ts): its text, its data and its
+ * document's nodes with their places. Only files without diagnostics, anchors or aliases are kept.
+ */
+export interface KeptParse {
+  text: string;
+  value: unknown;
+  /** The document's nodes: [kind, start, value end, end, items or value], kind m(ap), s(equence) or c (scalar). */
+  tree: KeptNode;
+}
+type KeptNode =
+  | null
+  | ['m', number, number, number, [KeptNode, KeptNode][]]
+  | ['s', number, number, number, KeptNode[]]
+  | ['c', number, number, number, unknown];
+
+/** Where parses are kept between processes, by the file's absolute path. */
+export interface ParseStore {
+  get(absPath: string): unknown;
+  put(absPath: string, kept: KeptParse): void;
+}
+
+/** The file as plain data to keep, or undefined when it has anything a whole parse must judge again. */
+export function keepParse(file: SourceFile): KeptParse | undefined {
+  if (file.diagnostics.length || file.linked || file.value === undefined) return undefined;
+  const node = (n: unknown): KeptNode => {
+    if (n === null || n === undefined) return null;
+    const r = file.rangeOf(n as Node);
+    if (!r) return null;
+    if (isMap(n)) return ['m', r[0], r[1], r[2], n.items.map((p) => [node(p.key), node(p.value)])];
+    if (isSeq(n)) return ['s', r[0], r[1], r[2], n.items.map(node)];
+    if (isScalar(n)) return ['c', r[0], r[1], r[2], n.value];
+    throw new Error('a node that is not a map, a list or a scalar');
+  };
+  try {
+    return { text: file.text, value: file.value, tree: node(file.document.contents) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A kept parse as a SourceFile again (undefined when it is not one): the same data and places, not parsed. */
+export function keptFile(displayPath: string, absPath: string, kept: unknown): SourceFile | undefined {
+  const k = kept as Partial<KeptParse> | undefined;
+  if (typeof k !== 'object' || k === null || typeof k.text !== 'string' || k.value === undefined) return undefined;
+  const node = (t: KeptNode): YamlMap | YamlSeq | YamlScalar | null => {
+    if (t === null) return null;
+    let n: YamlMap | YamlSeq | YamlScalar;
+    if (t[0] === 'm') {
+      const map = new YamlMap();
+      map.items = t[4].map(([key, value]) => new YamlPair(node(key), node(value)));
+      n = map;
+    } else if (t[0] === 's') {
+      const seq = new YamlSeq();
+      seq.items = t[4].map(node);
+      n = seq;
+    } else n = new YamlScalar(t[4]);
+    n.range = [t[1], t[2], t[3]];
+    return n;
+  };
+  let contents;
+  try {
+    contents = node(k.tree as KeptNode);
+  } catch {
+    return undefined;
+  }
+  const document = new YamlDocument() as unknown as Document.Parsed;
+  document.contents = contents as Document.Parsed['contents'];
+  return new SourceFile(displayPath, k.text, absPath, {
+    document,
+    value: k.value,
+    where: (n) => n.range ?? undefined,
+    lineStarts: lineStartsOf(k.text),
+    generation: 0,
+  });
+}
+
+/** The offsets where the text's lines start. */
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
