@@ -24,19 +24,17 @@ import { createResources } from './resources.js';
 import { handlers } from './registry.js';
 import { loadBindings, timeouts, tools } from './tools.js';
 
-export interface Example {
+/** An example of a tool or a prompt: arguments, whether they are refused, and what the answer must hold. */
+interface ArgumentsExample<Expect> {
   arguments: Record<string, unknown>;
-  /** The input schema rejects these arguments. */
+  /** The tool's input schema, or prompts/get, refuses these arguments. */
   invalid?: true;
-  /** For an invalid example: each argument the rejection must name, as the dispatcher writes its path. */
+  /** For an invalid example: each argument the refusal must name (a tool's as the dispatcher writes its path). */
   rejected?: string[];
-  expect?: {
-    isError?: boolean;
-    text?: string;
-    error?: string;
-    structuredContent?: unknown;
-  };
+  expect?: { isError?: boolean; text?: string; error?: string } & Expect;
 }
+
+export type Example = ArgumentsExample<{ structuredContent?: unknown }>;
 
 /** What the dispatcher logged of the current call: the cause of an unexpected error result. */
 const logged: unknown[] = [];
@@ -103,19 +101,7 @@ export function runExamples(title: string, examples: Examples): void {
   register<Example>(title, examples, check);
 }
 
-export interface PromptExample {
-  arguments: Record<string, unknown>;
-  /** prompts/get refuses these arguments. */
-  invalid?: true;
-  /** For an invalid example: the argument the refusal must name. */
-  rejected?: string[];
-  expect?: {
-    isError?: boolean;
-    text?: string;
-    error?: string;
-    messages?: unknown[];
-  };
-}
+export type PromptExample = ArgumentsExample<{ messages?: unknown[] }>;
 
 export interface ResourceExample {
   uri: string;
