@@ -20,7 +20,7 @@ import { argumentRows, ArgumentError, parseArguments } from '../run/arguments.js
 import { mirrorModules, whyUnloadable } from '../run/cache.js';
 import { cacheDir, verifiedState, type StateTool } from '../state.js';
 import { closest } from '../suggest.js';
-import { EXIT, plural, type CommandResult, type Styles } from './result.js';
+import { EXIT, loadCached, openPieces, plural, type CommandResult, type Styles } from './result.js';
 
 export interface CallInput {
   /** The tool to call; absent with --list (every tool). */
@@ -178,9 +178,11 @@ async function loadProject(input: CallInput): Promise<Project | CommandResult> {
     const generated = new Map(Object.keys(state.outputs).map((f) => [f, fs.readFileSync(f, 'utf8')]));
     return { ...state, generated };
   }
-  const { loadModel } = await import('../spec.js');
-  const result = loadModel(input.spec, { cwd: input.cwd });
+  // The spec changed since the last generate: loaded and generated in memory, with the pieces earlier runs kept.
+  const pieces = await openPieces(input.spec, input.cwd);
+  const result = await loadCached(input.spec, input.cwd, undefined, pieces);
   if (!result.model) {
+    pieces.save();
     const stderr =
       input.format === 'text'
         ? `${renderTexts(result.diagnostics, input.style.err, result.sources)}\n\n${countSummary(result.diagnostics)} in ${input.spec}; nothing was called\n`
@@ -193,7 +195,8 @@ async function loadProject(input: CallInput): Promise<Project | CommandResult> {
   }
   const { generate } = await import('../emit/generate.js');
   const { subjectOf } = await import('../check/subject.js');
-  const files = await generate(result.model, result.validators!);
+  const files = await generate(result.model, result.validators!, pieces);
+  pieces.save();
   const subject = subjectOf(result.model);
   const generated = new Map(
     files.filter((f) => f.kind === 'generated').map((f) => [path.resolve(result.model!.rootDir, f.path), f.contents]),
