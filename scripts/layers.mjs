@@ -25,15 +25,15 @@ const layerOf = (file) => (file.includes('/') ? file.slice(0, file.indexOf('/'))
 const FORBIDDEN = {
   schema: { only: ['schema'], why: 'JSON Schema knowledge stands alone' },
   emit: {
-    only: ['emit', 'schema', 'model.ts', 'options.ts', 'names.ts', 'paths.ts', 'threads.ts'],
+    only: ['emit', 'schema', 'model.ts', 'options.ts', 'names.ts', 'paths.ts'],
     why: 'emitters see only the model (what validate computed is in it), never the loader, the checks or the disk',
   },
   load: {
-    not: ['validate', 'emit', 'check', 'commands', 'lint', 'diff', 'import', 'cli.ts', 'write.ts', 'state.ts'],
+    not: ['validate', 'emit', 'check', 'commands', 'lint', 'diff', 'import', 'cli.ts', 'write.ts', 'cache'],
     why: 'load is the first stage',
   },
   validate: {
-    not: ['emit', 'check', 'commands', 'lint', 'diff', 'import', 'cli.ts', 'write.ts', 'state.ts'],
+    not: ['emit', 'check', 'commands', 'lint', 'diff', 'import', 'cli.ts', 'write.ts'],
     why: 'validate comes before emit and the checks',
   },
   'model.ts': { only: ['options.ts', 'schema'], why: 'the model is plain data' },
@@ -45,19 +45,8 @@ const SHARED = ['templates/runtime/arguments.ts', 'templates/runtime/uri-templat
 /** Who may call the commands: the CLI (and commands one another). */
 const COMMAND_CALLERS = new Set(['cli.ts', 'commands']);
 
-/**
- * Where the disk may be written: the commands, the writer, the caches (the last generate's state, handlers found
- * clean, the transpiled modules `call` runs).
- */
-const WRITERS = new Set([
-  'write.ts',
-  'state.ts',
-  'piece-cache.ts',
-  'check/cache.ts',
-  'run/cache.ts',
-  'commands',
-  'import/write.ts',
-]);
+/** Where the disk may be written: the commands, the writer, the cache, the transpiled modules `call` runs. */
+const WRITERS = new Set(['write.ts', 'cache', 'run/cache.ts', 'commands', 'import/write.ts']);
 const WRITE_CALL =
   /\bfs(?:\.promises)?\.(?:writeFileSync|writeFile|appendFileSync|renameSync|mkdirSync|mkdtempSync|rmSync|rmdirSync|unlinkSync|linkSync|symlinkSync|copyFileSync|truncateSync|writeSync|cpSync)\b/;
 const PRINT_CALL = /\bconsole\.\w+\(|\bprocess\.(?:stdout|stderr)\b/;

@@ -93,26 +93,41 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       '--new-stubs',
       'create stubs for new tools even when handlers of tools the spec no longer has are there (without it, generate asks whether a new tool is one of those renamed: see renamedFrom)',
     )
-    .action(async (spec: Given, opts: { format: 'text' | 'json'; watch?: boolean; newStubs?: boolean }) => {
-      const newStubs = opts.newStubs === true;
-      if (opts.watch) {
-        const { watchGenerate } = await import('./commands/watch.js');
-        code = await watchGenerate({
+    .option(
+      '--no-cache',
+      'compute everything, reading no cache, and put what was computed in its place (the output is the same bytes either way)',
+    )
+    .action(
+      async (spec: Given, opts: { format: 'text' | 'json'; watch?: boolean; newStubs?: boolean; cache: boolean }) => {
+        const newStubs = opts.newStubs === true;
+        const noCache = !opts.cache;
+        if (opts.watch) {
+          const { watchGenerate } = await import('./commands/watch.js');
+          code = await watchGenerate({
+            ...specOf(spec),
+            cwd,
+            format: opts.format,
+            style: styleFor(stderr, env),
+            out,
+            err,
+            newStubs,
+            noCache,
+          });
+          return;
+        }
+        const r = await (
+          await import('./commands/generate.js')
+        ).generateCommand({
           ...specOf(spec),
           cwd,
           format: opts.format,
           style: styleFor(stderr, env),
-          out,
-          err,
           newStubs,
+          noCache,
         });
-        return;
-      }
-      const r = await (
-        await import('./commands/generate.js')
-      ).generateCommand({ ...specOf(spec), cwd, format: opts.format, style: styleFor(stderr, env), newStubs });
-      finish(r);
-    });
+        finish(r);
+      },
+    );
 
   program
     .command('check')

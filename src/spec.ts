@@ -7,10 +7,9 @@ import { isRecord, loadSpec, type LoadOptions } from './load/load.js';
 import type { SourceFile } from './load/source.js';
 import type { CompiledValidators, ServerInfo, ServerModel } from './model.js';
 import { resolveOptions } from './options.js';
-import { startLoad } from './validate/memo.js';
 import { checkPrimitives } from './validate/primitives.js';
 import { checkTools } from './validate/tools.js';
-import type { JudgeOptions } from './validate/verdicts.js';
+import type { Cache } from './cache/store.js';
 
 export interface LoadResult {
   /** Present only when there is no error (warnings allowed). */
@@ -29,13 +28,12 @@ export interface LoadResult {
   parsed?: ReadonlyMap<string, SourceFile>;
 }
 
-/** How a load finds its schemas' verdicts: a store kept between runs, and how many threads may compute. */
+/** `cache`: where a load may find its schemas' verdicts (generate's runs only; see cache/store.ts). */
 export interface ModelOptions extends LoadOptions {
-  judging?: JudgeOptions;
+  cache?: Cache | undefined;
 }
 
 export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult {
-  startLoad();
   const diags = new Diagnostics();
   const raw = loadSpec(specPath, diags, opts);
   if (!raw) return { diagnostics: diags.sorted([]), files: [], sources: new Map(), inputs: { files: [], folders: [] } };
@@ -44,7 +42,7 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
   const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
   const rootDir = path.dirname(raw.specPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
-  const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs, opts.judging);
+  const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs, opts.cache);
   const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
   const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
   if (!raw.tools.length && !others && raw.main.value !== undefined) {

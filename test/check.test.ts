@@ -169,17 +169,15 @@ describe('toolspec check --format github', () => {
   });
 });
 
-describe('toolspec check and generate with the local cache of the last generate', () => {
-  it('skips regenerating when nothing changed, and notices any change to a spec, generated or handler file', async () => {
+describe('toolspec check and generate, run again and again', () => {
+  it('rewrite nothing when nothing changed, and see any change to a spec, generated or handler file', async () => {
     const dir = await baseProject();
     expect((await runMain(['generate'], dir)).stdout).toMatch(
       /24 files, 0 written, 24 unchanged — 3 tools in \d+ ms\n/,
     );
-    // The state of that generate is cached: the next one has nothing to do.
-    expect((await runMain(['generate'], dir)).stdout).toContain('(nothing changed since the last generate)');
     expect((await runMain(['check'], dir)).code).toBe(0);
 
-    // A hand edit of a generated file breaks the proof: check regenerates in memory and reports it.
+    // A hand edit of a generated file: check regenerates in memory and reports it.
     fs.appendFileSync(path.join(dir, 'src/generated/tools.ts'), '// edit\n');
     const edited = await runMain(['check'], dir);
     expect(edited.code).toBe(1);
@@ -191,16 +189,13 @@ describe('toolspec check and generate with the local cache of the last generate'
     expect((await runMain(['check'], dir)).stdout).toContain('src/generated/manifest.json:');
     await runMain(['generate'], dir);
 
-    // And a handler edit is always read, cache or not.
+    // And every handler is read on every check, with the modules it imports.
     edit(dir, 'src/handlers/delete_note.ts', "args: ToolInputs['delete_note']", 'args: { id: string }');
     const handler = await runMain(['check'], dir);
     expect(handler.code).toBe(1);
     expect(handler.stdout).toContain('args.id: string in the handler, the spec says integer');
     expect(handler.stdout).not.toContain('src/generated/');
-
-    // Handlers found clean are not read again until something they depend on changes, however indirectly.
     edit(dir, 'src/handlers/delete_note.ts', 'args: { id: string }', "args: ToolInputs['delete_note']");
-    expect((await runMain(['check'], dir)).code).toBe(0);
     expect((await runMain(['check'], dir)).code).toBe(0);
     edit(dir, 'src/handlers/notes.ts', 'export const notes: string[] = [];', 'export const notes: number[] = [];');
     const helper = await runMain(['check'], dir);

@@ -36,8 +36,11 @@ describe('types in pieces', () => {
     const files: string[] = [];
     let inPieces = 0;
     for (const [i, { result }] of loaded.entries()) {
-      const kept = new Map<string, unknown>();
-      const store = { get: (k: string) => kept.get(k), put: (k: string, v: unknown) => void kept.set(k, v) };
+      const kept = new Map<string, string>();
+      const store = {
+        get: (kind: string, k: string) => kept.get(`${kind}\0${k}`),
+        put: (kind: string, k: string, v: string) => void kept.set(`${kind}\0${k}`, v),
+      };
       const fresh = await emitTypes(result.model!, store);
       // A spec the type generator cannot type piece by piece (untypable shapes) takes the whole-schema path.
       if (kept.size >= result.model!.tools.length) inPieces++;
@@ -53,10 +56,13 @@ describe('types in pieces', () => {
 
   it('take a kept piece as it is', async () => {
     const { model } = loaded.find(({ result }) => result.model!.tools.length > 1)!.result;
-    const kept = new Map<string, unknown>();
-    const store = { get: (k: string) => kept.get(k), put: (k: string, v: unknown) => void kept.set(k, v) };
+    const kept = new Map<string, string>();
+    const store = {
+      get: (kind: string, k: string) => kept.get(`${kind}\0${k}`),
+      put: (kind: string, k: string, v: string) => void kept.set(`${kind}\0${k}`, v),
+    };
     await emitTypes(model!, store);
-    for (const [k, v] of kept) kept.set(k, `${String(v)}// kept\n`);
+    for (const [k, v] of kept) kept.set(k, `${v}// kept\n`);
     expect(await emitTypes(model!, store)).toContain('// kept');
   });
 });

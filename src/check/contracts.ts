@@ -9,17 +9,23 @@ import path from 'node:path';
 import type { ts } from 'ts-morph';
 import type { OutputFile } from '../emit/generate.js';
 import { displayPath } from '../paths.js';
-import type { StateTool } from '../state.js';
-import { DEFAULT_OPTIONS } from '../options.js';
 import { isObject } from '../schema/keywords.js';
 import type { HandlerModule } from './coverage.js';
-import { CONTRACT_MODULES } from './cache.js';
-import type { CheckSubject } from './subject.js';
+import type { CheckSubject, SubjectTool } from './subject.js';
 import type { Finding } from './findings.js';
 
 const CHECK_FILE = '__toolspec_check__.ts';
 
-export type ContractTool = StateTool;
+export type ContractTool = SubjectTool;
+
+/** The generated modules that handler types depend on (contract.ts imports types.ts and context.ts; stubs import dispatcher.ts). */
+export const CONTRACT_MODULES: readonly string[] = [
+  'contract.ts',
+  'types.ts',
+  'context.ts',
+  'dispatcher.ts',
+  'primitive-types.ts',
+];
 
 export interface ContractInput {
   subject: CheckSubject;
@@ -31,15 +37,9 @@ export interface ContractInput {
  * One program per check, but the declaration files it reads (the compiler's lib, the SDK's and Node's types under
  * node_modules) are parsed once per process and shared by every program after it, as the compiler's own
  * DocumentRegistry shares them between language services: a second check in the same process (watch, dev, a test
- * suite's cases) parses only the project's own files. An entry holds while the file's size and mtime do.
+ * suite's cases) parses only the project's own files. An entry is used only for the very same text.
  */
-const declarations = new Map<string, { stamp: string; file: ts.SourceFile }>();
-
-/**
- * The project's own files (contract modules, handlers) parsed and bound ahead of a check by warmCompiler, in the
- * check's worker while the spec loads. A check takes one only for the very same text, read again when it asks.
- */
-const ahead = new Map<string, { text: string; file: ts.SourceFile }>();
+const declarations = new Map<string, { text: string; file: ts.SourceFile }>();
 
 /** The compiler's lib files, which the bundled compiler keeps in memory rather than on disk: read once. */
 let libFiles: Map<string, string> | undefined;
@@ -57,7 +57,6 @@ export function compilerHost(
   options: ts.CompilerOptions,
   memory: ReadonlyMap<string, string>,
   lib: { dir: string; files: ReadonlyMap<string, string> },
-  keepAhead = false,
 ): ts.CompilerHost {
   // No parent pointers while parsing (the binder sets them on every file the checker reads) and no JSDoc parsed in
   // TypeScript files (types come from annotations there; JSDoc only types JavaScript): what tsc itself does, for
@@ -82,30 +81,13 @@ export function compilerHost(
       if (text !== undefined) return api.createSourceFile(file, text, version);
       const v = typeof version === 'object' ? version : { languageVersion: version };
       const key = `${file}\0${v.languageVersion}\0${v.impliedNodeFormat ?? ''}\0${v.jsDocParsingMode ?? ''}`;
-      const libText = lib.files.get(file);
-      if (libText === undefined && !file.includes('/node_modules/')) {
-        const early = ahead.get(key);
-        if (early && readFile(file) === early.text) return early.file;
-        const parsed = getSourceFile(file, version, onError, fresh);
-        if (parsed && keepAhead) ahead.set(key, { text: parsed.text, file: parsed });
-        return parsed;
-      }
-      let stamp = 'lib';
-      if (libText === undefined) {
-        try {
-          const stat = fs.statSync(file);
-          stamp = `${stat.size}:${stat.mtimeMs}`;
-        } catch {
-          return getSourceFile(file, version, onError, fresh);
-        }
-      }
+      if (!lib.files.has(file) && !file.includes('/node_modules/')) return getSourceFile(file, version, onError, fresh);
+      const source = inMemory(file) ?? readFile(file);
+      if (source === undefined) return getSourceFile(file, version, onError, fresh);
       const hit = declarations.get(key);
-      if (hit?.stamp === stamp) return hit.file;
-      const parsed =
-        libText === undefined
-          ? getSourceFile(file, version, onError, fresh)
-          : api.createSourceFile(file, libText, version);
-      if (parsed) declarations.set(key, { stamp, file: parsed });
+      if (hit?.text === source) return hit.file;
+      const parsed = api.createSourceFile(file, source, v);
+      declarations.set(key, { text: source, file: parsed });
       return parsed;
     },
   };
@@ -133,17 +115,13 @@ export function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOpt
  * `export const c3: Handler<'tool'> = handler3;`, two lines each, whose errors say how a handler misses. Its roots are
  * the handlers and those assignments: the contract's modules come in through their imports, and only those a handler
  * reaches; nothing else the tsconfig includes can change whether a handler fits.
- *
- * A program warmCompiler built ahead for the same handlers against the same contract on disk is taken as it is
- * (its diagnostics already computed), when every project file it read still has the same text.
  */
 async function contractProgram(
   api: typeof ts,
   subject: { rootDir: string; generatedDir: string },
   handlers: readonly HandlerModule[],
   memory: Map<string, string>,
-  keepAhead = false,
-): Promise<{ program: ts.Program; checkSf: ts.SourceFile; order: HandlerModule[]; key: string }> {
+): Promise<{ program: ts.Program; checkSf: ts.SourceFile; order: HandlerModule[] }> {
   const order = [...handlers].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
   const lines = order.map((h, i) => {
     let spec = path.relative(subject.generatedDir, h.abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
@@ -153,95 +131,14 @@ async function contractProgram(
   const checkPath = path.join(subject.generatedDir, CHECK_FILE);
   const checkText = `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`;
   const options = compilerOptions(api, subject.rootDir);
-  const key = [JSON.stringify(options), checkPath, checkText].join('\0');
   const lib = await libraries();
-  const onDisk = memory.size === 0;
   memory.set(checkPath, checkText);
-  const built = speculative;
-  speculative = undefined;
-  if (onDisk && built?.key === key && unchanged(api, built.program, memory, lib.files)) {
-    return { program: built.program, checkSf: built.program.getSourceFile(checkPath)!, order, key };
-  }
   const program = api.createProgram({
     rootNames: [checkPath, ...order.map((h) => h.abs)],
     options,
-    host: compilerHost(api, options, memory, lib, keepAhead),
+    host: compilerHost(api, options, memory, lib),
   });
-  return { program, checkSf: program.getSourceFile(checkPath)!, order, key };
-}
-
-/** A program built ahead by warmCompiler, for contractProgram to take once. */
-let speculative: { key: string; program: ts.Program } | undefined;
-
-/** Whether every project file a program read (not the lib, packages or memory) still has the text it read. */
-function unchanged(
-  api: typeof ts,
-  program: ts.Program,
-  memory: ReadonlyMap<string, string>,
-  lib: ReadonlyMap<string, string>,
-): boolean {
-  for (const sf of program.getSourceFiles()) {
-    const f = sf.fileName;
-    if (memory.has(f) || lib.has(f) || f.includes('/node_modules/')) continue;
-    if (api.sys.readFile(f) !== sf.text) return false;
-  }
-  return true;
-}
-
-/**
- * Runs ahead of a check, in the check's worker while the spec loads, before the spec says where the project's
- * folders are: builds and type-checks the program of the handler modules found in the default folders (a module
- * is taken for a handler when it exports `handler`, its tool named after the file) against the contract on disk.
- * The declarations it reads (the compiler's lib, the tsconfig's `types`, the SDK) land in the per-process cache
- * above and the project's files in `ahead`; the check takes the whole program when the spec names exactly those
- * handlers, else at least the files parsed here. With no handlers in the default folders, only the declarations are
- * read ahead.
- */
-export async function warmCompiler(rootDir: string): Promise<void> {
-  const { ts } = await import('@ts-morph/common');
-  const generatedDir = path.resolve(rootDir, DEFAULT_OPTIONS.generatedDir);
-  const handlersDir = path.resolve(rootDir, DEFAULT_OPTIONS.handlersDir);
-  const handlers = tsFilesIn(handlersDir)
-    .filter((f) => HANDLER_EXPORT.test(ts.sys.readFile(f) ?? ''))
-    .map((abs) => ({ tool: path.basename(abs, '.ts'), abs }));
-  if (!handlers.length || !fs.existsSync(path.join(generatedDir, 'contract.ts'))) {
-    // No handlers where the defaults put them: the declarations alone.
-    const options = compilerOptions(ts, rootDir);
-    const file = path.join(rootDir, '__toolspec_warm__.ts');
-    const memory = new Map([[file, "import type {} from '@modelcontextprotocol/server';\n"]]);
-    ts.createProgram({
-      rootNames: [file],
-      options,
-      host: compilerHost(ts, options, memory, await libraries()),
-    }).getTypeChecker();
-    return;
-  }
-  const built = await contractProgram(ts, { rootDir, generatedDir }, handlers, new Map(), true);
-  // What checkContracts asks first; the program keeps the answers.
-  built.program.getSemanticDiagnostics(built.checkSf);
-  for (const h of handlers) {
-    const sf = built.program.getSourceFile(h.abs);
-    if (sf) built.program.getSemanticDiagnostics(sf);
-  }
-  const lib = (await libraries()).files;
-  const guessed = new Set(handlers.map((h) => h.abs));
-  for (const sf of ownModules(built.program, { generatedDir }, lib, guessed)) built.program.getSemanticDiagnostics(sf);
-  speculative = { key: built.key, program: built.program };
-}
-
-const HANDLER_EXPORT =
-  /\bexport\s+(?:const|let|var|function|async\s+function)\s+handler\b|\bexport\s*\{[^}]*\bhandler\b/;
-
-function tsFilesIn(dir: string): string[] {
-  try {
-    return fs
-      .readdirSync(dir)
-      .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts'))
-      .map((n) => path.join(dir, n))
-      .sort();
-  } catch {
-    return [];
-  }
+  return { program, checkSf: program.getSourceFile(checkPath)!, order };
 }
 
 export async function checkContracts(

@@ -9,8 +9,7 @@ import path from 'node:path';
 import type { ts } from 'ts-morph';
 import type { OutputFile } from '../emit/generate.js';
 import { displayPath } from '../paths.js';
-import { CONTRACT_MODULES } from './cache.js';
-import { compilerHost, compilerOptions, libraries, ownModules } from './contracts.js';
+import { compilerHost, compilerOptions, CONTRACT_MODULES, libraries, ownModules } from './contracts.js';
 import type { Finding } from './findings.js';
 
 /** A prompt's or resource's handler module, as the check knows it (kept in generate's state too). */

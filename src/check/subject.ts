@@ -3,9 +3,22 @@ import path from 'node:path';
 import { handlerFileName } from '../emit/bindings.js';
 import { toolTypeNames } from '../emit/types.js';
 import type { ServerModel } from '../model.js';
-import type { StateTool } from '../state.js';
 import { promptHandlerFile, resourceHandlerFile } from '../emit/primitives.js';
 import type { PrimitiveHandler } from './primitives.js';
+
+export interface SubjectTool {
+  name: string;
+  /** The type names of its input and output in types.ts. */
+  input: string;
+  output?: string;
+  inputSchema: Record<string, unknown>;
+  /** Absolute path of the tool's handler module. */
+  handler: string;
+  /** The tool's former names (spec `renamedFrom`): whose handler modules are this tool's to take. */
+  renamedFrom?: string[];
+  /** Where the spec defines the tool, as shown in messages. */
+  source?: { file: string; line: number; column: number };
+}
 
 export interface CheckSubject {
   rootDir: string;
@@ -13,7 +26,7 @@ export interface CheckSubject {
   generatedDir: string;
   /** Absolute. */
   handlersDir: string;
-  tools: StateTool[];
+  tools: SubjectTool[];
   /** The prompts' and resources' handler modules. */
   primitives?: PrimitiveHandler[];
 }

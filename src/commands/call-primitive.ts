@@ -10,8 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { displayPath, isInside } from '../paths.js';
-import { mirrorModules, whyUnloadable } from '../run/cache.js';
-import { cacheDir } from '../state.js';
+import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../run/cache.js';
 import { closest } from '../suggest.js';
 import { EXIT, type CommandResult } from './result.js';
 
@@ -69,11 +68,8 @@ export async function callPrimitive(input: PrimitiveCall, project: PrimitiveProj
     return usage(
       `prompt ${JSON.stringify(input.prompt)} has no handler: ${displayPath(missing[0]!.handler, input.cwd)} does not exist; \`toolspec generate\` writes its stub`,
     );
-  const cache = cacheDir(project.rootDir);
-  if (!fs.existsSync(path.join(path.dirname(path.dirname(cache)), '@modelcontextprotocol', 'server', 'package.json')))
-    return usage(
-      `the project's dependencies are not installed (no @modelcontextprotocol/server in its node_modules): run npm install in ${displayPath(project.rootDir, input.cwd) || '.'}`,
-    );
+  const cache = runFolder(project.rootDir);
+  if (!cache) return usage(notInstalled(project.rootDir, input.cwd));
   const runtime = (name: string) => path.join(project.generatedDir, name);
   const table = runtime('primitives.ts');
   const reachable = new Set(wanted.filter((i) => fs.existsSync(i.handler)).map((i) => i.handler));

@@ -1,8 +1,9 @@
 /**
  * `toolspec call <tool> [key=value … | --json '{…}']`: one tool run through the project's own handler and the
  * generated dispatcher, in this process, without a server or a build. The generated code comes from the spec as it
- * is now (the files on disk when the last generate's state proves them current, otherwise generated in memory, never
- * written); the project's TypeScript is transpiled into its cache folder (src/run/cache.ts) and imported. So the
+ * is now, generated in memory without the cache and never written (what runs is what the spec says, whatever the
+ * disk or the cache hold); the project's TypeScript is transpiled into its cache folder (src/run/cache.ts) and
+ * imported. So the
  * arguments are validated, defaults filled and the result checked exactly as the server would, by the same code.
  *
  * Exit codes: 0 the tool returned a result · 1 the result is an error (arguments the validator rejects, a handler
@@ -17,10 +18,10 @@ import { displayPath, isInside } from '../paths.js';
 import { renderJson, renderTexts } from '../findings.js';
 import { countSummary } from '../report.js';
 import { argumentRows, ArgumentError, parseArguments } from '../run/arguments.js';
-import { mirrorModules, whyUnloadable } from '../run/cache.js';
-import { cacheDir, verifiedState, type StateTool } from '../state.js';
+import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../run/cache.js';
+import type { SubjectTool } from '../check/subject.js';
 import { closest } from '../suggest.js';
-import { EXIT, loadCached, openPieces, plural, type CommandResult, type Styles } from './result.js';
+import { EXIT, loadSpecModel, plural, type CommandResult, type Styles } from './result.js';
 
 export interface CallInput {
   /** The tool to call; absent with --list (every tool). */
@@ -45,7 +46,7 @@ interface Project {
   rootDir: string;
   generatedDir: string;
   handlersDir: string;
-  tools: StateTool[];
+  tools: SubjectTool[];
   /** The prompts' and resources' handler modules. */
   primitives?: { kind: 'prompt' | 'resource'; name: string; handler: string }[];
   /** The generated files by absolute path. */
@@ -116,12 +117,8 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
       `tool ${JSON.stringify(tool.name)} has no handler: ${displayPath(handler, input.cwd)} does not exist; \`toolspec generate\` writes its stub`,
     );
   }
-  const cache = cacheDir(project.rootDir);
-  if (!hasSdk(cache)) {
-    return usage(
-      `the project's dependencies are not installed (no @modelcontextprotocol/server in its node_modules): run npm install in ${displayPath(project.rootDir, input.cwd) || '.'}`,
-    );
-  }
+  const cache = runFolder(project.rootDir);
+  if (!cache) return usage(notInstalled(project.rootDir, input.cwd));
 
   const runtime = (name: string) => path.join(project.generatedDir, name);
   const registry = runtime('registry.ts');
@@ -172,17 +169,8 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
 }
 
 async function loadProject(input: CallInput): Promise<Project | CommandResult> {
-  const specPath = path.resolve(input.cwd, input.spec);
-  const state = verifiedState(specPath);
-  if (state) {
-    const generated = new Map(Object.keys(state.outputs).map((f) => [f, fs.readFileSync(f, 'utf8')]));
-    return { ...state, generated };
-  }
-  // The spec changed since the last generate: loaded and generated in memory, with the pieces earlier runs kept.
-  const pieces = await openPieces(input.spec, input.cwd);
-  const result = await loadCached(input.spec, input.cwd, undefined, pieces);
+  const result = await loadSpecModel(input.spec, input.cwd);
   if (!result.model) {
-    pieces.save();
     const stderr =
       input.format === 'text'
         ? `${renderTexts(result.diagnostics, input.style.err, result.sources)}\n\n${countSummary(result.diagnostics)} in ${input.spec}; nothing was called\n`
@@ -195,22 +183,12 @@ async function loadProject(input: CallInput): Promise<Project | CommandResult> {
   }
   const { generate } = await import('../emit/generate.js');
   const { subjectOf } = await import('../check/subject.js');
-  const files = await generate(result.model, result.validators!, pieces);
-  pieces.save();
+  const files = await generate(result.model, result.validators!);
   const subject = subjectOf(result.model);
   const generated = new Map(
     files.filter((f) => f.kind === 'generated').map((f) => [path.resolve(result.model!.rootDir, f.path), f.contents]),
   );
   return { ...subject, generated };
-}
-
-/** Whether the SDK is installed where the cache folder's modules resolve bare imports from. */
-function hasSdk(cache: string): boolean {
-  const modules = path.dirname(path.dirname(cache));
-  return (
-    path.basename(modules) === 'node_modules' &&
-    fs.existsSync(path.join(modules, '@modelcontextprotocol', 'server', 'package.json'))
-  );
 }
 
 // The generated modules, as far as call uses them (they are the project's copies of templates/runtime/).

@@ -1,16 +1,15 @@
 /**
- * `toolspec generate`, one run: the saved state (nothing to do) or load → lint → generate → write → save the state.
- * Returns what to print and the exit code (the CLI prints), and what the run read, so that `generate --watch`
- * (src/watch.ts) can tell an edit that matters from one that does not.
+ * `toolspec generate`, one run: load (with the cache) → lint → generate → write. Returns what to print and the exit
+ * code (the CLI prints), and what the run read, so that `generate --watch` (src/watch.ts) can tell an edit that
+ * matters from one that does not.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { displayPath } from '../paths.js';
+import { openCache, sha256 } from '../cache/store.js';
 import { countSummary, PLAIN, type Style } from '../report.js';
 import { renderJson, renderTexts } from '../findings.js';
-import { saveState, sha256, stateFor, verifiedState } from '../state.js';
 import { writeOutput } from '../write.js';
-import { loadCached, openPieces, plural } from './result.js';
+import { loadSpecModel, plural } from './result.js';
 
 export interface GenerateInput {
   /** The spec file as the user named it. */
@@ -26,6 +25,8 @@ export interface GenerateInput {
    * generate stops and asks whether a new tool is one of those renamed (src/renames.ts).
    */
   newStubs?: boolean;
+  /** Compute everything, reading no cache (`--no-cache`); what is computed replaces what the cache held. */
+  noCache?: boolean;
 }
 
 /** What a run that wrote (or found nothing to write) did. */
@@ -47,8 +48,6 @@ export interface GenerateSummary {
   prompts?: number;
   resources?: number;
   ms: number;
-  /** The saved state held: nothing was loaded or written. */
-  cached: boolean;
 }
 
 export interface GenerateResult {
@@ -80,50 +79,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   const text = format === 'text';
   const specPath = path.resolve(input.cwd, spec);
 
-  // Nothing changed since the last generate (inputs, generator and outputs all hash the same): nothing to do.
-  const state = verifiedState(specPath);
-  // Every handler there (tools, prompts, resources): otherwise this run has stubs to create.
-  if (state && [...state.tools, ...(state.primitives ?? [])].every((t) => fs.existsSync(t.handler))) {
-    const outputs = Object.keys(state.outputs).map((f) => displayPath(f, state.rootDir));
-    const summary: GenerateSummary = {
-      generatedDir: displayPath(state.generatedDir, state.rootDir),
-      files: outputs.length,
-      written: 0,
-      unchanged: outputs.length,
-      removed: [],
-      created: [],
-      moved: [],
-      notMoved: [],
-      tools: state.tools.length,
-      ms: Math.round(performance.now() - started),
-      cached: true,
-    };
-    const json = {
-      ok: true,
-      spec,
-      written: [],
-      unchanged: outputs,
-      removed: [],
-      created: [],
-      kept: state.tools.map((t) => displayPath(t.handler, state.rootDir)),
-      diagnostics: [],
-    };
-    return {
-      code: 0,
-      stdout: text ? `${formatSummary(summary)}\n` : `${JSON.stringify(json, null, 2)}\n`,
-      stderr: '',
-      notes: '',
-      json,
-      summary,
-      inputs: { files: new Map(Object.entries(state.inputs)), folders: Object.keys(state.folders) },
-      outputDirs: [state.generatedDir, state.handlersDir],
-    };
-  }
-
-  const pieces = await openPieces(spec, input.cwd);
-  const result = await loadCached(spec, input.cwd, input.lookedIn, pieces);
-  // Kept after the types are generated, or now when this run stops before that: the verdicts found still hold.
-  if (!result.model) pieces.save();
+  const cache = openCache(path.dirname(specPath), { read: !input.noCache });
+  const result = await loadSpecModel(spec, input.cwd, input.lookedIn, cache);
   const inputs = {
     files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])),
     folders: result.inputs.folders,
@@ -161,7 +118,6 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       '; `toolspec lint` shows hints and the token table\n';
   }
   if (lint.failed) {
-    pieces.save();
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
     const failure = `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`;
     return {
@@ -211,10 +167,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       return { source: m.source, target: m.target, original, contents };
     }),
   );
-  const files = await (await generator()).generate(model, result.validators!, pieces);
-  pieces.save();
+  const files = await (await generator()).generate(model, result.validators!, cache);
   const report = writeOutput(model.rootDir, model.options, files, moves);
-  saveState(specPath, stateFor({ ...subject, inputs: result.inputs, files, tools: subject.tools }));
   const summary: GenerateSummary = {
     generatedDir: model.options.generatedDir,
     files: report.written.length + report.unchanged.length,
@@ -228,7 +182,6 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     ...(model.prompts.length ? { prompts: model.prompts.length } : {}),
     ...(model.resources.length ? { resources: model.resources.length } : {}),
     ms: Math.round(performance.now() - started),
-    cached: false,
   };
   const json = {
     ok: true,
@@ -259,7 +212,6 @@ export function formatSummary(s: GenerateSummary): string {
       plural(s.tools, 'tool'),
       ...(s.prompts ? [plural(s.prompts, 'prompt')] : []),
       ...(s.resources ? [plural(s.resources, 'resource')] : []),
-    ].join(', ')} in ${s.ms} ms` +
-    (s.cached ? ' (nothing changed since the last generate)' : '')
+    ].join(', ')} in ${s.ms} ms`
   );
 }

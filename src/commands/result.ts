@@ -3,11 +3,10 @@
  * CLI (src/cli.ts) writes these out. Shared steps of several commands live here too: loading a spec with its
  * diagnostics, and the lint that validate, generate and check run beside their own work.
  */
-import path from 'node:path';
 import type { LintResult } from '../lint/lint.js';
 import { countSummary, PLAIN, type Style } from '../report.js';
 import { renderTexts } from '../findings.js';
-import type { PieceCache } from '../piece-cache.js';
+import type { Cache } from '../cache/store.js';
 import type { LoadResult } from '../spec.js';
 
 /** 0 fine · 1 drift found, lint fails (options.lint.failOn) or diff finds a breaking change · 2 invalid spec, config or usage · 3 internal error. */
@@ -31,27 +30,12 @@ const loader = () => import('../spec.js');
 const linter = () => import('../lint/index.js');
 
 /**
- * loadModel with the pieces of earlier runs (src/piece-cache.ts): kept ones are used, and what this run used is kept
- * for the next. With `pieces` the caller uses them further (generate's types) and saves them; else they are saved
- * here.
+ * loadModel from the disk. `cache`: generate's runs (and watch's, dev's) pass the project's cache, which may skip
+ * compile work; every other command passes none and computes everything from the spec.
  */
-export async function loadCached(
-  spec: string,
-  cwd: string,
-  lookedIn?: string,
-  pieces?: PieceCache,
-): Promise<LoadResult> {
+export async function loadSpecModel(spec: string, cwd: string, lookedIn?: string, cache?: Cache): Promise<LoadResult> {
   const { loadModel } = await loader();
-  const store = pieces ?? (await openPieces(spec, cwd));
-  const result = loadModel(spec, { cwd, lookedIn, judging: { store }, parses: store.parses() });
-  if (!pieces) store.save();
-  return result;
-}
-
-/** The piece cache of the spec at `spec` (relative to `cwd`). */
-export async function openPieces(spec: string, cwd: string): Promise<PieceCache> {
-  const { PieceCache } = await import('../piece-cache.js');
-  return new PieceCache(path.resolve(cwd, spec));
+  return loadModel(spec, { cwd, lookedIn, cache });
 }
 
 /** A loaded spec, with its diagnostics as text (code frames) for stderr when the format is text. */
@@ -61,9 +45,8 @@ export async function loadForCommand(
   format: string,
   style: Style,
   lookedIn?: string,
-  pieces?: PieceCache,
 ): Promise<{ result: LoadResult; stderr: string; code: number }> {
-  const result = await loadCached(spec, cwd, lookedIn, pieces);
+  const result = await loadSpecModel(spec, cwd, lookedIn);
   let stderr =
     format === 'text' && result.diagnostics.length
       ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n`

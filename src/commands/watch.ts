@@ -15,7 +15,7 @@ import { generateCommand, formatSummary, type GenerateResult } from './generate.
 import { fileSystemError, UserError } from '../diagnostics.js';
 import { displayPath, isInside } from '../paths.js';
 import { PLAIN, type Style } from '../report.js';
-import { sha256 } from '../state.js';
+import { sha256 } from '../cache/store.js';
 
 export interface WatchInput {
   spec: string;
@@ -32,8 +32,9 @@ export interface WatchInput {
   stop?: AbortSignal;
   /** Quiet time after the last file event before a check. */
   debounceMs?: number;
-  /** `--new-stubs`: see GenerateInput. */
+  /** `--new-stubs`, `--no-cache`: see GenerateInput. */
   newStubs?: boolean;
+  noCache?: boolean;
 }
 
 /** What made a run: a file whose content differs from what the previous run started from. */
@@ -80,6 +81,7 @@ export async function runGenerate(input: {
   format: 'text' | 'json';
   style?: Style;
   newStubs?: boolean;
+  noCache?: boolean;
 }): Promise<{ result?: GenerateResult; problem?: string }> {
   try {
     return {
@@ -90,6 +92,7 @@ export async function runGenerate(input: {
         format: input.format,
         style: input.style ?? PLAIN,
         ...(input.newStubs ? { newStubs: true } : {}),
+        ...(input.noCache ? { noCache: true } : {}),
       }),
     };
   } catch (e) {

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ts as TS } from 'ts-morph';
 import { displayPath, isInside } from '../paths.js';
-import { sha256 } from '../state.js';
+import { sha256 } from '../cache/store.js';
 
 export interface BuildResult {
   /** Errors as "file:line:col error TS1234 message" (paths as shown from cwd), none when the build is good. */

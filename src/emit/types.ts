@@ -2,8 +2,6 @@
  * types.ts: a TypeScript type for every tool's arguments, input (after schema defaults) and output, and for the
  * shared $defs, from one combined schema fed to json-schema-to-typescript so names are stable across tools.
  */
-import { createHash } from 'node:crypto';
-import { threadsFor, workerModule } from '../threads.js';
 import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../names.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
@@ -14,12 +12,12 @@ import { visibleControls } from './text.js';
 type Schema = Record<string, unknown>;
 
 /**
- * Text kept by the content that produced it, between runs: generate's caller may hand one in (src/piece-cache.ts);
+ * Text kept by the content that produced it, between runs: generate's caller may hand one in (src/cache/store.ts);
  * emit never touches the disk itself. A kept text is what the same input gives, so it changes no byte.
  */
 export interface PieceStore {
-  get(key: string): unknown;
-  put(key: string, value: unknown): void;
+  get(kind: string, input: string): string | undefined;
+  put(kind: string, input: string, value: string): void;
 }
 
 /** The type names of one tool, as contract.ts refers to them. */
@@ -187,55 +185,19 @@ export async function typesInPieces(
     pieces.at(-1)!.push(key);
     last = of;
   }
-  const inputs = pieces.map((keys) => {
-    const inside = new Set(keys);
-    const piece = Object.fromEntries(keys.map((k) => [k, namedOutside(defs[k], inside, defs)]));
-    return {
-      piece,
-      key: createHash('sha256')
-        .update(`types\0${JSON.stringify(piece)}`)
-        .digest('hex'),
-    };
-  });
-  const texts = inputs.map(({ key }) => store?.get(key));
-  const missing = [...texts.keys()].filter((i) => typeof texts[i] !== 'string');
-  const computed = await typesOfAll(missing.map((i) => inputs[i]!.piece));
-  missing.forEach((i, j) => (texts[i] = computed[j]));
-  inputs.forEach(({ key }, i) => store?.put(key, texts[i]));
-  return (texts as string[]).map((t) => t.replace(EMPTY_ROOT, '')).join('');
-}
-
-/** Below this many pieces to compute, one thread does them all. */
-const PARALLEL_MIN = 64;
-
-/**
- * The types of each piece: on as many threads as pay (threads.ts), each taking the next piece from a shared
- * counter, this one too. A piece's types are a function of the piece alone, so the thread changes no byte.
- */
-async function typesOfAll(pieces: Schema[]): Promise<string[]> {
-  const file = workerModule('emit/types-worker.js', import.meta.url);
-  const threads = file ? threadsFor(pieces.length, PARALLEL_MIN, 32) : 1;
-  if (threads <= 1) return Promise.all(pieces.map((p) => typesOf(p)));
-  const { Worker } = await import('node:worker_threads');
-  const control = new Int32Array(new SharedArrayBuffer(4));
-  const out: (string | null | undefined)[] = new Array(pieces.length);
-  const workers = Array.from({ length: threads - 1 }, () => {
-    const worker = new Worker(file!, { workerData: { pieces, control: control.buffer } });
-    return new Promise<void>((resolve) => {
-      worker.on('message', (m: [number, string | null] | 'done') => {
-        if (m === 'done') resolve();
-        else out[m[0]] = m[1];
-      });
-      worker.on('error', () => resolve());
-      worker.on('exit', () => resolve());
-    }).finally(() => void worker.terminate());
-  });
-  for (let i = Atomics.add(control, 0, 1); i < pieces.length; i = Atomics.add(control, 0, 1)) {
-    out[i] = await typesOf(pieces[i]!);
-  }
-  await Promise.all(workers);
-  // A piece a thread could not do (it failed, or the thread died) is done here, where a failure throws.
-  return Promise.all(pieces.map(async (p, i) => out[i] ?? typesOf(p)));
+  const texts = await Promise.all(
+    pieces.map(async (keys) => {
+      const inside = new Set(keys);
+      const piece = Object.fromEntries(keys.map((k) => [k, namedOutside(defs[k], inside, defs)]));
+      const input = JSON.stringify(piece);
+      const kept = store?.get('types', input);
+      if (kept !== undefined) return kept;
+      const text = await typesOf(piece);
+      store?.put('types', input, text);
+      return text;
+    }),
+  );
+  return texts.map((t) => t.replace(EMPTY_ROOT, '')).join('');
 }
 
 const EMPTY_ROOT = new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm');

@@ -80,7 +80,7 @@ function indexTools(file: SourceFile, list: 'tools' | ItemList = 'tools'): Map<s
   const tools = isMap(root) ? root.get(list, true) : undefined;
   if (!isSeq(tools)) return index;
   tools.items.forEach((item, i) => {
-    if (!isMap(item) || !file.rangeOf(item)) return;
+    if (!isMap(item) || !item.range) return;
     const at = file.spanOfNode(item);
     index.set(`${at.line}:${at.column}`, [list, i]);
   });

@@ -11,7 +11,7 @@ import { diskSource, type FileSource } from './files.js';
 import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
 import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
-import { parsedFile, startParsing, SourceFile, type JsonPath, type ParseStore } from './source.js';
+import { parsedFile, startParsing, SourceFile, type JsonPath } from './source.js';
 
 export { MAX_FILE_BYTES } from './limits.js';
 
@@ -59,8 +59,6 @@ export interface LoadOptions {
    * "cannot find" message.
    */
   lookedIn?: string | undefined;
-  /** Parses kept between runs (the disk only): unchanged files are not parsed again, an edited tool alone is. */
-  parses?: ParseStore | undefined;
 }
 
 /** Loads the spec at `specPath`. Returns undefined when the main file could not be read or parsed at all. */
@@ -73,8 +71,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
   const show = (p: string) => displayPath(p, cwd);
   /** Bytes read so far, across the spec and its includes. */
   const budget = { used: 0 };
-  const parses = opts.source ? undefined : opts.parses;
-  const main = readSource(source, abs, show(abs), diags, budget, { lookedIn: opts.lookedIn, parses });
+  const main = readSource(source, abs, show(abs), diags, budget, { lookedIn: opts.lookedIn });
   if (!main) return undefined;
 
   const rootDir = path.dirname(abs);
@@ -129,7 +126,6 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
         const child = readSource(source, target, show(target), diags, budget, {
           from: file.locate(['include', i]),
           entry,
-          parses,
         });
         if (!child) continue;
         seen.set(real, child);
@@ -158,7 +154,6 @@ function readSource(
     from?: ReturnType<SourceFile['locate']>;
     entry?: string;
     lookedIn?: string | undefined;
-    parses?: ParseStore | undefined;
   } = {},
 ): SourceFile | undefined {
   const { from } = context;
@@ -242,7 +237,7 @@ function readSource(
     diags.add(diagnostic('TS036', at, `${shown} ${decoded.message}`, decoded.hint));
     return undefined;
   }
-  const file = parsedFile(shown, decoded.text, abs, context.parses);
+  const file = parsedFile(shown, decoded.text, abs);
   for (const d of file.diagnostics) diags.add(d);
   return file;
 }

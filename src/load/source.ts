@@ -4,7 +4,6 @@
  */
 import {
   Composer,
-  Document as YamlDocument,
   isAlias,
   isMap,
   isPair,
@@ -13,33 +12,15 @@ import {
   Lexer,
   LineCounter,
   Parser,
-  Pair as YamlPair,
   parseDocument,
-  Scalar as YamlScalar,
   visit,
-  YAMLMap as YamlMap,
   YAMLParseError,
-  YAMLSeq as YamlSeq,
 } from 'yaml';
 import type { CST, Document, Node, Pair, YAMLMap } from 'yaml';
 import { diagnostic, type Diagnostic, type Span } from '../diagnostics.js';
 import { MAX_DEPTH, MAX_TEXT_CHARS } from './limits.js';
 
 export type JsonPath = readonly (string | number)[];
-
-/** A document patched after an edit (SourceFile.patched): its parts, and where its nodes are in the new text. */
-interface Patch {
-  document: Document.Parsed;
-  value: unknown;
-  where: (node: Node) => [number, number, number] | undefined;
-  lineStarts: number[];
-  generation: number;
-}
-
-/** After this many patches in a row a file is parsed whole again, so that finding a node's place stays cheap. */
-const MAX_PATCHES = 16;
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Aliases expand to at most this many nodes in one file; more is taken as an alias bomb. */
 export const MAX_ALIAS_COUNT = 1000;
@@ -51,33 +32,13 @@ export class SourceFile {
   readonly value: unknown;
   readonly diagnostics: Diagnostic[] = [];
 
-  /** Where a node of the document starts and ends in this file's text (see `Patch`). */
-  readonly #where: (node: Node) => [number, number, number] | undefined;
-  /** How many patches this file's document is from a whole parse. */
-  readonly generation: number;
-  /** Whether the document holds an anchor or an alias: such a file is always parsed whole. */
-  #linked = false;
-
-  get linked(): boolean {
-    return this.#linked;
-  }
-
   constructor(
     /** As shown to the user. */
     readonly displayPath: string,
     readonly text: string,
     /** Absolute, when read from disk. */
     readonly absPath: string = displayPath,
-    patch?: Patch,
   ) {
-    this.generation = patch ? patch.generation : 0;
-    this.#where = patch ? patch.where : (node) => node.range ?? undefined;
-    if (patch) {
-      this.document = patch.document;
-      this.value = patch.value;
-      for (const at of patch.lineStarts) this.lineCounter.addNewLine(at);
-      return;
-    }
     const parsed = parseWithin(text, this.lineCounter);
     if (typeof parsed === 'number') {
       // Refused before composing: the composer recurses per level of nesting.
@@ -108,14 +69,7 @@ export class SourceFile {
    */
   #checkDuplicateKeys(): void {
     visit(this.document, {
-      Seq: (_, seq) => {
-        if (seq.anchor) this.#linked = true;
-      },
-      Scalar: (_, scalar) => {
-        if (scalar.anchor) this.#linked = true;
-      },
       Map: (_, map) => {
-        if (map.anchor) this.#linked = true;
         const seen = new Set<string>();
         for (const pair of map.items) {
           if (!isScalar(pair.key)) continue;
@@ -196,7 +150,6 @@ export class SourceFile {
         }
       },
       Alias: (_, node) => {
-        this.#linked = true;
         firstAlias ??= node;
         const target = node.resolve(this.document);
         if (target === undefined) {
@@ -256,108 +209,8 @@ export class SourceFile {
   }
 
   spanOfNode(node: Node): Span {
-    const range = this.#where(node) ?? [0, 1, 1];
+    const range = node.range ?? [0, 1, 1];
     return this.spanOf(range[0], range[1]);
-  }
-
-  /** The node's range in this file's text: [start, value end, node end]. */
-  rangeOf(node: Node): [number, number, number] | undefined {
-    return this.#where(node);
-  }
-
-  /**
-   * This file after an edit inside one item of its `tools` list (watch, dev): that item parsed alone, in place (the
-   * rest of the text blanked out, so its offsets are the file's), and set into a shallow copy of this document;
-   * every other node is shared, its offsets moved by the edit's length. Undefined when the edit is anything else,
-   * or when this file or the item has anything a whole parse must judge (diagnostics, anchors, aliases, nesting
-   * near the limit): the caller parses the whole file then. The data and the positions are the whole parse's.
-   */
-  patched(text: string): SourceFile | undefined {
-    if (this.diagnostics.length || this.#linked || this.generation >= MAX_PATCHES || !isRecord(this.value)) return;
-    const old = this.text;
-    const end = Math.min(old.length, text.length);
-    let p = 0;
-    while (p < end && old.charCodeAt(p) === text.charCodeAt(p)) p++;
-    let q = 0;
-    while (q < end - p && old.charCodeAt(old.length - 1 - q) === text.charCodeAt(text.length - 1 - q)) q++;
-    const root = this.document.contents;
-    if (!isMap(root)) return;
-    const pair = root.items.find((it) => isScalar(it.key) && it.key.value === 'tools');
-    const list = pair?.value;
-    if (!pair || !isSeq(list) || !Array.isArray(this.value['tools'])) return;
-    const index = list.items.findIndex((item) => {
-      const r = isMap(item) ? this.#where(item) : undefined;
-      return r !== undefined && r[0] <= p && old.length - q <= r[2];
-    });
-    const item = list.items[index];
-    const range = item ? this.#where(item as Node) : undefined;
-    if (!item || !range) return;
-    // The item's text after the edit, alone in a file of the same lines.
-    const delta = text.length - old.length;
-    const [a, e] = [range[0], range[2] + delta];
-    if (e < a || /\r/.test(text.slice(a, e))) return;
-    // Alone, a line indented less than the item's first key could read differently than in the file: parse it whole.
-    const column = a - (text.lastIndexOf('\n', a - 1) + 1);
-    for (const line of text.slice(a, e).split('\n').slice(1)) {
-      const indent = line.length - line.trimStart().length;
-      if (indent < column && line.trim() !== '' && !line.trimStart().startsWith('#')) return;
-    }
-    // Parsed at its own column (its first line's start blanked), then moved to where it is in the file.
-    const alone = new SourceFile(this.displayPath, ' '.repeat(column) + text.slice(a, e));
-    const fresh = alone.document.contents;
-    if (alone.diagnostics.length || alone.#linked || !isMap(fresh) || !isRecord(alone.value)) return;
-    const by = a - column;
-    visit(alone.document, {
-      Node: (_, n) => {
-        if (n.range) n.range = [n.range[0] + by, n.range[1] + by, n.range[2] + by];
-      },
-    });
-    const freshRange = fresh.range;
-    if (!freshRange || freshRange[0] !== a || freshRange[1] > e) return;
-    if (depthOf(alone.value) > MAX_DEPTH - 4) return;
-
-    // The path from the root to the item, copied; everything else shared.
-    // Every own property, the symbol that marks a node's kind (not enumerable) included.
-    const copy = <T extends object>(o: T, changes: Partial<T>): T =>
-      Object.assign(
-        Object.create(Object.getPrototypeOf(o) as object, Object.getOwnPropertyDescriptors(o)) as T,
-        changes,
-      );
-    const items = [...list.items];
-    items[index] = fresh;
-    const list2 = copy(list, { items } as Partial<typeof list>);
-    const pair2 = copy(pair, { value: list2 } as Partial<typeof pair>);
-    const root2 = copy(root, { items: root.items.map((it) => (it === pair ? pair2 : it)) } as Partial<typeof root>);
-    const document = copy(this.document, { contents: root2 } as Partial<Document.Parsed>);
-    const own = new WeakSet<object>();
-    visit(alone.document, { Node: (_, n) => void own.add(n) });
-    const before = this.#where;
-    const moved = new Map<object, [number, number, number]>([[fresh, [freshRange[0], freshRange[1], e]]]);
-    for (const [o, n] of [
-      [list, list2],
-      [root, root2],
-    ] as const) {
-      const r = before(o);
-      if (r) moved.set(n, [r[0], r[1] + delta, r[2] + delta]);
-    }
-    const where = (node: Node): [number, number, number] | undefined => {
-      const kept = moved.get(node);
-      if (kept) return kept;
-      if (own.has(node)) return node.range ?? undefined;
-      const r = before(node);
-      if (!r) return undefined;
-      const shift = (x: number) => (x >= range[2] ? x + delta : x);
-      return [shift(r[0]), shift(r[1]), shift(r[2])];
-    };
-    const tools = [...this.value['tools']];
-    tools[index] = alone.value;
-    return new SourceFile(this.displayPath, text, this.absPath, {
-      document,
-      value: { ...this.value, tools },
-      where,
-      lineStarts: lineStartsOf(text),
-      generation: this.generation + 1,
-    });
   }
 
   /**
@@ -498,128 +351,22 @@ export function depthOf(value: unknown): number {
 }
 
 /**
- * Files parsed by earlier loads of this process (watch, dev), by path and text: a load parses only the files whose
- * bytes changed. A SourceFile is read-only once made, so one made before is as good as a new one. Entries the last
- * two loads did not use are dropped.
+ * The files the previous load of this process parsed (watch and dev load again after every edit), by paths and
+ * exact text: a file whose bytes did not change is the same SourceFile, which is read-only once made. Nothing is
+ * kept between processes, and nothing is ever parsed but whole.
  */
-const parsedFiles = new Map<string, { file: SourceFile; used: number }>();
-let parses = 0;
+let previous = new Map<string, SourceFile>();
+let current = new Map<string, SourceFile>();
 
-/** A new load begins (loadSpec): files neither it nor the previous one read go. */
+/** A new load begins: what the one before it parsed is kept for it, the rest let go. */
 export function startParsing(): void {
-  parses++;
-  for (const [key, e] of parsedFiles) if (e.used < parses - 1) parsedFiles.delete(key);
-  const kept = new Set([...parsedFiles.values()].map((e) => e.file));
-  for (const [key, file] of latest) if (!kept.has(file)) latest.delete(key);
+  previous = current;
+  current = new Map();
 }
 
-/**
- * The file parsed, or the same text parsed before under the same paths: in this process, or kept in `store` by an
- * earlier run. An edit inside one tool since then patches the earlier parse (SourceFile.patched). What is returned
- * is kept in the store for the next run.
- */
-export function parsedFile(displayPath: string, text: string, absPath: string, store?: ParseStore): SourceFile {
+export function parsedFile(displayPath: string, text: string, absPath: string): SourceFile {
   const key = `${displayPath}\0${absPath}\0${text}`;
-  const hit = parsedFiles.get(key);
-  const kept = store?.get(absPath);
-  let file = hit?.file;
-  if (!file) {
-    const last = latest.get(`${displayPath}\0${absPath}`) ?? keptFile(displayPath, absPath, kept);
-    file = last?.text === text ? last : (last?.patched(text) ?? new SourceFile(displayPath, text, absPath));
-  }
-  parsedFiles.set(key, { file, used: parses });
-  latest.set(`${displayPath}\0${absPath}`, file);
-  if (store) {
-    const same = (kept as Partial<KeptParse> | undefined)?.text === text;
-    const keep = same ? (kept as KeptParse) : keepParse(file);
-    if (keep) store.put(absPath, keep);
-  }
+  const file = current.get(key) ?? previous.get(key) ?? new SourceFile(displayPath, text, absPath);
+  current.set(key, file);
   return file;
-}
-
-/** The file last parsed under each pair of paths: the next edit of it may be a patch (SourceFile.patched). */
-const latest = new Map<string, SourceFile>();
-
-/**
- * A parsed file kept between processes (the command's cache, src/piece-cache.ts): its text, its data and its
- * document's nodes with their places. Only files without diagnostics, anchors or aliases are kept.
- */
-export interface KeptParse {
-  text: string;
-  value: unknown;
-  /** The document's nodes: [kind, start, value end, end, items or value], kind m(ap), s(equence) or c (scalar). */
-  tree: KeptNode;
-}
-type KeptNode =
-  | null
-  | ['m', number, number, number, [KeptNode, KeptNode][]]
-  | ['s', number, number, number, KeptNode[]]
-  | ['c', number, number, number, unknown];
-
-/** Where parses are kept between processes, by the file's absolute path. */
-export interface ParseStore {
-  get(absPath: string): unknown;
-  put(absPath: string, kept: KeptParse): void;
-}
-
-/** The file as plain data to keep, or undefined when it has anything a whole parse must judge again. */
-export function keepParse(file: SourceFile): KeptParse | undefined {
-  if (file.diagnostics.length || file.linked || file.value === undefined) return undefined;
-  const node = (n: unknown): KeptNode => {
-    if (n === null || n === undefined) return null;
-    const r = file.rangeOf(n as Node);
-    if (!r) return null;
-    if (isMap(n)) return ['m', r[0], r[1], r[2], n.items.map((p) => [node(p.key), node(p.value)])];
-    if (isSeq(n)) return ['s', r[0], r[1], r[2], n.items.map(node)];
-    if (isScalar(n)) return ['c', r[0], r[1], r[2], n.value];
-    throw new Error('a node that is not a map, a list or a scalar');
-  };
-  try {
-    return { text: file.text, value: file.value, tree: node(file.document.contents) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** A kept parse as a SourceFile again (undefined when it is not one): the same data and places, not parsed. */
-export function keptFile(displayPath: string, absPath: string, kept: unknown): SourceFile | undefined {
-  const k = kept as Partial<KeptParse> | undefined;
-  if (typeof k !== 'object' || k === null || typeof k.text !== 'string' || k.value === undefined) return undefined;
-  const node = (t: KeptNode): YamlMap | YamlSeq | YamlScalar | null => {
-    if (t === null) return null;
-    let n: YamlMap | YamlSeq | YamlScalar;
-    if (t[0] === 'm') {
-      const map = new YamlMap();
-      map.items = t[4].map(([key, value]) => new YamlPair(node(key), node(value)));
-      n = map;
-    } else if (t[0] === 's') {
-      const seq = new YamlSeq();
-      seq.items = t[4].map(node);
-      n = seq;
-    } else n = new YamlScalar(t[4]);
-    n.range = [t[1], t[2], t[3]];
-    return n;
-  };
-  let contents;
-  try {
-    contents = node(k.tree as KeptNode);
-  } catch {
-    return undefined;
-  }
-  const document = new YamlDocument() as unknown as Document.Parsed;
-  document.contents = contents as Document.Parsed['contents'];
-  return new SourceFile(displayPath, k.text, absPath, {
-    document,
-    value: k.value,
-    where: (n) => n.range ?? undefined,
-    lineStarts: lineStartsOf(k.text),
-    generation: 0,
-  });
-}
-
-/** The offsets where the text's lines start. */
-function lineStartsOf(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
 }

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ts as TS } from 'ts-morph';
 import { displayPath } from '../paths.js';
-import { sha256 } from '../state.js';
+import { cacheFolder, sha256 } from '../cache/store.js';
 
 export interface Mirror {
   /** The runnable copy of a source module (absolute path in, absolute path out). */
@@ -262,3 +262,20 @@ export function whyUnloadable(mirror: Mirror, cwd: string): string | undefined {
   ];
   return `${lines.join('\n')}\ntoolspec call: the project's code cannot be loaded; nothing was called\n`;
 }
+
+/**
+ * The cache folder the project's modules are transpiled into, when it is safe to use and inside the project's
+ * node_modules, where the SDK is installed: bare imports of the copies resolve from there.
+ */
+export function runFolder(rootDir: string): string | undefined {
+  const cache = cacheFolder(rootDir);
+  const modules = cache && path.dirname(path.dirname(cache));
+  const installed =
+    modules &&
+    path.basename(modules) === 'node_modules' &&
+    fs.existsSync(path.join(modules, '@modelcontextprotocol', 'server', 'package.json'));
+  return installed ? cache : undefined;
+}
+
+export const notInstalled = (rootDir: string, cwd: string): string =>
+  `the project's dependencies are not installed (no @modelcontextprotocol/server in its node_modules): run npm install in ${displayPath(rootDir, cwd) || '.'}`;

@@ -12,7 +12,6 @@
 import Ajv, { _, type Options, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { memo } from './memo.js';
 import addFormats from 'ajv-formats';
 import type { SchemaKind, ValidatorCode } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
@@ -124,9 +123,7 @@ export function compiledSchema(
   let live: ReturnType<typeof compileBare> | undefined;
   const compiled = () => {
     const bare = withoutAnnotations(schema) as Record<string, unknown>;
-    return (live ??= memo(`compile\0${dialect}\0${kind}\0${JSON.stringify(bare)}`, () =>
-      compileBare(bare, dialect, kind),
-    ));
+    return (live ??= compileBare(bare, dialect, kind));
   };
   return {
     key: KEY,

@@ -4,11 +4,9 @@
  * other part of a schema's check walks the schema with positions and is cheap; this part is most of a load's time.
  *
  * Being a function of its job alone (the schema as ajv sees it, the schema with its bundled $defs, the dialect, the
- * kind and the extension keywords it carries), its verdict is kept by the job's content: in this process (watch,
- * dev), on disk between runs (src/piece-cache.ts), and computed on worker threads when many are missing
- * (src/validate/parallel.ts). A verdict is plain JSON, so any of those gives the same bytes as computing it here.
+ * kind and the extension keywords it carries), its verdict may be kept in the cache by the job's content
+ * (verdicts.ts). A verdict is plain JSON, so a kept one gives the same bytes as computing it here.
  */
-import { createHash } from 'node:crypto';
 import type { ErrorObject } from 'ajv';
 import type { SchemaKind } from '../model.js';
 import { walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
@@ -47,11 +45,6 @@ export function defaultPlaces(bundled: Record<string, unknown>): SchemaPath[] {
   return places;
 }
 
-/** The job's identity: everything the verdict depends on (toolspec's own code is the cache's business). */
-export function jobKey(job: JudgeJob): string {
-  return createHash('sha256').update(JSON.stringify(job)).digest('hex');
-}
-
 /** The most specific meta-schema error per place (a union type's "anyOf" umbrella says less than its branches). */
 export function metaErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   const byPath = new Map<string, ErrorObject>();
@@ -66,7 +59,7 @@ export function metaErrors(errors: readonly ErrorObject[]): ErrorObject[] {
 
 const judges = new Map<string, AnyAjv>();
 
-/** The judge instance for a dialect, kind and set of extension keywords: one per thread, reused across loads. */
+/** The judge instance for a dialect, kind and set of extension keywords, reused across loads. */
 function judgeFor(job: JudgeJob): AnyAjv {
   const id = `${job.dialect}:${job.kind}:${job.extensions.join(',')}`;
   let ajv = judges.get(id);
@@ -78,7 +71,7 @@ function judgeFor(job: JudgeJob): AnyAjv {
   return ajv;
 }
 
-/** Computes a verdict. Pure: the same job gives the same verdict, here or on another thread. */
+/** Computes a verdict. Pure: the same job gives the same verdict. */
 export function judge(job: JudgeJob): Verdict {
   const ajv = judgeFor(job);
   const meta = ajv.validateSchema(job.forAjv) ? [] : plainErrors(ajv.errors ?? []);

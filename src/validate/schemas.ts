@@ -60,7 +60,7 @@ type Locate = (p: SchemaPath, key?: boolean) => Span;
 /**
  * A schema checked in two steps: what walks the schema with positions, now, and what ajv judges (src/validate/
  * judge.ts), as a job whose verdict `finish` turns into diagnostics and the checked schema. Between the two, the
- * verdicts of many schemas can be found at once: kept from earlier runs, or computed on several threads.
+ * verdicts are computed or taken from the cache (verdicts.ts).
  */
 export interface PreparedSchema {
   job: JudgeJob;

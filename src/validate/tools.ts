@@ -10,8 +10,8 @@ import { inlineRefs } from '../schema/forms.js';
 import { checkTimeout } from '../duration.js';
 import { handlerFileName, pascalCase } from '../names.js';
 import { compileCode } from './ajv.js';
-import { memo } from './memo.js';
-import { resolveVerdicts, type JudgeOptions } from './verdicts.js';
+import type { Cache } from '../cache/store.js';
+import { resolveVerdicts } from './verdicts.js';
 import { checkExamples } from './examples.js';
 import { mcpHeaderDeclarations } from './mcp-header.js';
 import { prepareToolSchema, type CheckedSchema, type PreparedSchema } from './schemas.js';
@@ -33,16 +33,14 @@ export function checkTools(
   defs: ReadonlyMap<string, RawDef>,
   diags: Diagnostics,
   refs: 'bundle' | 'inline' = 'bundle',
-  judging: JudgeOptions = {},
+  cache?: Cache,
 ): CheckedTools {
   const validators = new Map<string, { input: ValidatorCode; output?: ValidatorCode }>();
   const code = (c: CheckedSchema): ValidatorCode => {
     if (refs === 'bundle') return c.compiled.code;
     const { $schema: _dialect, $id: _id, ...rest } = inlineRefs(c.schema);
     const kind = c.compiled.code.kind;
-    const { source, inherited } = memo(`inline\0${c.dialect}\0${kind}\0${JSON.stringify(rest)}`, () =>
-      compileCode(rest, c.dialect, kind),
-    );
+    const { source, inherited } = compileCode(rest, c.dialect, kind);
     return { source, inherited, kind };
   };
   const byName = new Map<string, RawTool>();
@@ -141,9 +139,9 @@ export function checkTools(
     prepared.push({ tool, name, typeName, at, input, output });
   }
 
-  // What ajv judges, for every schema at once: kept verdicts, or computed on as many threads as pay.
+  // What ajv judges, for every schema at once: computed, or kept in the cache.
   const jobs = prepared.flatMap((p) => [p.input, p.output].filter((s) => s !== undefined).map((s) => s.job));
-  const verdicts = resolveVerdicts(jobs, judging);
+  const verdicts = resolveVerdicts(jobs, cache);
   let next = 0;
   const finish = (s: PreparedSchema | undefined) => (s ? s.finish(verdicts[next++]!) : undefined);
 
