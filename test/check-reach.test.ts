@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generate } from '../src/emit/generate.js';
+import { generate } from './helpers/generate.js';
 import { loadModel } from '../src/spec.js';
 import { writeOutput } from '../src/write.js';
 import { repoRoot, runMain } from './helpers/cli.js';

@@ -6,9 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkProject } from '../src/check/check.js';
 import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../src/check/report.js';
-import { generate } from '../src/emit/generate.js';
+import { checkDir, generate } from './helpers/generate.js';
 import { PLAIN } from '../src/report.js';
 import { loadModel } from '../src/spec.js';
 import { writeOutput } from '../src/write.js';
@@ -105,9 +104,7 @@ describe('toolspec check: one project per kind of drift', () => {
     it(name, async () => {
       const dir = await baseProject();
       mutate(dir);
-      const { model, validators, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
-      expect(diagnostics).toEqual([]);
-      const findings = await checkProject(model!, validators!, dir);
+      const findings = await checkDir(dir);
       expect(findings.length === 0).toBe(name === 'clean');
       const expected = path.join(fixtures, name);
       await expect(formatFindingsText(findings, PLAIN, { diff: true })).toMatchFileSnapshot(
@@ -173,7 +170,7 @@ describe('toolspec check and generate, run again and again', () => {
   it('rewrite nothing when nothing changed, and see any change to a spec, generated or handler file', async () => {
     const dir = await baseProject();
     expect((await runMain(['generate'], dir)).stdout).toMatch(
-      /24 files, 0 written, 24 unchanged — 3 tools in \d+ ms\n/,
+      /25 files, 0 written, 25 unchanged — 3 tools in \d+ ms\n/,
     );
     expect((await runMain(['check'], dir)).code).toBe(0);
 
@@ -182,7 +179,7 @@ describe('toolspec check and generate, run again and again', () => {
     const edited = await runMain(['check'], dir);
     expect(edited.code).toBe(1);
     expect(edited.stdout).toContain('src/generated/tools.ts:');
-    expect((await runMain(['generate'], dir)).stdout).toMatch(/1 written, 23 unchanged/);
+    expect((await runMain(['generate'], dir)).stdout).toMatch(/1 written, 24 unchanged/);
 
     // A spec edit too.
     edit(dir, 'toolspec.yaml', 'description: Add a note.', 'description: Add a note to the list.');
@@ -220,10 +217,7 @@ describe('declaration files shared between checks in one process', () => {
       "import { notes } from './notes.js';",
       "import { notes } from './notes.js';\nimport { limit } from 'notes-limit';\nconst most: number = limit;\nvoid most;",
     );
-    const check = async () => {
-      const { model, validators } = loadModel('toolspec.yaml', { cwd: dir });
-      return checkProject(model!, validators!, dir);
-    };
+    const check = () => checkDir(dir);
     expect(await check()).toEqual([]);
     fs.writeFileSync(path.join(pkg, 'index.d.ts'), 'export declare const limit: string;\n');
     const findings = await check();

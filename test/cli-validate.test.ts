@@ -38,7 +38,21 @@ tools:
         region: { type: number, description: Where it runs, x-mcp-header: Region }
 `;
 
+// An enum of objects, one of them with an own key named like an inherited member: ajv's deep equality (the
+// meta-schema's uniqueItems on enum) calls `a.toString()` and crashed the load (found by test/format.test.ts).
+const inheritedValue = `toolspec: 1
+server: { name: s, version: 1.0.0 }
+tools:
+  - name: pick
+    description: Pick one of the shapes and return it.
+    inputSchema:
+      type: object
+      properties:
+        shape: { enum: [{}, { toString: null }] }
+`;
+
 const project = tempProject({
+  'inherited/toolspec.yaml': inheritedValue,
   'toolspec.yaml': good,
   'bad/toolspec.yaml': bad,
   'bad/more.yaml': more,
@@ -57,6 +71,13 @@ describe('toolspec validate (built CLI, end to end)', () => {
     const g = await runMain(['generate', 'header/toolspec.yaml'], project.dir);
     expect(g.code).toBe(2);
     expect(fs.existsSync(`${project.dir}/header/src`)).toBe(false);
+  });
+
+  it('judges a schema whose enum holds an object with a key named like an inherited member', async () => {
+    const r = await runMain(['validate', 'inherited/toolspec.yaml'], project.dir);
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.code).toBe(0);
+    expect((await runMain(['generate', 'inherited/toolspec.yaml'], project.dir)).code).toBe(0);
   });
 
   it('exits 0 on a valid spec and prints warnings on stderr', async () => {

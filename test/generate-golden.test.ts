@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatTypeScript } from '../src/emit/format.js';
-import { generate } from '../src/emit/generate.js';
+import { generate } from './helpers/generate.js';
 import { EXAMPLES_RUNNER, STATIC_FILES } from '../src/emit/templates.js';
+import type { OutputFile } from '../src/emit/generate.js';
 import type { ServerModel } from '../src/model.js';
 import { loadModel } from '../src/spec.js';
 import { repoRoot } from './helpers/cli.js';
@@ -35,6 +36,9 @@ function isRuntimeCopy(model: ServerModel, file: string): boolean {
   );
 }
 
+/** A generated file of code (formatted by prettier), not of data or ajv's machine-made code. */
+const isCode = (f: OutputFile) => f.path.endsWith('.ts') && !/\/(manifest|validators)\.ts$/.test(f.path);
+
 function listFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return (fs.readdirSync(dir, { recursive: true }) as string[])
@@ -51,9 +55,9 @@ describe('generate: golden outputs', () => {
       const files = (await generate(model!, validators!)).filter((f) => !isRuntimeCopy(model!, f.path));
       const expectedDir = path.join(goldens, name, 'expected');
       for (const f of files) await expect(f.contents).toMatchFileSnapshot(path.join(expectedDir, f.path));
-      // Emitters write prettier's shape without running it: every TypeScript file but the machine-made ones must be
-      // exactly what the pinned prettier makes of it.
-      for (const f of files.filter((x) => x.path.endsWith('.ts') && !/\/(types|validators)\.ts$/.test(x.path))) {
+      // Formatted a piece at a time: every TypeScript file but the data and machine-made ones (manifest.ts,
+      // validators.ts) is exactly what the pinned prettier makes of the whole file.
+      for (const f of files.filter(isCode)) {
         expect(await formatTypeScript(f.contents), f.path).toBe(f.contents);
       }
       // Nothing in the golden folder that generate no longer produces.
@@ -62,7 +66,7 @@ describe('generate: golden outputs', () => {
     });
   }
 
-  it("writes prettier's shape for servers of one tool and of none too", async () => {
+  it('formats servers of one tool and of none as prettier formats the whole file', async () => {
     const tool = (name: string) =>
       `  - name: ${name}\n    description: Add a note with the given text.\n    inputSchema: { type: object, properties: { text: { type: string, description: The text. } }, required: [text] }\n`;
     const specs = [
@@ -77,7 +81,7 @@ describe('generate: golden outputs', () => {
       try {
         const { model, validators } = loadModel('toolspec.yaml', { cwd: p.dir });
         const files = (await generate(model!, validators!)).filter((f) => !isRuntimeCopy(model!, f.path));
-        for (const f of files.filter((x) => x.path.endsWith('.ts') && !/\/(types|validators)\.ts$/.test(x.path))) {
+        for (const f of files.filter(isCode)) {
           expect(await formatTypeScript(f.contents), `${f.path} of ${body.split('\n')[1] ?? body}`).toBe(f.contents);
         }
       } finally {

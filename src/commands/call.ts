@@ -21,7 +21,8 @@ import { argumentRows, ArgumentError, parseArguments } from '../run/arguments.js
 import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../run/cache.js';
 import type { SubjectTool } from '../check/subject.js';
 import { closest } from '../suggest.js';
-import { EXIT, loadSpecModel, plural, type CommandResult, type Styles } from './result.js';
+import { compile } from '../compile.js';
+import { EXIT, plural, type CommandResult, type Styles } from './result.js';
 
 export interface CallInput {
   /** The tool to call; absent with --list (every tool). */
@@ -169,7 +170,8 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
 }
 
 async function loadProject(input: CallInput): Promise<Project | CommandResult> {
-  const result = await loadSpecModel(input.spec, input.cwd);
+  // Generated in memory from the spec, no cache: what runs is what the spec says. No stubs: a missing handler is reported.
+  const result = await compile(input.spec, { cwd: input.cwd, emit: { stubs: () => false } });
   if (!result.model) {
     const stderr =
       input.format === 'text'
@@ -181,9 +183,8 @@ async function loadProject(input: CallInput): Promise<Project | CommandResult> {
         : '';
     return { code: EXIT.invalid, stdout, stderr };
   }
-  const { generate } = await import('../emit/generate.js');
   const { subjectOf } = await import('../check/subject.js');
-  const files = await generate(result.model, result.validators!);
+  const files = result.output!;
   const subject = subjectOf(result.model);
   const generated = new Map(
     files.filter((f) => f.kind === 'generated').map((f) => [path.resolve(result.model!.rootDir, f.path), f.contents]),

@@ -20,7 +20,9 @@ export interface CheckInput {
 export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   const { spec, cwd, format } = input;
   const style = input.style ?? PLAIN_STYLES;
-  const loaded = await loadForCommand(spec, cwd, format === 'text' ? 'text' : 'json', style.err, input.lookedIn);
+  // Every file the spec generates, no stub: the handlers that are there are checked, missing ones reported.
+  const emit = { stubs: () => false };
+  const loaded = await loadForCommand(spec, cwd, format === 'text' ? 'text' : 'json', style.err, input.lookedIn, emit);
   const { result } = loaded;
   if (!result.model) {
     let stdout = '';
@@ -35,7 +37,7 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   const { checkProject } = await import('../check/check.js');
   const { lint, stderr } = await lintBeside(result, format, false, style.err);
   const { formatLintGithub, withLint } = await import('../lint/index.js');
-  const findings = await checkProject(result.model, result.validators!, cwd);
+  const findings = await checkProject(result.model, result.output!, cwd);
   let stdout: string;
   if (format === 'json') stdout = withLint(formatFindingsJson(findings, spec), lint);
   else if (format === 'github')

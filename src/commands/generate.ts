@@ -9,7 +9,8 @@ import { openCache, sha256 } from '../cache/store.js';
 import { countSummary, PLAIN, type Style } from '../report.js';
 import { renderJson, renderTexts } from '../findings.js';
 import { writeOutput } from '../write.js';
-import { loadSpecModel, plural } from './result.js';
+import { compile } from '../compile.js';
+import { plural } from './result.js';
 
 export interface GenerateInput {
   /** The spec file as the user named it. */
@@ -69,7 +70,6 @@ export interface GenerateResult {
   outputDirs: string[];
 }
 
-const generator = () => import('../emit/generate.js');
 const linter = () => import('../lint/index.js');
 
 export async function generateCommand(input: GenerateInput): Promise<GenerateResult> {
@@ -80,7 +80,9 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   const specPath = path.resolve(input.cwd, spec);
 
   const cache = openCache(path.dirname(specPath), { read: !input.noCache });
-  const result = await loadSpecModel(spec, input.cwd, input.lookedIn, cache);
+  // Stubs only for handlers that are missing: the others would not be written.
+  const stubs = (file: string) => !fs.existsSync(path.resolve(path.dirname(specPath), file));
+  const result = await compile(spec, { cwd: input.cwd, lookedIn: input.lookedIn, cache, emit: { stubs } });
   const inputs = {
     files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])),
     folders: result.inputs.folders,
@@ -167,7 +169,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       return { source: m.source, target: m.target, original, contents };
     }),
   );
-  const files = await (await generator()).generate(model, result.validators!, cache);
+  const files = result.output!;
   const report = writeOutput(model.rootDir, model.options, files, moves);
   const summary: GenerateSummary = {
     generatedDir: model.options.generatedDir,

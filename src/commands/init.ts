@@ -75,10 +75,11 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     cwd,
     'text',
     (input.style ?? PLAIN_STYLES).err,
+    undefined,
+    { stubs: (file) => !fs.existsSync(path.join(abs, file)) },
   );
   if (!result.model) return { code, stdout: '', stderr };
-  const { generate } = await import('../emit/generate.js');
-  writeOutput(result.model.rootDir, result.model.options, await generate(result.model, result.validators!));
+  writeOutput(result.model.rootDir, result.model.options, result.output!);
   const shown = displayPath(abs, cwd);
   const config = clientConfig({ name, dir: abs });
   const lines = [

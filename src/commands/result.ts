@@ -6,7 +6,7 @@
 import type { LintResult } from '../lint/lint.js';
 import { countSummary, PLAIN, type Style } from '../report.js';
 import { renderTexts } from '../findings.js';
-import type { Cache } from '../cache/store.js';
+import type { CompileOptions, Compiled } from '../compile.js';
 import type { LoadResult } from '../spec.js';
 
 /** 0 fine · 1 drift found, lint fails (options.lint.failOn) or diff finds a breaking change · 2 invalid spec, config or usage · 3 internal error. */
@@ -26,27 +26,22 @@ export interface Styles {
 
 export const PLAIN_STYLES: Styles = { out: PLAIN, err: PLAIN };
 
-const loader = () => import('../spec.js');
 const linter = () => import('../lint/index.js');
 
 /**
- * loadModel from the disk. `cache`: generate's runs (and watch's, dev's) pass the project's cache, which may skip
- * compile work; every other command passes none and computes everything from the spec.
+ * A spec compiled from the disk without a cache (compile.ts; with `emit`, its files too), with its diagnostics as
+ * text (code frames) for stderr when the format is text.
  */
-export async function loadSpecModel(spec: string, cwd: string, lookedIn?: string, cache?: Cache): Promise<LoadResult> {
-  const { loadModel } = await loader();
-  return loadModel(spec, { cwd, lookedIn, cache });
-}
-
-/** A loaded spec, with its diagnostics as text (code frames) for stderr when the format is text. */
 export async function loadForCommand(
   spec: string,
   cwd: string,
   format: string,
   style: Style,
   lookedIn?: string,
-): Promise<{ result: LoadResult; stderr: string; code: number }> {
-  const result = await loadSpecModel(spec, cwd, lookedIn);
+  emit?: CompileOptions['emit'],
+): Promise<{ result: Compiled; stderr: string; code: number }> {
+  const { compile } = await import('../compile.js');
+  const result = await compile(spec, { cwd, lookedIn, ...(emit ? { emit } : {}) });
   let stderr =
     format === 'text' && result.diagnostics.length
       ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n`

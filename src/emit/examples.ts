@@ -4,13 +4,12 @@
  * the output schema, the `expect` of the example, and that an invalid example is rejected with a message naming each
  * failing argument. Prompt examples go through prompts/get and resource examples through resources/read, as the
  * server runs them (the runtime's prompts.ts and resources.ts over primitives.ts), after the tools'. Examples go in
- * as JSON strings (data, never code); the runner is the runtime module templates/runtime/contract-tests.ts, copied
+ * as JSON literals (data, never code: text.ts's literal()); the runner is the runtime module templates/runtime/contract-tests.ts, copied
  * beside it.
  */
 import path from 'node:path';
 import type { ServerModel } from '../model.js';
-import { fitOrBreak } from './layout.js';
-import { tsStr } from './text.js';
+import { literal, str } from './text.js';
 
 /** Whether the spec has any example, and so an examples.test.ts. */
 export function hasExamples(model: ServerModel): boolean {
@@ -22,9 +21,9 @@ export function hasExamples(model: ServerModel): boolean {
 }
 
 const row = (owner: string, title: string, data: Record<string, unknown>) =>
-  fitOrBreak('[', [tsStr(owner), tsStr(title), tsStr(JSON.stringify(data))], '],', '  ');
+  `[${str(owner)}, ${str(title)}, ${literal(data)}],`;
 
-export function emitExamples(model: ServerModel): string {
+export function emitExamples(model: ServerModel): string[] {
   const tools: string[] = [];
   for (const tool of model.tools) {
     tool.examples.forEach((ex, i) => {
@@ -54,33 +53,29 @@ export function emitExamples(model: ServerModel): string {
     });
   }
   const spec = path.posix.basename(model.specFile);
-  const runners: string[] = [];
-  const blocks: string[] = [];
-  if (tools.length) {
-    runners.push('runExamples');
-    blocks.push(`/** [tool, example name (or its number among the tool's examples), the example as JSON], in the spec's order. */
-runExamples(${tsStr(`examples in ${spec}`)}, [
-${tools.join('\n')}
-]);
-`);
-  }
-  if (prompts.length) {
-    runners.push('runPromptExamples');
-    blocks.push(`/** [prompt, example name (or its number among the prompt's examples), the example as JSON], in the spec's order. */
-runPromptExamples(${tsStr(`prompt examples in ${spec}`)}, [
-${prompts.join('\n')}
-]);
-`);
-  }
-  if (resources.length) {
-    runners.push('runResourceExamples');
-    blocks.push(`/** [resource or template, example name (or its number among its examples), the example as JSON], in spec order. */
-runResourceExamples(${tsStr(`resource examples in ${spec}`)}, [
-${resources.join('\n')}
-]);
-`);
-  }
-  return `import { ${runners.join(', ')} } from './contract-tests.js';
-
-${blocks.join('\n')}`;
+  type Block = [runner: string, doc: string, title: string, rows: string[]];
+  const blocks = (
+    [
+      ['runExamples', "[tool, example name (or its number among the tool's examples), the example]", 'examples', tools],
+      [
+        'runPromptExamples',
+        "[prompt, example name (or its number among the prompt's examples), the example]",
+        'prompt examples',
+        prompts,
+      ],
+      [
+        'runResourceExamples',
+        '[resource or template, example name (or its number among its examples), the example]',
+        'resource examples',
+        resources,
+      ],
+    ] satisfies Block[]
+  ).filter((b) => b[3].length);
+  return [
+    `import { ${blocks.map((b) => b[0]).join(', ')} } from './contract-tests.js';\n`,
+    ...blocks.map(
+      ([runner, doc, title, rows]) =>
+        `/** ${doc}, in the spec's order. */\n${runner}(${str(`${title} in ${spec}`)}, [\n${rows.join('\n')}\n]);\n`,
+    ),
+  ];
 }

@@ -1,13 +1,14 @@
 /**
- * generate(model, validators) → the files toolspec owns and the handler stubs it would create. Pure: no disk
- * writes, no console; the same model and validators (the loader's, see loadModel) give the same bytes.
+ * generate(model, validators, options) → the files toolspec owns and the handler stubs it would create. Pure: no
+ * disk, no console; the runtime's static files come in `options.templates`, read by the caller. The same model,
+ * validators and templates give the same bytes, with or without `options.store`.
  */
 import path from 'node:path';
 import type { CompiledValidators, ServerModel } from '../model.js';
 import { emitRegistry, emitTools, handlerFileName } from './bindings.js';
 import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';
-import { formatIfNeeded, normalizeText } from './format.js';
+import { formatPieces, normalizeText } from './format.js';
 import { emitManifestJson, emitManifestModule } from './manifest.js';
 import {
   emitPrimitives,
@@ -17,7 +18,7 @@ import {
   resourceHandlerFile,
 } from './primitives.js';
 import { emitStub } from './stub.js';
-import { EXAMPLES_RUNNER, readTemplate, STATIC_FILES } from './templates.js';
+import { EXAMPLES_RUNNER, STATIC_FILES } from './templates.js';
 import { header } from './text.js';
 import { emitTypes, type PieceStore } from './types.js';
 import { emitValidators } from './validators.js';
@@ -32,84 +33,76 @@ export interface OutputFile {
   tool?: string;
 }
 
-/**
- * `store` keeps pieces of output by the content that produced them (the types of each tool): the caller's cache
- * between runs. It changes no byte, only how much is computed again.
- */
+export interface GenerateOptions {
+  /** The runtime's static files (templates/runtime), by name: copied into the generated folder as they are. */
+  templates: ReadonlyMap<string, string>;
+  /** Pieces kept by the content that produced them (types, formatted code): the caller's cache between runs. */
+  store?: PieceStore | undefined;
+  /** Which handler stubs to make, by path relative to the spec's folder (default: all; check needs none). */
+  stubs?: (file: string) => boolean;
+}
+
 export async function generate(
   model: ServerModel,
   validators: CompiledValidators,
-  store?: PieceStore,
+  { templates, store, stubs = () => true }: GenerateOptions,
 ): Promise<OutputFile[]> {
   const dir = model.options.generatedDir;
-  const specName = path.posix.basename(model.specFile);
-  const head = header(specName);
-  // Emitters write prettier's shape for the pinned options; prettier runs only where a line would not fit (it is
-  // the slowest stage of all on large specs). A golden test holds every generated file to prettier's output.
-  const ts = async (name: string, body: string | Promise<string>): Promise<OutputFile> => ({
+  const head = header(path.posix.basename(model.specFile));
+  const file = (name: string, contents: string): OutputFile => ({
     path: `${dir}/${name}`,
-    contents: normalizeText(await formatIfNeeded(head + (await body))),
+    contents: normalizeText(contents),
     kind: 'generated',
   });
-  const plain = async (name: string, body: string | Promise<string>): Promise<OutputFile> => ({
-    path: `${dir}/${name}`,
-    contents: normalizeText(head + (await body)),
-    kind: 'generated',
-  });
+  /** Code, formatted a piece at a time; the header leads the first piece. */
+  const code = async (name: string, pieces: string[] | Promise<string[]>) => {
+    const [first = '', ...rest] = await pieces;
+    return file(name, await formatPieces([head + first, ...rest], store));
+  };
+  const template = (name: string) => {
+    const text = templates.get(name);
+    if (text === undefined) throw new Error(`no runtime template ${name}`);
+    return file(name, head + text);
+  };
   const files = await Promise.all([
-    // json-schema-to-typescript's output is indented by its own rules (prettier would take seconds on 500 tools).
-    plain('types.ts', emitTypes(model, store)),
-    ts('contract.ts', emitContract(model)),
-    ts('manifest.ts', emitManifestModule(model)),
-    ts('tools.ts', emitTools(model)),
-    ts('registry.ts', emitRegistry(model)),
-    ts('primitives.ts', emitPrimitives(model)),
+    code('types.ts', emitTypes(model, store)),
+    code('contract.ts', emitContract(model)),
+    code('tools.ts', emitTools(model)),
+    code('registry.ts', emitRegistry(model)),
+    code('primitives.ts', emitPrimitives(model)),
     // The spec's examples as contract tests, for vitest: only when there are any.
     ...(model.options.contractTests && hasExamples(model)
-      ? [ts('examples.test.ts', emitExamples(model)), plain(EXAMPLES_RUNNER, readTemplate(EXAMPLES_RUNNER))]
+      ? [code('examples.test.ts', emitExamples(model)), template(EXAMPLES_RUNNER)]
       : []),
     // Kept formatted in the repository (a test holds them to the pinned prettier options).
-    ...STATIC_FILES.map((name) => plain(name, readTemplate(name))),
+    ...STATIC_FILES.map(template),
   ]);
-  // Machine-made code, deterministic already: formatting it would only cost time.
-  files.push({
-    path: `${dir}/validators.ts`,
-    contents: normalizeText(head + emitValidators(model, validators)),
-    kind: 'generated',
-  });
+  // Data and machine-made code, printed by JSON.stringify and ajv: deterministic already.
+  files.push(file('manifest.ts', head + emitManifestModule(model)));
+  files.push(file('validators.ts', head + emitValidators(model, validators)));
   files.push({ path: `${dir}/manifest.json`, contents: emitManifestJson(model), kind: 'generated' });
   // Code review tools (GitHub's linguist) fold this folder's files in pull requests: nobody reviews them by hand.
-  files.push({
-    path: `${dir}/.gitattributes`,
-    contents: `${header(specName, '#')}* linguist-generated=true\n`,
-    kind: 'generated',
-  });
-  for (const tool of model.tools) {
-    const file = `${model.options.handlersDir}/${handlerFileName(tool)}`;
-    // Written in prettier's shape already (a golden test holds them to it): formatting 500 stubs would take seconds.
+  files.push(file('.gitattributes', `${header(path.posix.basename(model.specFile), '#')}* linguist-generated=true`));
+
+  const stub = async (target: string, pieces: string[], tool?: string) =>
     files.push({
-      path: file,
-      contents: normalizeText(await formatIfNeeded(emitStub(model, tool, file))),
+      path: target,
+      contents: normalizeText(await formatPieces(pieces, store)),
       kind: 'handler',
-      tool: tool.name,
+      ...(tool ? { tool } : {}),
     });
+  for (const tool of model.tools) {
+    const target = `${model.options.handlersDir}/${handlerFileName(tool)}`;
+    if (stubs(target)) await stub(target, emitStub(model, tool, target), tool.name);
   }
   // Prompts' and resources' stubs: created once, never overwritten, like the tools'.
   for (const prompt of model.prompts) {
-    const file = promptHandlerFile(model, prompt);
-    files.push({
-      path: file,
-      contents: normalizeText(await formatIfNeeded(emitPromptStub(model, prompt, file))),
-      kind: 'handler',
-    });
+    const target = promptHandlerFile(model, prompt);
+    if (stubs(target)) await stub(target, emitPromptStub(model, prompt, target));
   }
   for (const resource of model.resources) {
-    const file = resourceHandlerFile(model, resource);
-    files.push({
-      path: file,
-      contents: normalizeText(await formatIfNeeded(emitResourceStub(model, resource, file))),
-      kind: 'handler',
-    });
+    const target = resourceHandlerFile(model, resource);
+    if (stubs(target)) await stub(target, emitResourceStub(model, resource, target));
   }
   return files.sort((a, b) =>
     a.kind === b.kind ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.kind === 'generated' ? -1 : 1,

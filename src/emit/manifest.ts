@@ -5,8 +5,7 @@
 import type { SchemaModel, ServerModel, ToolDefinition } from '../model.js';
 import type { Options } from '../options.js';
 import { inlineRefs } from '../schema/forms.js';
-import { fitOrBreak, PRINT_WIDTH } from './layout.js';
-import { tsStr } from './text.js';
+import { literal } from './text.js';
 
 export function clientSchema(schema: SchemaModel, options: Options): Record<string, unknown> {
   return options.refs === 'inline' ? inlineRefs(schema.schema) : schema.schema;
@@ -28,27 +27,20 @@ export function emitManifestJson(model: ServerModel): string {
   return `${JSON.stringify({ tools: manifestTools(model) }, null, 2)}\n`;
 }
 
-/** `export const tools = JSON.parse(…)` on one line when it fits, else broken as prettier breaks it. */
-function toolsLine(literal: string): string {
-  const one = `export const tools: readonly Tool[] = JSON.parse(${literal}) as Tool[];`;
-  return one.length <= PRINT_WIDTH
-    ? one
-    : `export const tools: readonly Tool[] = JSON.parse(\n  ${literal},\n) as Tool[];`;
-}
-
-/** Parsed from a JSON string: faster to load than an object literal, and no type checking of a large literal. */
+/**
+ * manifest.ts: the same payload as a module, data printed by JSON.stringify (literal(), text.ts), not formatted:
+ * a spec's tools are its largest data, and the manifest changes with any description.
+ */
 export function emitManifestModule(model: ServerModel): string {
-  const json = JSON.stringify(manifestTools(model));
   return `import type { Tool } from '@modelcontextprotocol/server';
 
 /** The tools/list payload's tools, in the spec's order; manifest.json holds the same. */
-${toolsLine(tsStr(json))}
+export const tools = ${literal(manifestTools(model), 2)} as readonly Tool[];
 
 /** Every tool name, in the spec's order. */
-${fitOrBreak(
-  'export const toolNames = [',
-  model.tools.map((t) => tsStr(t.name)),
-  '] as const;',
-)}
+export const toolNames = ${literal(
+    model.tools.map((t) => t.name),
+    2,
+  )} as const;
 `;
 }

@@ -1,13 +1,11 @@
-/** The static parts of the generated server: files under templates/runtime, type-checked in this repository. */
-import fs from 'node:fs';
-import path from 'node:path';
-import { packageRoot } from '../paths.js';
+/** The static parts of the generated server: the files under templates/runtime, type-checked in this repository. */
 
 /** Copied as they are; tools.ts, contract.ts, registry.ts and primitives.ts there are stand-ins for generated files. */
 export const STATIC_FILES = [
   'arguments.ts',
   'context.ts',
   'dispatcher.ts',
+  'handler-types.ts',
   'input.ts',
   'server.ts',
   'stdio.ts',
@@ -24,14 +22,3 @@ export const STATIC_FILES = [
 
 /** Copied beside examples.test.ts, only when the spec has examples (it imports vitest). */
 export const EXAMPLES_RUNNER = 'contract-tests.ts';
-
-const cache = new Map<string, string>();
-
-export function readTemplate(name: string): string {
-  let text = cache.get(name);
-  if (text === undefined) {
-    text = fs.readFileSync(path.join(packageRoot, 'templates', 'runtime', name), 'utf8');
-    cache.set(name, text);
-  }
-  return text;
-}

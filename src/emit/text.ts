@@ -11,6 +11,19 @@ export function str(text: string): string {
 }
 
 /**
+ * JSON data as a JavaScript literal: JSON (with `indent`, JSON.stringify's), a `"__proto__"` key written computed
+ * (quoted, it would set the object's prototype instead of making a property) and U+2028/2029 escaped. Every key of
+ * JSON text follows `{` or `,`, or starts an indented line; a quote inside a string is escaped, so no text in a
+ * value can look like one.
+ */
+export function literal(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent)
+    .replace(indent ? /^(\s*)"__proto__":/gm : /([{,])"__proto__":/g, '$1["__proto__"]:')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/**
  * A string literal as prettier writes it with singleQuote: single quotes unless the text holds more single than
  * double quotes. Escapes as JSON does, plus U+2028/2029.
  */

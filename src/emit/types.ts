@@ -6,7 +6,6 @@ import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../names.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
 import { mapChildren, pointerToken } from '../schema/forms.js';
-import { indentByNesting } from './layout.js';
 import { visibleControls } from './text.js';
 
 type Schema = Record<string, unknown>;
@@ -56,9 +55,11 @@ const INHERITED_BACK = new RegExp(
   'g',
 );
 
-export async function emitTypes(model: ServerModel, store?: PieceStore): Promise<string> {
+/** types.ts as pieces (format.ts): each tool's types, each shared definition's, then the aliases. */
+export async function emitTypes(model: ServerModel, store?: PieceStore): Promise<string[]> {
   const names = toolTypeNames(model);
-  const taken = new Set<string>([ROOT]);
+  // contract.ts's names too (`${typeName}Tool`): it re-exports these types beside its own.
+  const taken = new Set<string>([ROOT, ...model.tools.map((t) => `${t.typeName}Tool`)]);
   for (const n of names.values()) [n.args, n.input, n.output].forEach((x) => x && taken.add(x));
   const unique = (wanted: string) => {
     let name = wanted;
@@ -132,32 +133,41 @@ export async function emitTypes(model: ServerModel, store?: PieceStore): Promise
     );
   }
 
-  let ts: string;
+  let pieces: string[];
   try {
-    ts = await typesInPieces(defs, keysOf, sharedKeys(), store);
+    pieces = await typesInPieces(defs, keysOf, sharedKeys(), store);
   } catch {
-    ts = await typesWithout(await untypable(model, defs, keysOf, sharedKeys()), defs, keysOf, names, sharedKeys());
+    pieces = [
+      await typesWithout(await untypable(model, defs, keysOf, sharedKeys()), defs, keysOf, names, sharedKeys()),
+    ];
   }
   // A tool's type that json-schema-to-typescript named otherwise (it happens with some anyOf shapes) still exists.
   // The declared names are read in one pass: a search per name would cost the whole text per tool.
-  const declared = new Set([...ts.matchAll(/^export (?:interface|type) (\w+)\b/gm)].map((m) => m[1]));
-  for (const n of names.values()) {
-    for (const name of [n.hasDefaults ? n.args : undefined, n.input, n.output]) {
-      if (name && !declared.has(name)) ts += `\nexport type ${name} = ${LOOSE_TYPE};\n`;
-    }
-  }
-  const cleaned = ts
-    .replace(new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm'), '')
+  const declared = new Set(
+    pieces.flatMap((p) => [...p.matchAll(/^export (?:interface|type) (\w+)\b/gm)].map((m) => m[1])),
+  );
+  const loose = [...names.values()]
+    .flatMap((n) => [n.hasDefaults ? n.args : undefined, n.input, n.output])
+    .filter((name) => name && !declared.has(name))
+    .map((name) => `export type ${name} = ${LOOSE_TYPE};\n`);
+  return [...pieces.map(cleaned), loose.join(''), aliases.join('\n')];
+}
+
+/**
+ * json-schema-to-typescript's text of a piece, tidied before it is formatted: no empty root, no "referenced by"
+ * notes, no empty comments, inherited names back, and a blank line before each top-level declaration (its output
+ * is unindented: a top-level one is the one that starts with `export`, with the comment before it).
+ */
+function cleaned(text: string): string {
+  return text
+    .replace(EMPTY_ROOT, '')
     .replace(
       /^ \* This (?:interface|type) was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "[^\n]*"\.\n/gm,
       '',
     )
     .replace(/^\/\*\*\n \*\/\n/gm, '')
-    .replace(INHERITED_BACK, (_m, name: string) => (name === '__proto__' ? '"__proto__"' : name));
-  const body = indentByNesting(cleaned)
-    .replace(/\{\n\s*\n\s*\}/g, '{}')
-    .replace(/^(\}.*)\n(?=\S)/gm, '$1\n\n');
-  return `${body.trimEnd()}\n\n${aliases.join('\n')}`;
+    .replace(INHERITED_BACK, (_m, name: string) => (name === '__proto__' ? '"__proto__"' : name))
+    .replace(/\n(?=(?:\/\*\*\n(?: \*.*\n)*? \*\/\n)?export )/g, '\n\n');
 }
 
 const LOOSE_TYPE = '{ [k: string]: unknown }';
@@ -174,7 +184,7 @@ export async function typesInPieces(
   keysOf: ReadonlyMap<string, string[]>,
   shared: ReadonlySet<string>,
   store?: PieceStore,
-): Promise<string> {
+): Promise<string[]> {
   const owner = new Map<string, string>();
   for (const [tool, keys] of keysOf) for (const k of keys) owner.set(k, `tool:${tool}`);
   const pieces: string[][] = [];
@@ -185,7 +195,7 @@ export async function typesInPieces(
     pieces.at(-1)!.push(key);
     last = of;
   }
-  const texts = await Promise.all(
+  return Promise.all(
     pieces.map(async (keys) => {
       const inside = new Set(keys);
       const piece = Object.fromEntries(keys.map((k) => [k, namedOutside(defs[k], inside, defs)]));
@@ -197,7 +207,6 @@ export async function typesInPieces(
       return text;
     }),
   );
-  return texts.map((t) => t.replace(EMPTY_ROOT, '')).join('');
 }
 
 const EMPTY_ROOT = new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm');

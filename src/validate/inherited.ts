@@ -7,6 +7,7 @@
  * templates/runtime/arguments.ts: one function for the loader and the generated servers).
  */
 import { placeholder } from '../../templates/runtime/arguments.js';
+import { mapChildren } from '../schema/forms.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
 
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
@@ -37,6 +38,25 @@ export function inheritedNames(schema: object): string[] {
     for (const k of ['const', 'enum', 'default', 'examples'] as const) seeKeys(node[k]);
   });
   return [...found].sort();
+}
+
+/**
+ * The schema with the keys that name inherited members renamed inside its values (const, enum, default, examples),
+ * its subschemas and property names as they are: what the meta-schema is checked against, since ajv's deep equality
+ * (an enum's uniqueItems) calls `a.toString()` and a value `{ toString: null }` would crash it.
+ */
+export function withValuesRenamed(schema: Record<string, unknown>): Record<string, unknown> {
+  const names = new Set(inheritedNames(schema));
+  if (!names.size) return schema;
+  const visit = (node: unknown): unknown => {
+    if (!isObject(node)) return node;
+    const out = mapChildren(node, visit);
+    for (const k of ['const', 'enum', 'default', 'examples'] as const) {
+      if (Object.hasOwn(out, k)) define(out, k, renameData(out[k], names, false));
+    }
+    return out;
+  };
+  return visit(schema) as Record<string, unknown>;
 }
 
 /** A data value with the keys in `names` renamed, as the guarded validator sees it. */

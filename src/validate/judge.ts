@@ -12,6 +12,7 @@ import type { SchemaKind } from '../model.js';
 import { walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
 import { newJudge, compileCode, type AnyAjv, type CompiledCode } from './ajv.js';
 import { defaultProblems } from './defaults.js';
+import { withValuesRenamed } from './inherited.js';
 
 export interface JudgeJob {
   dialect: Dialect;
@@ -74,7 +75,7 @@ function judgeFor(job: JudgeJob): AnyAjv {
 /** Computes a verdict. Pure: the same job gives the same verdict. */
 export function judge(job: JudgeJob): Verdict {
   const ajv = judgeFor(job);
-  const meta = ajv.validateSchema(job.forAjv) ? [] : plainErrors(ajv.errors ?? []);
+  const meta = ajv.validateSchema(withValuesRenamed(job.forAjv)) ? [] : plainErrors(ajv.errors ?? []);
   if (!job.compile || metaErrors(meta).length) return { meta };
   let compiled: CompiledCode;
   try {

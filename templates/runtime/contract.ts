@@ -1,10 +1,12 @@
-// Template stand-in: `toolspec generate` writes the real contract.ts (one typed handler per tool) in its place.
-import type { ToolContext } from './context.js';
+// Template stand-in: `toolspec generate` writes the real contract.ts (the spec's tools, prompts and resources) here.
+export type * from './handler-types.js';
 
-export interface ToolHandlers {
-  example: (args: { text: string }, ctx: ToolContext) => string | Promise<string>;
+export interface ToolTypes {
+  example: { arguments: { text: string }; input: { text: string } };
 }
 
-export type ToolName = keyof ToolHandlers;
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a spec without prompts
+export interface PromptTypes {}
 
-export type Handler<Name extends ToolName> = ToolHandlers[Name];
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a spec without resources
+export interface ResourceTypes {}

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
-import type { ToolHandlers } from './contract.js';
+import type { ToolHandlers } from './handler-types.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './server.js';
 import { createWebHandler, DEFAULT_MAX_BODY, LOOPBACK, type WebHandlerOptions } from './web.js';
 

@@ -3,7 +3,7 @@
  * loading them all (registry.ts binds each tool through this). The module's `handler` must fit the tool's contract:
  * the compiler checks it where registry.ts calls lazy().
  */
-import type { Handler, ToolName } from './contract.js';
+import type { Handler, ToolName } from './handler-types.js';
 
 export function lazy<Name extends ToolName>(load: () => Promise<{ handler: Handler<Name> }>): Handler<Name> {
   let loaded: Handler<Name> | undefined;

@@ -9,7 +9,7 @@ import {
   type McpRequestContext,
   type ServerOptions as SdkServerOptions,
 } from '@modelcontextprotocol/server';
-import type { ToolHandlers } from './contract.js';
+import type { ToolHandlers } from './handler-types.js';
 import {
   createDispatcher,
   DEFAULT_MAX_WAITING,

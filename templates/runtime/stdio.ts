@@ -11,7 +11,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
-import type { ToolHandlers } from './contract.js';
+import type { ToolHandlers } from './handler-types.js';
 import { listenOverStdio } from './resources.js';
 import { createServerFactory, DEFAULT_SHUTDOWN_GRACE_MS, type ServerOptions } from './server.js';
 

@@ -22,7 +22,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
-import type { ToolHandlers } from './contract.js';
+import type { ToolHandlers } from './handler-types.js';
 import { resourceEvents } from './resources.js';
 import { createServerFactory, type ServerFactory, type ServerOptions } from './server.js';
 import { mcpHeaders } from './tools.js';

@@ -7,10 +7,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkProject } from '../../src/check/check.js';
-import { generate } from '../../src/emit/generate.js';
 import { loadModel } from '../../src/spec.js';
-import { generateSpec, loadOk } from '../helpers/generate.js';
+import { checkDir, generate, generateSpec, loadOk } from '../helpers/generate.js';
 import { writeOutput } from '../../src/write.js';
 import { repoRoot } from '../helpers/cli.js';
 import { scratchCopy } from '../helpers/project.js';
@@ -289,7 +287,7 @@ describe('generate and check', () => {
     const p = scratchCopy(path.join(repoRoot, 'specs/todo'), 'examples-check');
     cleanups.push(p.cleanup);
     const load = () => loadOk('toolspec.yaml', p.dir);
-    const check = () => checkProject(load().model, load().validators, p.dir);
+    const check = () => checkDir(p.dir);
     writeOutput(p.dir, load().model.options, await generateSpec('toolspec.yaml', p.dir));
     expect(await check()).toEqual([]);
 

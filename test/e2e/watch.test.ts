@@ -87,7 +87,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       expect(await w.run(1)).toEqual([
         'start',
         expect.stringMatching(
-          /^generated: 24 files, 24 written, 0 unchanged — 3 tools in \d+ ms; created handlers\/alpha\.ts, handlers\/beta\.ts, handlers\/gamma\.ts \(stubs to fill in\)$/,
+          /^generated: 25 files, 25 written, 0 unchanged — 3 tools in \d+ ms; created handlers\/alpha\.ts, handlers\/beta\.ts, handlers\/gamma\.ts \(stubs to fill in\)$/,
         ),
       ]);
       expect(manifest()).toContain('Find the first page');
@@ -170,7 +170,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       fs.writeFileSync(path.join(w.dir, 'extra.yaml'), EXTRA);
       expect(await w.run(2)).toEqual([
         'extra.yaml added',
-        expect.stringMatching(/^generated: 24 files, 24 written, 0 unchanged — 2 tools in \d+ ms; created /),
+        expect.stringMatching(/^generated: 25 files, 25 written, 0 unchanged — 2 tools in \d+ ms; created /),
       ]);
 
       expect(await w.stop('SIGTERM')).toEqual({ code: 0, signal: null });

@@ -11,7 +11,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
-import { generate } from '../../src/emit/generate.js';
+import { generate } from '../helpers/generate.js';
 import type { ServerModel } from '../../src/model.js';
 import { loadModel } from '../../src/spec.js';
 import { writeOutput } from '../../src/write.js';
