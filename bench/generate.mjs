@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmtStats, pairRatio, stats } from './lib.mjs';
 import { writeOpenApi } from './openapi.mjs';
-import { writeProject } from './synth.mjs';
+import { editTool, specFiles, writeProject } from './synth.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = path.join(root, 'bench/.work');
@@ -100,14 +100,6 @@ function peerGenerate(peer, doc, out, n, { verify = false } = {}) {
   return r.ms;
 }
 
-/** Rewrites toolspec.yaml (written as JSON, which is YAML, in synth's layout) after edit(spec). */
-function editSpec(dir, edit) {
-  const file = path.join(dir, 'toolspec.yaml');
-  const spec = JSON.parse(fs.readFileSync(file, 'utf8'));
-  edit(spec);
-  fs.writeFileSync(file, JSON.stringify(spec, null, 1));
-}
-
 /** Bumps the first maxLength or maximum found (depth first) in a schema by 1; returns the property path. */
 function bumpBound(schema, at = '') {
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
@@ -137,8 +129,9 @@ export function benchGenerate({ projects = PROJECTS, runs = 5 } = {}) {
   for (const { n, spec: kind } of projects) {
     const realistic = kind === 'realistic';
     const dir = path.join(work, `generate-${n}${realistic ? '-realistic' : ''}`);
-    const spec = writeProject(dir, n, 42, { realistic });
-    const specText = fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8');
+    // The realistic spec is laid out as the README advises for large specs: one file per tool in an included folder.
+    const spec = writeProject(dir, n, 42, { realistic, ...(realistic ? { layout: 'folder' } : {}) });
+    const original = specFiles(dir);
     const peerDir = path.join(work, `generate-${n}${realistic ? '-realistic' : ''}-peer`);
     fs.rmSync(peerDir, { recursive: true, force: true });
     const doc = path.join(peerDir, 'openapi.json');
@@ -151,7 +144,7 @@ export function benchGenerate({ projects = PROJECTS, runs = 5 } = {}) {
 
     // One discarded iteration warms the disk cache for both tools.
     const reset = () => {
-      fs.writeFileSync(path.join(dir, 'toolspec.yaml'), specText);
+      for (const [file, text] of original) fs.writeFileSync(file, text);
       fs.rmSync(cache, { recursive: true, force: true });
       fs.rmSync(path.join(dir, 'src/generated'), { recursive: true, force: true });
       fs.rmSync(out, { recursive: true, force: true });
@@ -172,12 +165,12 @@ export function benchGenerate({ projects = PROJECTS, runs = 5 } = {}) {
           const peerCold = peerGenerate(peer, doc, out, n, { verify: i === 0 });
           const noop = toolspecGenerate(dir, 'noop');
           const peerNoop = peerGenerate(peer, doc, out, n);
-          editSpec(dir, (s) => {
-            s.tools.find((x) => x.name === target).description += ` Edited in run ${i + 1}.`;
+          editTool(dir, target, (t) => {
+            t.description += ` Edited in run ${i + 1}.`;
           });
           const description = toolspecGenerate(dir, 'changed');
-          editSpec(dir, (s) => {
-            boundAt = `${target}: ${bumpBound(s.tools.find((x) => x.name === target).inputSchema)}`;
+          editTool(dir, target, (t) => {
+            boundAt = `${target}: ${bumpBound(t.inputSchema)}`;
           });
           const bound = toolspecGenerate(dir, 'changed');
           t.cold.push(cold);

@@ -3,6 +3,7 @@
 // and a written handler for every tool. The same seed gives the same project.
 import fs from 'node:fs';
 import path from 'node:path';
+import YAML from 'yaml';
 
 /** mulberry32: a small, well-known seeded PRNG. */
 export function rng(seed) {
@@ -120,10 +121,16 @@ export function synthSpec(n, seed = 42, { realistic = false } = {}) {
   for (let i = 0; i < n; i++) {
     const name = `${VERBS[i % VERBS.length]}_${NOUNS[Math.floor(i / VERBS.length) % NOUNS.length]}_${i}`;
     const properties = props(r, 2 + Math.floor(r() * 5), 0, realistic);
+    // A realistic description starts with what this tool does, in words of its own, then says when to use it.
+    const noun = NOUNS[Math.floor(i / VERBS.length) % NOUNS.length];
+    const own =
+      i % 7 === 3
+        ? `${noun}（第${i}号）を${VERBS[i % VERBS.length]}します。`
+        : `${VERBS[i % VERBS.length][0].toUpperCase()}${VERBS[i % VERBS.length].slice(1)} the ${noun} records of shard ${i}.`;
     const tool = {
       name,
       description: realistic
-        ? prose(r, 150, 250, i % 7 === 3)
+        ? `${own}${i % 7 === 3 ? '' : ' '}${prose(r, 150 - own.length, 250 - own.length - 1, i % 7 === 3)}`
         : `${name.replace(/_/g, ' ')}: does one thing to the ${NOUNS[i % NOUNS.length]} store and reports what happened.`,
       annotations: { readOnlyHint: i % 3 === 0, openWorldHint: false },
       inputSchema: { type: 'object', properties, required: ['field_0'], additionalProperties: false },
@@ -166,13 +173,49 @@ export const TSCONFIG = {
   include: ['src'],
 };
 
-/** Writes spec, tsconfig and handlers (not the generated files) to dir; returns the spec object. */
+/**
+ * Writes spec, tsconfig and handlers (not the generated files) to dir; returns the spec object. The spec is one
+ * file of JSON (which is YAML), or with `options.layout: 'folder'` as the README advises for large specs: a main
+ * file that includes `tools/`, one block-YAML file per tool.
+ */
 export function writeProject(dir, n, seed = 42, options = {}) {
   const spec = synthSpec(n, seed, options);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'src/handlers'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'toolspec.yaml'), JSON.stringify(spec, null, 1)); // JSON is YAML
+  if (options.layout === 'folder') {
+    const { tools, ...main } = spec;
+    fs.writeFileSync(path.join(dir, 'toolspec.yaml'), YAML.stringify({ ...main, include: ['tools/'] }));
+    fs.mkdirSync(path.join(dir, 'tools'));
+    for (const t of tools) fs.writeFileSync(path.join(dir, 'tools', `${t.name}.yaml`), YAML.stringify({ tools: [t] }));
+  } else {
+    fs.writeFileSync(path.join(dir, 'toolspec.yaml'), JSON.stringify(spec, null, 1)); // JSON is YAML
+  }
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
   for (const t of spec.tools) fs.writeFileSync(path.join(dir, 'src/handlers', `${t.name}.ts`), handlerSource(t));
   return spec;
+}
+
+/** The spec's files as they are now (path → text): what a bench writes back to undo its edits. */
+export function specFiles(dir) {
+  const files = new Map([[path.join(dir, 'toolspec.yaml'), fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8')]]);
+  const folder = path.join(dir, 'tools');
+  if (fs.existsSync(folder))
+    for (const f of fs.readdirSync(folder))
+      files.set(path.join(folder, f), fs.readFileSync(path.join(folder, f), 'utf8'));
+  return files;
+}
+
+/** Edits one tool of a project written by writeProject, in whichever layout it has. */
+export function editTool(dir, name, edit) {
+  const own = path.join(dir, 'tools', `${name}.yaml`);
+  if (fs.existsSync(own)) {
+    const doc = YAML.parse(fs.readFileSync(own, 'utf8'));
+    edit(doc.tools[0]);
+    fs.writeFileSync(own, YAML.stringify(doc));
+    return;
+  }
+  const file = path.join(dir, 'toolspec.yaml');
+  const spec = JSON.parse(fs.readFileSync(file, 'utf8'));
+  edit(spec.tools.find((t) => t.name === name));
+  fs.writeFileSync(file, JSON.stringify(spec, null, 1));
 }

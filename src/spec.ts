@@ -28,7 +28,7 @@ export interface LoadResult {
   parsed?: ReadonlyMap<string, SourceFile>;
 }
 
-/** `cache`: where a load may find its schemas' verdicts (generate's runs only; see cache/store.ts). */
+/** `cache`: where a load may find whole parses and its schemas' verdicts (generate's runs only; cache/store.ts). */
 export interface ModelOptions extends LoadOptions {
   cache?: Cache | undefined;
 }

@@ -11,7 +11,7 @@ import { diskSource, type FileSource } from './files.js';
 import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
 import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
-import { parsedFile, startParsing, SourceFile, type JsonPath } from './source.js';
+import { parsedFile, startParsing, SourceFile, type JsonPath, type ParseStore } from './source.js';
 
 export { MAX_FILE_BYTES } from './limits.js';
 
@@ -59,6 +59,8 @@ export interface LoadOptions {
    * "cannot find" message.
    */
   lookedIn?: string | undefined;
+  /** Whole parses made before, by text (generate's cache): a file whose text was parsed before is not parsed again. */
+  cache?: ParseStore | undefined;
 }
 
 /** Loads the spec at `specPath`. Returns undefined when the main file could not be read or parsed at all. */
@@ -71,7 +73,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
   const show = (p: string) => displayPath(p, cwd);
   /** Bytes read so far, across the spec and its includes. */
   const budget = { used: 0 };
-  const main = readSource(source, abs, show(abs), diags, budget, { lookedIn: opts.lookedIn });
+  const main = readSource(source, abs, show(abs), diags, budget, { lookedIn: opts.lookedIn, cache: opts.cache });
   if (!main) return undefined;
 
   const rootDir = path.dirname(abs);
@@ -126,6 +128,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
         const child = readSource(source, target, show(target), diags, budget, {
           from: file.locate(['include', i]),
           entry,
+          cache: opts.cache,
         });
         if (!child) continue;
         seen.set(real, child);
@@ -154,6 +157,7 @@ function readSource(
     from?: ReturnType<SourceFile['locate']>;
     entry?: string;
     lookedIn?: string | undefined;
+    cache?: ParseStore | undefined;
   } = {},
 ): SourceFile | undefined {
   const { from } = context;
@@ -237,7 +241,7 @@ function readSource(
     diags.add(diagnostic('TS036', at, `${shown} ${decoded.message}`, decoded.hint));
     return undefined;
   }
-  const file = parsedFile(shown, decoded.text, abs);
+  const file = parsedFile(shown, decoded.text, abs, context.cache);
   for (const d of file.diagnostics) diags.add(d);
   return file;
 }

@@ -2,8 +2,10 @@
  * One YAML file with its positions: parses with the `yaml` package, keeps the document so any JSON path can be
  * mapped back to file:line:col, and turns YAML's own problems into diagnostics.
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   Composer,
+  Document as YamlDocument,
   isAlias,
   isMap,
   isPair,
@@ -12,9 +14,13 @@ import {
   Lexer,
   LineCounter,
   Parser,
+  Pair as YamlPair,
   parseDocument,
+  Scalar as YamlScalar,
   visit,
+  YAMLMap as YamlMap,
   YAMLParseError,
+  YAMLSeq as YamlSeq,
 } from 'yaml';
 import type { CST, Document, Node, Pair, YAMLMap } from 'yaml';
 import { diagnostic, type Diagnostic, type Span } from '../diagnostics.js';
@@ -38,7 +44,16 @@ export class SourceFile {
     readonly text: string,
     /** Absolute, when read from disk. */
     readonly absPath: string = displayPath,
+    /** What a whole parse of this very text gave before (fromKept): taken instead of parsing. */
+    kept?: { document: Document.Parsed; value: unknown },
   ) {
+    if (kept) {
+      this.document = kept.document;
+      this.value = kept.value;
+      this.lineCounter.addNewLine(0);
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.lineCounter.addNewLine(i + 1);
+      return;
+    }
     const parsed = parseWithin(text, this.lineCounter);
     if (typeof parsed === 'number') {
       // Refused before composing: the composer recurses per level of nesting.
@@ -364,9 +379,114 @@ export function startParsing(): void {
   current = new Map();
 }
 
-export function parsedFile(displayPath: string, text: string, absPath: string): SourceFile {
+/**
+ * The file parsed, or the same text parsed before: by this process, or kept in `store` (generate's cache) by an
+ * earlier run; what a parse gives is kept there when it is plain data and places. test/parse-cache.test.ts holds a
+ * kept parse to the whole parse's data, diagnostics and positions.
+ */
+export function parsedFile(displayPath: string, text: string, absPath: string, store?: ParseStore): SourceFile {
   const key = `${displayPath}\0${absPath}\0${text}`;
-  const file = current.get(key) ?? previous.get(key) ?? new SourceFile(displayPath, text, absPath);
+  let file = current.get(key) ?? previous.get(key);
+  if (!file) {
+    const kept = store?.get('parse', text);
+    file =
+      (kept === undefined ? undefined : fromKept(displayPath, text, absPath, kept)) ??
+      new SourceFile(displayPath, text, absPath);
+    if (kept === undefined && store) {
+      const json = keepParse(file);
+      if (json !== undefined) store.put('parse', text, json);
+    }
+  }
   current.set(key, file);
   return file;
+}
+
+/** For the property test of the kept parse: a file as it would come back from the cache, or undefined if not kept. */
+export function keptAgain(file: SourceFile): SourceFile | undefined {
+  const json = keepParse(file);
+  return json === undefined ? undefined : fromKept(file.displayPath, file.text, file.absPath, json);
+}
+
+/** What a parse is kept as (cache/store.ts, kind "parse", by the file's text): its data and its nodes' places. */
+interface KeptParse {
+  value: unknown;
+  /** The document's nodes: [kind, start, value end, end, items or key], kind m(ap), s(equence) or c (scalar). */
+  tree: KeptNode;
+}
+type KeptNode =
+  | null
+  | ['m', number, number, number, [KeptNode, KeptNode][]]
+  | ['s', number, number, number, KeptNode[]]
+  | ['c', number, number, number, unknown];
+
+/** Where a load may find whole parses made before, by the file's text (the caller's cache). */
+export interface ParseStore {
+  get(kind: string, input: string): string | undefined;
+  put(kind: string, input: string, value: string): void;
+}
+
+/**
+ * The file as data to keep, or undefined when anything in it is more than data and places: a diagnostic, an anchor
+ * or alias, a tag, or a value JSON does not give back the same (a date, -0, a key that is not text).
+ */
+function keepParse(file: SourceFile): string | undefined {
+  if (file.diagnostics.length || file.value === undefined) return undefined;
+  let plain = true;
+  const node = (n: unknown): KeptNode => {
+    if (n === null || n === undefined) return null;
+    const x = n as Node;
+    if (!x.range || x.anchor || x.tag) plain = false;
+    const [a, b, c] = x.range ?? [0, 0, 0];
+    if (isMap(n)) return ['m', a, b, c, n.items.map((p) => [node(p.key), node(p.value)])];
+    if (isSeq(n)) return ['s', a, b, c, n.items.map(node)];
+    if (isScalar(n)) return ['c', a, b, c, n.value];
+    plain = false; // an alias
+    return null;
+  };
+  const kept: KeptParse = { value: file.value, tree: node(file.document.contents) };
+  const json = JSON.stringify(kept);
+  return plain && isDeepStrictEqual(JSON.parse(json), kept) ? json : undefined;
+}
+
+/**
+ * A kept parse of `text` as a SourceFile again: the same data and places, not parsed. Undefined for anything that
+ * is not exactly the shape keepParse writes, with every place inside the text (an entry is outside input too).
+ */
+function fromKept(displayPath: string, text: string, absPath: string, json: string): SourceFile | undefined {
+  let kept: Partial<KeptParse>;
+  try {
+    kept = JSON.parse(json) as Partial<KeptParse>;
+  } catch {
+    return undefined;
+  }
+  if (typeof kept !== 'object' || kept === null || kept.value === undefined) return undefined;
+  const place = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= text.length;
+  const node = (t: unknown, depth: number): YamlMap | YamlSeq | YamlScalar | null => {
+    if (t === null) return null;
+    if (!Array.isArray(t) || t.length !== 5 || !t.slice(1, 4).every(place) || depth > MAX_DEPTH) throw new Error();
+    const [kind, a, b, c, inner] = t as [unknown, number, number, number, unknown];
+    let n: YamlMap | YamlSeq | YamlScalar;
+    if (kind === 'm' && Array.isArray(inner)) {
+      const map = new YamlMap();
+      map.items = inner.map((pair: unknown) => {
+        if (!Array.isArray(pair) || pair.length !== 2) throw new Error();
+        return new YamlPair(node(pair[0], depth + 1), node(pair[1], depth + 1));
+      });
+      n = map;
+    } else if (kind === 's' && Array.isArray(inner)) {
+      const seq = new YamlSeq();
+      seq.items = inner.map((item) => node(item, depth + 1));
+      n = seq;
+    } else if (kind === 'c') n = new YamlScalar(inner);
+    else throw new Error();
+    n.range = [a, b, c];
+    return n;
+  };
+  const document = new YamlDocument() as unknown as Document.Parsed;
+  try {
+    document.contents = node(kept.tree, 0) as Document.Parsed['contents'];
+  } catch {
+    return undefined;
+  }
+  return new SourceFile(displayPath, text, absPath, { document, value: kept.value });
 }

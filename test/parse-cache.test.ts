@@ -1,0 +1,174 @@
+/**
+ * A whole parse kept in generate's cache by the file's text (src/load/source.ts, parsedFile) must be the parse: the
+ * same data, the same diagnostics (it is kept only when there are none) and the same place for every JSON path,
+ * key or value, present or not. Held on drawn YAML in block and flow styles, with comments, directives, CRLF, a
+ * byte order mark, tags and anchors (the last two are never kept), and through a load: a spec loaded with a filled
+ * cache gives the same model and diagnostics as one loaded without.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { keptAgain, SourceFile, startParsing, type JsonPath } from '../src/load/source.js';
+import { loadModel } from '../src/spec.js';
+import { repoRoot } from './helpers/cli.js';
+
+/** Every JSON path into a value, and one past each leaf (a path that does not exist in full). */
+function paths(value: unknown, at: JsonPath = []): JsonPath[] {
+  const out: JsonPath[] = [at, [...at, 'missing']];
+  if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...at, i])));
+  else if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
+  return out;
+}
+
+/** What a later stage can see of a file: its data, diagnostics and every place. */
+function seen(file: SourceFile) {
+  return {
+    value: file.value,
+    diagnostics: file.diagnostics,
+    places: paths(file.value).map((p) => [file.locate(p), file.locate(p, { key: true })]),
+    spans: [0, file.text.length >> 1, file.text.length].map((at) => file.spanOf(at, at + 1)),
+  };
+}
+
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('yes', 'no', 'y', 'on', '0755', '1e3', '~', 'null', '- x', 'a: b', '#c', '"q"', "it's", '権限', '\t'),
+);
+const scalar = fc.oneof(
+  text,
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
+const data = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, scalar, tie('list'), tie('map')),
+  list: fc.array(tie('value'), { maxLength: 4 }),
+  map: fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+})).value;
+
+const yamlText = fc
+  .record({
+    value: fc.dictionary(text, data, { minKeys: 1, maxKeys: 5 }),
+    flow: fc.boolean(),
+    comments: fc.boolean(),
+    directive: fc.constantFrom('', '%YAML 1.1\n---\n', '%YAML 1.2\n---\n'),
+    crlf: fc.boolean(),
+    bom: fc.boolean(),
+    extra: fc.constantFrom('', 'tagged: !!str 12\n', 'anchored: &a [1]\nalias: *a\n'),
+  })
+  .map((d) => {
+    let t = YAML.stringify(d.value, { collectionStyle: d.flow ? 'flow' : 'block', lineWidth: 0 });
+    if (d.comments) t = t.replace(/\n/g, ' # note\n').replace(/: # note\n/g, ':\n');
+    t = `${d.directive}${t}${d.extra}`;
+    if (d.crlf) t = t.replace(/\n/g, '\r\n');
+    return d.bom ? `\uFEFF${t}` : t;
+  });
+
+describe('a parse kept by its text', () => {
+  it('is the whole parse: data, diagnostics and every place, or is not kept', () => {
+    let kept = 0;
+    fc.assert(
+      fc.property(yamlText, (t) => {
+        const whole = new SourceFile('spec.yaml', t, '/x/spec.yaml');
+        const again = keptAgain(whole);
+        if (!again) return;
+        kept++;
+        expect(whole.diagnostics).toEqual([]);
+        expect(seen(again)).toEqual(seen(whole));
+        expect(Object.is(again.value, whole.value) || typeof whole.value === 'object').toBe(true);
+      }),
+      { numRuns: 400, seed: 23 },
+    );
+    expect(kept).toBeGreaterThan(100);
+  });
+
+  it('is never made of a file with an anchor, an alias, a tag, a diagnostic or data JSON cannot hold', () => {
+    for (const t of [
+      'a: &x [1]\nb: *x\n',
+      'a: !!str 1\n',
+      'a: 1\na: 2\n',
+      'a: [1\n',
+      'a: -0\n',
+      '%YAML 1.1\n---\nd: 2001-12-14\n',
+    ]) {
+      expect(keptAgain(new SourceFile('s.yaml', t)), JSON.stringify(t)).toBeUndefined();
+    }
+  });
+});
+
+/** Empties this process's memo of the last loads' parses. */
+const forget = () => {
+  startParsing();
+  startParsing();
+};
+
+describe('a load with whole parses kept', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-parse-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('gives the model and diagnostics of a load without, on every spec in the repository', () => {
+    const kept = new Map<string, string>();
+    const store = {
+      get: (kind: string, input: string) => kept.get(`${kind}\0${input}`),
+      put: (kind: string, input: string, value: string) => void kept.set(`${kind}\0${input}`, value),
+    };
+    const specs = ['specs/docs/toolspec.yaml', 'specs/todo/toolspec.yaml', 'specs/conformance/toolspec.yaml'];
+    for (const f of fs.readdirSync(path.join(repoRoot, 'test/fixtures/invalid'))) {
+      const spec = `test/fixtures/invalid/${f}/toolspec.yaml`;
+      if (fs.existsSync(path.join(repoRoot, spec))) specs.push(spec);
+    }
+    expect(specs.length).toBeGreaterThan(40);
+    for (const spec of specs) {
+      const plain = loadModel(path.join(repoRoot, spec), { cwd: repoRoot });
+      // Filled by the first load, used by the second as another process would: this one's own memo of parses
+      // (the last load's files) emptied first.
+      forget();
+      loadModel(path.join(repoRoot, spec), { cwd: repoRoot, cache: store });
+      forget();
+      const cached = loadModel(path.join(repoRoot, spec), { cwd: repoRoot, cache: store });
+      expect(cached.diagnostics, spec).toEqual(plain.diagnostics);
+      expect(cached.model, spec).toEqual(plain.model);
+    }
+    expect(kept.size).toBeGreaterThan(3);
+  });
+
+  it('%YAML 1.1: an edit of one description gives what a fresh load gives', () => {
+    const spec = (description: string) => `%YAML 1.1
+---
+toolspec: 1
+server: { name: s, version: 1.0.0 }
+tools:
+  - name: pick
+    description: ${description}
+    inputSchema:
+      type: object
+      properties:
+        flag: { type: boolean, default: yes }
+        mode: { type: integer, default: 0755 }
+`;
+    const kept = new Map<string, string>();
+    const cache = {
+      get: (kind: string, input: string) => kept.get(`${kind}\0${input}`),
+      put: (kind: string, input: string, value: string) => void kept.set(`${kind}\0${input}`, value),
+    };
+    const file = path.join(dir, 'toolspec.yaml');
+    fs.writeFileSync(file, spec('Pick one of the modes and return it.'));
+    forget();
+    const first = loadModel(file, { cwd: dir, cache });
+    expect(first.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    fs.writeFileSync(file, spec('Pick one of the modes and return it, edited.'));
+    forget();
+    const edited = loadModel(file, { cwd: dir, cache });
+    const fresh = loadModel(file, { cwd: dir });
+    expect(edited.diagnostics).toEqual(fresh.diagnostics);
+    expect(edited.model).toEqual(fresh.model);
+    const schema = fresh.model!.tools[0]!.input.schema as { properties: Record<string, { default: unknown }> };
+    expect(schema.properties['flag']!.default).toBe(true);
+    expect(schema.properties['mode']!.default).toBe(493);
+  });
+});
