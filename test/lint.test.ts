@@ -62,6 +62,7 @@ const FIRES: Partial<Record<string, { rule: RuleId; tools: string[] }>> = {
   'schema-refs-bundle': { rule: 'schema-refs', tools: ['get_weather', 'get_forecast'] },
   'schema-refs-inline': { rule: 'schema-refs', tools: ['list_folders'] },
   'legacy-execution': { rule: 'legacy-execution', tools: ['export_report'] },
+  'output-wrapped-for-2025': { rule: 'output-wrapped-for-2025', tools: ['list_primes'] },
   'missing-primitive-description': { rule: 'missing-primitive-description', tools: ['summarise', 'index', 'note'] },
   'undescribed-template-variable': { rule: 'undescribed-template-variable', tools: ['note'] },
   'tokens-budget': { rule: 'token-budget', tools: ['(server)', 'get_report'] },

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
 import { handlerFileName } from '../names.js';
+import { objectRoot } from '../schema/keywords.js';
 import { commentLine, key, literal, str } from './text.js';
 import { validatorNames } from './validators.js';
 
@@ -30,6 +31,9 @@ export const pageSize = ${model.options.pageSize};
 
 /** How long 2026-07-28 clients may cache tools/list (options.cache). */
 export const cacheHint: CacheHint = { ttlMs: ${ttlMs}, cacheScope: ${str(scope)} };
+
+/** Tools whose output schema's root resolves to an object without saying type: object (2025 clients are told). */
+export const objectOutputs: readonly string[] = ${literal(objectOutputs(model))};
 `,
     `/** Arguments 2026-07-28 clients mirror into Mcp-Param-* headers (x-mcp-header), by tool: checked over HTTP. */
 export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>> = ${literal(mcpHeaders(model))};
@@ -82,6 +86,13 @@ function mcpHeaders(model: ServerModel): Record<string, unknown> {
         ? [[t.name, t.mcpHeaders.map((d) => ({ header: d.header, path: d.path, type: d.type }))]]
         : [],
     ),
+  );
+}
+
+/** The tools whose output root is an object by its \`$ref\` or \`allOf\` only (runtime's legacyTools). */
+export function objectOutputs(model: ServerModel): string[] {
+  return model.tools.flatMap((t) =>
+    t.output && t.output.schema['type'] !== 'object' && objectRoot(t.output.schema) ? [t.name] : [],
   );
 }
 

@@ -2,10 +2,11 @@
  * types.ts: a TypeScript type for every tool's arguments, input (after schema defaults) and output, and for the
  * shared $defs, from one combined schema fed to json-schema-to-typescript so names are stable across tools.
  */
+import { INHERITED_NAMES, placeholder } from '../../templates/runtime/arguments.js';
 import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../names.js';
-import { isObject, walkSchema } from '../schema/keywords.js';
-import { mapChildren, pointerToken } from '../schema/forms.js';
+import { isObject, pointerToken, walkSchema } from '../schema/keywords.js';
+import { mapChildren } from '../schema/forms.js';
 import { visibleControls } from './text.js';
 
 type Schema = Record<string, unknown>;
@@ -48,10 +49,8 @@ const ROOT = 'ToolspecTypes';
  * json-schema-to-typescript, which reads its input's properties as a plain object's: they go in under placeholders
  * and come back quoted in the output.
  */
-const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
-const PLACEHOLDER = (name: string) => `__toolspec_inherited_${name}__`;
 const INHERITED_BACK = new RegExp(
-  `"?__toolspec_inherited_(${[...INHERITED].sort((a, b) => b.length - a.length).join('|')})__"?`,
+  `"?${placeholder(`(${[...INHERITED_NAMES].sort((a, b) => b.length - a.length).join('|')})`)}"?`,
   'g',
 );
 
@@ -317,8 +316,8 @@ function forTypes(schema: unknown, rename: (ref: string) => string): unknown {
   }
   if (typeof node['description'] === 'string') node['description'] = visibleControls(node['description']);
   const props = node['properties'];
-  if (isObject(props) && Object.keys(props).some((k) => INHERITED.has(k))) {
-    const rename = (k: unknown) => (typeof k === 'string' && INHERITED.has(k) ? PLACEHOLDER(k) : k);
+  if (isObject(props) && Object.keys(props).some((k) => INHERITED_NAMES.has(k))) {
+    const rename = (k: unknown) => (typeof k === 'string' && INHERITED_NAMES.has(k) ? placeholder(k) : k);
     node['properties'] = Object.fromEntries(Object.entries(props).map(([k, v]) => [rename(k), v]));
     if (Array.isArray(node['required'])) node['required'] = node['required'].map(rename);
   }

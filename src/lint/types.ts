@@ -21,6 +21,7 @@ export const RULE_IDS = [
   'conflicting-hints',
   'open-input-schema',
   'schema-refs',
+  'output-wrapped-for-2025',
   'legacy-execution',
   'missing-primitive-description',
   'undescribed-template-variable',

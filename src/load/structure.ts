@@ -14,6 +14,7 @@ import type { SourceFile } from './source.js';
 import { includeSchemaPath, specSchemaPath } from '../paths.js';
 import { hasInvisible, withoutInvisible } from '../report.js';
 import { didYouMean, quoteList } from '../suggest.js';
+import { pointerSegments } from '../../templates/runtime/arguments.js';
 
 interface Validators {
   main: ValidateFunction;
@@ -262,8 +263,7 @@ export function pointerToPath(pointer: string, data: unknown): (string | number)
   if (pointer === '') return [];
   const out: (string | number)[] = [];
   let cur = data;
-  for (const raw of pointer.slice(1).split('/')) {
-    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const seg of pointerSegments(pointer)) {
     if (Array.isArray(cur)) {
       const i = Number(seg);
       out.push(i);

@@ -2,7 +2,7 @@
  * The shapes a tool schema takes on its way out: as clients see it (bundled or inlined refs) and as
  * json-schema-to-typescript should read it.
  */
-import { children, isObject, resolvePointer, walkSchema, type SchemaPath } from './keywords.js';
+import { children, isObject, pointerToken, resolvePointer, walkSchema, type SchemaPath } from './keywords.js';
 
 type Schema = Record<string, unknown>;
 
@@ -97,15 +97,4 @@ export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath)
     Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
-}
-
-/** A JSON pointer token of a $ref (URI-encoded, ~1 and ~0 escaped) as the name it stands for. */
-export function pointerToken(token: string): string {
-  let decoded = token;
-  try {
-    decoded = decodeURIComponent(token);
-  } catch {
-    // not percent-encoded: as it is
-  }
-  return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
 }

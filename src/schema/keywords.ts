@@ -157,13 +157,32 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Whether every value the schema accepts is an object, decided on the resolved schema: `type: "object"` (or a list
+ * of that type alone), a local `$ref` followed, an `allOf` one of whose members is, an `anyOf` or `oneOf` each of
+ * whose members is. An output schema's root must be one for 2025 clients to get the value unwrapped.
+ */
+export function objectRoot(schema: unknown, root: unknown = schema, depth = 0): boolean {
+  if (!isObject(schema) || depth > 32) return false;
+  const type = schema['type'];
+  if (type === 'object' || (Array.isArray(type) && type.length > 0 && type.every((t) => t === 'object'))) return true;
+  const ref = schema['$ref'];
+  if (typeof ref === 'string' && objectRoot(resolvePointer(root, ref), root, depth + 1)) return true;
+  const all = schema['allOf'];
+  if (Array.isArray(all) && all.some((m) => objectRoot(m, root, depth + 1))) return true;
+  return (['anyOf', 'oneOf'] as const).some((k) => {
+    const members = schema[k];
+    return Array.isArray(members) && members.length > 0 && members.every((m) => objectRoot(m, root, depth + 1));
+  });
+}
+
 /** Reads a local JSON pointer ("#/a/b") inside `root`. */
 export function resolvePointer(root: unknown, ref: string): unknown {
   if (ref === '#') return root;
   if (!ref.startsWith('#/')) return undefined;
   let cur: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
-    const seg = unescapeSegment(raw);
+    const seg = pointerToken(raw);
     if (Array.isArray(cur)) cur = cur[Number(seg)];
     else if (isObject(cur) && Object.hasOwn(cur, seg)) cur = cur[seg];
     else return undefined;
@@ -173,11 +192,11 @@ export function resolvePointer(root: unknown, ref: string): unknown {
 
 export function pointerSegments(ref: string): string[] {
   if (!ref.startsWith('#/')) return [];
-  return ref.slice(2).split('/').map(unescapeSegment);
+  return ref.slice(2).split('/').map(pointerToken);
 }
 
 /** One JSON-pointer segment of a URI fragment: percent-decoding (kept as written when malformed), then ~1 and ~0. */
-function unescapeSegment(raw: string): string {
+export function pointerToken(raw: string): string {
   let s = raw;
   try {
     s = decodeURIComponent(raw);

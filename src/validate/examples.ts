@@ -147,7 +147,7 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     if (!isRecord(schema)) return undefined;
     const ref = schema['$ref'];
     if (typeof ref !== 'string') return [schema, pointer];
-    if (!ref.startsWith('#/') || seen > 32 || Object.keys(schema).some((k) => k !== '$ref' && !ANNOTATIONS.has(k)))
+    if (!ref.startsWith('#/') || seen > 32 || Object.keys(schema).some((k) => k !== '$ref' && !BESIDE_REF.has(k)))
       return undefined;
     let target: string[];
     try {
@@ -234,7 +234,8 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
 }
 
 /** Siblings of a $ref that change nothing about what it accepts. */
-const ANNOTATIONS = new Set([...ANNOTATION_KEYWORDS, 'default']);
+/** What may sit beside a `$ref` that is followed: annotations, and the definitions of a root (`{ $ref, $defs }`). */
+const BESIDE_REF = new Set([...ANNOTATION_KEYWORDS, 'default', '$defs', 'definitions', '$schema']);
 
 /**
  * The argument an error names, exactly as the generated dispatcher writes it at the start of its line

@@ -6,11 +6,9 @@
  * validators rename the same keys in the data for the check and back after it (guardInherited, in
  * templates/runtime/arguments.ts: one function for the loader and the generated servers).
  */
-import { placeholder } from '../../templates/runtime/arguments.js';
+import { INHERITED_NAMES as INHERITED, placeholder } from '../../templates/runtime/arguments.js';
 import { mapChildren } from '../schema/forms.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
-
-const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 export { guardInherited, placeholder } from '../../templates/runtime/arguments.js';
 

@@ -23,6 +23,9 @@ export interface ValidationError {
   message?: string;
 }
 
+/** The property names every object inherits (`constructor`, `toString`, `__proto__`, …). */
+export const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 /** The name an inherited property name is compiled under. */
 export function placeholder(name: string): string {
   return `__toolspec_${name}__`;

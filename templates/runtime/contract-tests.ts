@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { isInputRequiredResult, ProtocolError, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { localRequest } from './context.js';
-import { createDispatcher, type AnyHandler } from './dispatcher.js';
+import { createDispatcher, legacyTools, type AnyHandler } from './dispatcher.js';
 import {
   promptModules,
   promptRules,
@@ -22,7 +22,7 @@ import {
 import { createPrompts, type ModuleLoaders } from './prompts.js';
 import { createResources } from './resources.js';
 import { handlers } from './registry.js';
-import { loadBindings, timeouts, tools } from './tools.js';
+import { loadBindings, objectOutputs, timeouts, tools } from './tools.js';
 
 /** An example of a tool or a prompt: arguments, whether they are refused, and what the answer must hold. */
 interface ArgumentsExample<Expect> {
@@ -38,6 +38,8 @@ export type Example = ArgumentsExample<{ structuredContent?: unknown }>;
 
 /** What the dispatcher logged of the current call: the cause of an unexpected error result. */
 const logged: unknown[] = [];
+
+const legacy = legacyTools(tools, objectOutputs);
 
 const dispatcher = createDispatcher({
   tools,
@@ -73,6 +75,16 @@ async function check(tool: string, example: Example): Promise<void> {
       expect(result.isError ?? false, `the call ended in an error result: ${text}${cause}`).toBe(false);
       const output = (await loadBindings()).get(tool)?.output;
       if (output) expect(output(result.structuredContent), 'structuredContent must match the outputSchema').toBe(true);
+      // The 2025 wire: a tool listed to 2025 clients with type: object sends its value as it is, so it must be an
+      // object there (any other root is wrapped as {result} by the SDK, the value and the listed schema alike).
+      const listed = legacy.find((t) => t.name === tool)?.outputSchema;
+      if (output && listed?.type === 'object') {
+        const value = result.structuredContent;
+        expect(
+          typeof value === 'object' && value !== null && !Array.isArray(value),
+          '2025 clients are told this output is an object',
+        ).toBe(true);
+      }
     }
     const structured = want.structuredContent;
     if (typeof structured === 'object' && structured !== null && !Array.isArray(structured)) {

@@ -40,6 +40,8 @@ export type AnyHandler = (args: never, ctx: ToolContext) => unknown;
 
 export interface DispatcherOptions extends InputOptions {
   tools: readonly Tool[];
+  /** The tools as 2025 clients see them (legacyTools), when they differ: listed to 2025 requests. */
+  legacyTools?: readonly Tool[];
   /** Each tool's validators, or a function that loads them (once, on the first call: listing tools needs none). */
   bindings: ReadonlyMap<string, ToolBinding> | (() => Promise<ReadonlyMap<string, ToolBinding>>);
   handlers: Readonly<Record<string, AnyHandler>>;
@@ -57,6 +59,19 @@ export interface DispatcherOptions extends InputOptions {
   waiting?: { max?: number; expireMs?: number } | WaitingCalls;
 }
 
+/**
+ * The tools as 2025 clients must see them: an output schema whose root resolves to an object (a `$ref`, an `allOf`;
+ * `objectOutputs`, decided by toolspec on the resolved schema) but does not say `type: "object"` says it, since the
+ * SDK's 2025 codec takes any other root for one that is not an object and wraps it, and the results, as {result}.
+ * Every other tool, and every tool for 2026-07-28 clients, goes out exactly as written.
+ */
+export function legacyTools(tools: readonly Tool[], objectOutputs: readonly string[]): readonly Tool[] {
+  const stamped = new Set(objectOutputs);
+  return tools.map((t) =>
+    stamped.has(t.name) && t.outputSchema ? { ...t, outputSchema: { ...t.outputSchema, type: 'object' } } : t,
+  );
+}
+
 export const DEFAULT_MAX_WAITING = 100;
 export const DEFAULT_WAITING_MS = 300_000;
 
@@ -70,7 +85,8 @@ interface Entry {
 }
 
 export interface Dispatcher {
-  listTools(cursor?: string): ListToolsResult;
+  /** `legacy`: for a 2025 request (see legacyTools). */
+  listTools(cursor?: string, legacy?: boolean): ListToolsResult;
   /** One round of a call: `sdk` is the SDK's request context, `connection` the server instance serving it. */
   callTool(name: string, args: unknown, sdk: ServerContext, connection: Connection): Promise<CallResult>;
 }
@@ -102,6 +118,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
   const onError = options.onError ?? ((error, tool) => console.error(`[toolspec] tool "${tool}" failed:`, error));
   const all: ListToolsResult = { tools: tools as Tool[] };
+  const legacyAll: ListToolsResult = { tools: (options.legacyTools ?? tools) as Tool[] };
   const rounds = new InputRounds(options);
   const waiting =
     options.waiting instanceof WaitingCalls
@@ -118,18 +135,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
 
   return {
-    listTools(cursor) {
+    listTools(cursor, legacy = false) {
+      const list = legacy ? legacyAll : all;
       if (pageSize <= 0) {
         if (cursor !== undefined)
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,
             'Invalid cursor: this server does not paginate tools/list',
           );
-        return all;
+        return list;
       }
       const start = cursor === undefined ? 0 : decodeCursor(cursor, tools.length);
       const end = start + pageSize;
-      const page: ListToolsResult = { tools: tools.slice(start, end) as Tool[] };
+      const page: ListToolsResult = { tools: list.tools.slice(start, end) };
       if (end < tools.length) page.nextCursor = encodeCursor(end);
       return page;
     },

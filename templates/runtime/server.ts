@@ -16,7 +16,9 @@ import {
   DEFAULT_WAITING_MS,
   type AnyHandler,
   type DispatcherOptions,
+  legacyTools,
 } from './dispatcher.js';
+import { isModern } from './context.js';
 import { WaitingCalls, type InputOptions } from './input.js';
 import {
   promptModules,
@@ -30,7 +32,16 @@ import {
 } from './primitives.js';
 import { createPrompts, type ModuleLoaders } from './prompts.js';
 import { createResources, enableSubscriptions, subscribe, unsubscribe } from './resources.js';
-import { cacheHint, instructions, loadBindings, pageSize, serverInfo, timeouts, tools } from './tools.js';
+import {
+  cacheHint,
+  instructions,
+  loadBindings,
+  objectOutputs,
+  pageSize,
+  serverInfo,
+  timeouts,
+  tools,
+} from './tools.js';
 
 export interface ServerOptions extends InputOptions {
   /** Tools per tools/list page (default: the spec's options.pageSize); 0 sends all tools in one page. */
@@ -66,8 +77,10 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
   const roundTimeoutMs = options.legacyInput?.roundTimeoutMs ?? DEFAULT_WAITING_MS;
   // One cap for every 2025 request that waits for answers: tools/call, prompts/get and resources/read alike.
   const waiting = new WaitingCalls(options.legacyInput?.maxWaiting ?? DEFAULT_MAX_WAITING, roundTimeoutMs);
+  const legacy = legacyTools(tools, objectOutputs);
   const dispatcher = createDispatcher({
     tools,
+    legacyTools: legacy,
     // Validators load on the first tools/call: a client that connects and lists tools does not wait for them.
     bindings: loadBindings,
     handlers: handlers as unknown as Record<string, AnyHandler>,
@@ -99,7 +112,8 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
   const completes =
     Object.values(promptRules).some((r) => r.arguments.some((a) => a.complete !== undefined)) ||
     resourceRules.some((r) => Object.keys(r.complete).length > 0);
-  const outputSchemas = new Map(tools.flatMap((t) => (t.outputSchema ? [[t.name, t.outputSchema] as const] : [])));
+  // What 2025 clients were shown: what the SDK projects their results by (the 2026-07-28 codec needs none).
+  const outputSchemas = new Map(legacy.flatMap((t) => (t.outputSchema ? [[t.name, t.outputSchema] as const] : [])));
   const sdkOptions: SdkServerOptions = {
     capabilities: {
       tools: {},
@@ -125,7 +139,9 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
   let idle: (() => void)[] = [];
   const factory = () => {
     const server = new Server(serverInfo, sdkOptions);
-    server.setRequestHandler('tools/list', (request) => dispatcher.listTools(request.params?.cursor));
+    server.setRequestHandler('tools/list', (request, ctx) =>
+      dispatcher.listTools(request.params?.cursor, !isModern(ctx)),
+    );
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params;
       inFlight++;

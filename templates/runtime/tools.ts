@@ -10,4 +10,5 @@ export const cacheHint: CacheHint = { ttlMs: 0, cacheScope: 'private' };
 export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>> = {};
 export const timeouts: Readonly<Record<string, number>> = {};
 export const tools: readonly Tool[] = [];
+export const objectOutputs: readonly string[] = [];
 export const loadBindings = (): Promise<ReadonlyMap<string, ToolBinding>> => Promise.resolve(new Map());

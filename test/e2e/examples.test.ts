@@ -295,7 +295,7 @@ describe('generate and check', () => {
     const stale = await check();
     expect(stale.map((f) => `${f.kind} ${f.file}`)).toEqual(['stale-file src/generated/examples.test.ts']);
     expect(stale[0]!.diff).toContain(
-      '+  [\'complete_item\', \'completes an item\', \'{"arguments":{"id":1},"expect":{"text":"Done: #1 Buy bread"}}\'],',
+      "+  ['complete_item', 'completes an item', { arguments: { id: 1 }, expect: { text: 'Done: #1 Buy bread' } }],",
     );
 
     // Without examples the file is not generated any more: check wants it gone, generate removes it.

@@ -93,10 +93,13 @@ function protocolSuite(era: Era, connect: () => Promise<Client>, leg: Leg) {
   it('lists exactly the manifest ($schema, $defs, additionalProperties intact)', async () => {
     const listed = await client.listTools();
     const expected = manifest.tools.map((t) =>
-      // 2025 clients see an output schema that is not an object wrapped as {result}, as the SDK's codec says.
+      // 2025 clients see an output schema that is not an object wrapped as {result}, as the SDK's codec says; one
+      // whose root is an object by its $ref is told so (type: object), and goes out otherwise as written.
       era === 'legacy' && t['name'] === 'primes'
         ? { ...t, outputSchema: { type: 'object', properties: { result: t['outputSchema'] }, required: ['result'] } }
-        : t,
+        : era === 'legacy' && t['name'] === 'double'
+          ? { ...t, outputSchema: { ...(t['outputSchema'] as object), type: 'object' } }
+          : t,
     );
     expect(listed.tools).toEqual(expected);
     const echo = listed.tools.find((t) => t.name === 'echo')!;
@@ -112,6 +115,13 @@ function protocolSuite(era: Era, connect: () => Promise<Client>, leg: Leg) {
     const scaled = await client.callTool({ name: 'add', arguments: { numbers: [2], scale: 3 } });
     expect(scaled.structuredContent).toEqual({ sum: 6 });
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('hi');
+  });
+
+  it('sends an output whose schema is a $ref to an object as the object itself, on both eras', async () => {
+    const r = await client.callTool({ name: 'double', arguments: { n: 21 } });
+    expect(r.isError).toBeUndefined();
+    expect(r.structuredContent).toEqual({ sum: 42 });
+    expect(JSON.parse(text(r))).toEqual({ sum: 42 });
   });
 
   it('round-trips an array output: as it is on 2026-07-28, wrapped as {result} for 2025 clients', async () => {
@@ -294,9 +304,14 @@ describe('generated server over stdio (node dist/generated/main.js)', () => {
         expect(JSON.stringify(tool['inputSchema']), `${era}: ${String(tool['name'])}`).toBe(
           JSON.stringify(want['inputSchema']),
         );
+        // For 2025 clients: primes's array root is wrapped by the SDK; double's $ref root is told type: object, last.
         if (era === 'modern' || tool['name'] !== 'primes') {
           expect(JSON.stringify(tool['outputSchema']), `${era}: ${String(tool['name'])}`).toBe(
-            JSON.stringify(want['outputSchema']),
+            JSON.stringify(
+              era === 'legacy' && tool['name'] === 'double'
+                ? { ...(want['outputSchema'] as object), type: 'object' }
+                : want['outputSchema'],
+            ),
           );
         }
       }

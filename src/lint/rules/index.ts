@@ -10,7 +10,7 @@ import {
 } from './descriptions.js';
 import { longToolName, mixedNameStyle } from './names.js';
 import { missingPrimitiveDescription, undescribedTemplateVariable } from './primitives.js';
-import { openInputSchema, schemaRefs } from './schemas.js';
+import { openInputSchema, outputWrappedFor2025, schemaRefs } from './schemas.js';
 
 const ignoreWithoutReason: Rule = {
   id: 'ignore-without-reason',
@@ -35,6 +35,7 @@ const ALL: Rule[] = [
   conflictingHints,
   openInputSchema,
   schemaRefs,
+  outputWrappedFor2025,
   legacyExecution,
   missingPrimitiveDescription,
   undescribedTemplateVariable,

@@ -1,7 +1,7 @@
 /** Rules about the tools' JSON Schemas as clients receive them. */
 import { clientSchema } from '../../emit/manifest.js';
 import type { ToolModel } from '../../model.js';
-import { isObject, walkSchema, type SchemaPath } from '../../schema/keywords.js';
+import { isObject, objectRoot, walkSchema, type SchemaPath } from '../../schema/keywords.js';
 import type { RawFinding, Rule } from '../types.js';
 
 /** Keywords that constrain an object's properties some other way than `properties`. */
@@ -40,6 +40,22 @@ export const openInputSchema: Rule = {
         span: ctx.at.inTool(tool, ['inputSchema']),
         message: `the inputSchema of tool "${tool.name}" accepts any object: it lists no properties and does not say additionalProperties: false`,
         hint: 'list the arguments under properties so a model knows what to send; a tool without parameters takes { type: object, additionalProperties: false }',
+      })),
+};
+
+export const outputWrappedFor2025: Rule = {
+  id: 'output-wrapped-for-2025',
+  severity: 'warning',
+  summary: 'an output schema whose root is not an object: 2025 clients receive the value wrapped as { result: … }',
+  check: (ctx) =>
+    ctx.model.tools
+      .filter((t) => t.output && !objectRoot(t.output.schema))
+      .map((tool) => ({
+        rule: 'output-wrapped-for-2025',
+        tools: [tool.name],
+        span: ctx.at.inTool(tool, ['outputSchema'], { key: true }),
+        message: `the outputSchema of tool "${tool.name}" has a root that is not an object, so 2025 clients receive its output wrapped as { result: … } (and are shown the schema wrapped the same way); 2026-07-28 clients receive it as it is`,
+        hint: 'that is how the SDK serves clients of protocol 2025, whose structured output must be an object; for one shape on both eras make the root an object, e.g. { type: object, properties: { items: … } }, or turn this rule off',
       })),
 };
 
