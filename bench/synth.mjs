@@ -157,21 +157,10 @@ export function handlerSource(tool) {
   return `import type { Handler } from '../generated/contract.js';\n\nexport const handler: Handler<'${tool.name}'> = async (args) => ${body};\n`;
 }
 
-export const TSCONFIG = {
-  compilerOptions: {
-    target: 'ES2022',
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
-    lib: ['ES2023'],
-    types: ['node'],
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    verbatimModuleSyntax: true,
-    skipLibCheck: true,
-    noEmit: true,
-  },
-  include: ['src'],
-};
+/** The tsconfig.json of the bench projects: the one `toolspec init` writes (and `toolspec dev` falls back on). */
+export const TSCONFIG = JSON.parse(
+  fs.readFileSync(new URL('../templates/init/tsconfig.json', import.meta.url), 'utf8'),
+);
 
 /**
  * Writes spec, tsconfig and handlers (not the generated files) to dir; returns the spec object. The spec is one

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 /**
- * The import rules of ARCHITECTURE.md, enforced (`npm run layers`, in `npm run typecheck` and so in CI). Imports
- * are read with TypeScript's own pre-processor (static imports, re-exports and `import()` alike); printing and disk
- * writes are found as calls in the source. Prints each broken rule as file: what and why; exits 1 if any.
+ * The import rules of ARCHITECTURE.md, enforced on TypeScript's syntax tree (in `npm run typecheck`, so in CI;
+ * test/layers.test.ts breaks each rule once): which folder may import which, that no module imports itself back
+ * through others (no loops), that the pure stages (pipeline/emit, pipeline/schema, pipeline/model.ts) touch
+ * neither the disk, threads, other processes nor `process`, that only cli.ts prints, and that only the writers
+ * write to the disk. Every way of reaching a thing counts: `import { writeFileSync } from 'node:fs'`, `import * as
+ * fs`, `fs['writeFileSync']`, `fs.promises.writeFile`, `import('node:fs/promises')`, `process['stdout']`,
+ * `globalThis.console`. Prints each broken rule as file:line: what and why; exits 1 if any.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,78 +22,197 @@ const files = fs
   .map((f) => f.split(path.sep).join('/'))
   .sort();
 
-/** The folder (or top-level module) a file belongs to: "emit", "validate", "cli.ts", … */
-const layerOf = (file) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : file);
-
-/** What each layer must not import (by layer), and why. */
-const FORBIDDEN = {
-  schema: { only: ['schema'], why: 'JSON Schema knowledge stands alone' },
-  emit: {
-    only: ['emit', 'schema', 'model.ts', 'options.ts', 'names.ts', 'paths.ts'],
-    why: 'emitters see only the model (what validate computed is in it), never the loader, the checks or the disk',
-  },
-  load: {
-    not: ['validate', 'emit', 'check', 'commands', 'lint', 'diff', 'import', 'cli.ts', 'write.ts', 'cache'],
-    why: 'load is the first stage',
-  },
-  validate: {
-    not: ['emit', 'check', 'commands', 'lint', 'diff', 'import', 'cli.ts', 'write.ts'],
-    why: 'validate comes before emit and the checks',
-  },
-  'model.ts': { only: ['options.ts', 'schema'], why: 'the model is plain data' },
+/** The room a module is in: "pipeline/emit", "check", "cli.ts", "pipeline/model.ts", … */
+const roomOf = (file) => {
+  const parts = file.split('/');
+  if (parts[0] === 'pipeline') return parts.length > 2 ? `pipeline/${parts[1]}` : file;
+  return parts.length > 1 ? parts[0] : file;
 };
 
-/** Runtime modules the generator imports (the rest of templates/runtime is copied into projects, never imported). */
-const SHARED = ['templates/runtime/arguments.ts', 'templates/runtime/uri-template.ts'];
-
+/** What each room may import (`only`) or must not (`not`), and why. */
+const RULES = {
+  'pipeline/schema': { only: ['pipeline/schema'], why: 'JSON Schema knowledge stands alone' },
+  'pipeline/emit': {
+    only: ['pipeline/emit', 'pipeline/schema', 'pipeline/model.ts', 'core'],
+    why: 'emitters see only the model (what validate computed is in it), never the loader, the checks or the disk',
+  },
+  'pipeline/model.ts': { only: ['pipeline/schema', 'core'], why: 'the model is plain data' },
+  'pipeline/load': {
+    only: ['pipeline/load', 'pipeline/schema', 'core'],
+    why: 'load is the first stage',
+  },
+  'pipeline/validate': {
+    only: ['pipeline/validate', 'pipeline/load', 'pipeline/schema', 'pipeline/model.ts', 'core', 'cache'],
+    why: 'validate comes after load and before emit, the checks and the commands',
+  },
+  core: { only: ['core'], why: 'core is what every stage builds on' },
+  cache: { only: ['cache', 'core'], why: 'the cache holds what others compute, without knowing how' },
+};
+/** Rooms whose code is pure: no disk, no threads, no processes, no `process`. */
+const PURE = new Set(['pipeline/emit', 'pipeline/schema', 'pipeline/model.ts']);
+const IMPURE_MODULES = /^(node:)?(fs|fs\/promises|worker_threads|child_process|cluster)$/;
 /** Who may call the commands: the CLI (and commands one another). */
 const COMMAND_CALLERS = new Set(['cli.ts', 'commands']);
-
-/** Where the disk may be written: the commands, the writer, the cache, the transpiled modules `call` runs. */
-const WRITERS = new Set(['write.ts', 'cache', 'run/cache.ts', 'commands', 'import/write.ts']);
-const WRITE_CALL =
-  /\bfs(?:\.promises)?\.(?:writeFileSync|writeFile|appendFileSync|renameSync|mkdirSync|mkdtempSync|rmSync|rmdirSync|unlinkSync|linkSync|symlinkSync|copyFileSync|truncateSync|writeSync|cpSync)\b/;
-const PRINT_CALL = /\bconsole\.\w+\(|\bprocess\.(?:stdout|stderr)\b/;
+/** Where the disk may be written: the commands, the writer, the cache, init's scaffold, import's writer. */
+const WRITERS = new Set(['write', 'cache', 'commands', 'init', 'import/write.ts']);
+/** Runtime modules the generator imports (the rest of templates/runtime is copied into projects, never imported). */
+const SHARED = ['templates/runtime/arguments.ts', 'templates/runtime/uri-template.ts'];
+const FS_MODULES = /^(node:)?fs(\/promises)?$/;
+const WRITE_CALLS = new Set(
+  'writeFile writeFileSync appendFile appendFileSync rename renameSync mkdir mkdirSync mkdtemp mkdtempSync rm rmSync rmdir rmdirSync unlink unlinkSync link linkSync symlink symlinkSync copyFile copyFileSync cp cpSync truncate truncateSync write writeSync writev writevSync open openSync createWriteStream utimes utimesSync futimes futimesSync chmod chmodSync chown chownSync'.split(
+    ' ',
+  ),
+);
+const PRINTS = new Set(['stdout', 'stderr']);
 
 const problems = [];
+const graph = new Map();
+
 for (const file of files) {
   const text = fs.readFileSync(path.join(src, file), 'utf8');
-  const layer = layerOf(file);
-  const rule = FORBIDDEN[layer];
-  for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
-    if (!fileName.startsWith('.')) continue;
-    const target = path.posix
-      .relative('.', path.posix.join(path.posix.dirname(file), fileName))
-      .replace(/\.js$/, '.ts');
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const room = roomOf(file);
+  const rule = RULES[room];
+  const say = (node, what) =>
+    problems.push(`src/${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}: ${what}`);
+  const edges = new Set();
+  graph.set(file, edges);
+  /** Local names bound to the fs module (`fs`, `promises`), and to its write functions (`writeFileSync`, aliases). */
+  const fsNames = new Set();
+  const writeNames = new Set();
+
+  const importOf = (node, spec) => {
+    if (IMPURE_MODULES.test(spec) && PURE.has(room))
+      say(node, `imports ${spec}; ${room} is pure (no disk, threads or processes)`);
+    if (!spec.startsWith('.')) return;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts');
     if (target.startsWith('..')) {
-      const shared = path.posix.relative('.', path.posix.join('src', target));
+      const shared = path.posix.normalize(path.posix.join('src', target));
       if (!SHARED.includes(shared))
-        problems.push(
-          `src/${file}: imports ${fileName}, outside src/; of the runtime templates only ${SHARED.join(', ')} are shared`,
-        );
-      continue;
+        say(node, `imports ${spec}, outside src/; of the runtime templates only ${SHARED.join(', ')} are shared`);
+      return;
     }
-    const to = layerOf(target);
-    if (to === layer) continue;
+    edges.add(target);
+    const to = roomOf(target);
+    if (to === room) return;
     if (rule?.only && !rule.only.includes(to))
-      problems.push(
-        `src/${file}: imports src/${target}; ${layer} may import only ${rule.only.join(', ')} (${rule.why})`,
-      );
-    if (rule?.not?.includes(to)) problems.push(`src/${file}: imports src/${target}; ${rule.why}`);
-    if (to === 'commands' && !COMMAND_CALLERS.has(layer))
-      problems.push(`src/${file}: imports src/${target}; only the CLI calls commands`);
-  }
-  const lines = text.split('\n');
-  const inComment = (line) => /^\s*(\/\/|\*|\/\*)/.test(line);
-  lines.forEach((line, i) => {
-    if (inComment(line)) return;
-    if (PRINT_CALL.test(line) && file !== 'cli.ts')
-      problems.push(`src/${file}:${i + 1}: prints; only the CLI prints (commands return what to print)`);
-    if (WRITE_CALL.test(line) && !WRITERS.has(file) && !WRITERS.has(layer)) {
-      problems.push(`src/${file}:${i + 1}: writes to the disk; only the commands, the writer and the caches do`);
+      say(node, `imports src/${target}; ${room} may import only ${rule.only.join(', ')} (${rule.why})`);
+    if (to === 'commands' && !COMMAND_CALLERS.has(room)) say(node, `imports src/${target}; only the CLI calls commands`);
+  };
+
+  const visit = (node) => {
+    // import … from 'x', export … from 'x'
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      const spec = node.moduleSpecifier.text;
+      importOf(node, spec);
+      const clause = ts.isImportDeclaration(node) ? node.importClause : undefined;
+      if (clause && FS_MODULES.test(spec) && !clause.isTypeOnly) {
+        if (clause.name) fsNames.add(clause.name.text);
+        const bindings = clause.namedBindings;
+        if (bindings && ts.isNamespaceImport(bindings)) fsNames.add(bindings.name.text);
+        if (bindings && ts.isNamedImports(bindings)) {
+          for (const el of bindings.elements) {
+            const imported = (el.propertyName ?? el.name).text;
+            if (imported === 'promises' || imported === 'default') fsNames.add(el.name.text);
+            else if (WRITE_CALLS.has(imported)) writeNames.add(el.name.text);
+          }
+        }
+      }
     }
-  });
+    // import('x'), require('x')
+    if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === 'require')) &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      importOf(node, node.arguments[0].text);
+      if (FS_MODULES.test(node.arguments[0].text) && !WRITERS.has(room) && !WRITERS.has(file))
+        say(node, 'loads the fs module dynamically; only the commands, the writer and the cache write to the disk');
+    }
+    if (ts.isIdentifier(node) && !isDeclarationName(node)) {
+      const name = node.text;
+      const parent = node.parent;
+      const member = memberName(parent, node);
+      if (name === 'process' && PURE.has(room) && !isPropertyNameOf(parent, node))
+        say(node, `touches process; ${room} is pure (its inputs come as arguments)`);
+      if (name === 'console' && file !== 'cli.ts' && !isPropertyNameOf(parent, node))
+        say(node, 'prints; only the CLI prints (commands return what to print)');
+      if (name === 'process' && member !== undefined && PRINTS.has(member) && file !== 'cli.ts')
+        say(node, 'prints; only the CLI prints (commands return what to print)');
+      if (name === 'globalThis' && member === 'console' && file !== 'cli.ts')
+        say(node, 'prints; only the CLI prints (commands return what to print)');
+      if (!WRITERS.has(room) && !WRITERS.has(file)) {
+        const writes =
+          (fsNames.has(name) && member !== undefined && (WRITE_CALLS.has(member) || member === 'promises')) ||
+          (writeNames.has(name) && !isPropertyNameOf(parent, node));
+        if (writes && (member !== 'promises' || writesThroughPromises(parent)))
+          say(node, 'writes to the disk; only the commands, the writer and the cache do');
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
 }
+
+/** The member read off `node` (`node.x` or `node['x']`), if any. */
+function memberName(parent, node) {
+  if (ts.isPropertyAccessExpression(parent) && parent.expression === node) return parent.name.text;
+  if (ts.isElementAccessExpression(parent) && parent.expression === node && ts.isStringLiteralLike(parent.argumentExpression))
+    return parent.argumentExpression.text;
+  return undefined;
+}
+
+/** `fs.promises.writeFile` (and `fs.promises['rm']`): a write through the promises namespace. */
+function writesThroughPromises(parent) {
+  const next = memberName(parent.parent, parent);
+  return next !== undefined && WRITE_CALLS.has(next);
+}
+
+/** The identifier is the name in `x.name`, `{ name: … }` or a declaration: not a use of a variable. */
+function isPropertyNameOf(parent, node) {
+  return (
+    (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
+    (ts.isPropertyAssignment(parent) && parent.name === node) ||
+    (ts.isPropertySignature(parent) && parent.name === node) ||
+    (ts.isMethodDeclaration(parent) && parent.name === node) ||
+    (ts.isPropertyDeclaration(parent) && parent.name === node) ||
+    ts.isImportSpecifier(parent) ||
+    ts.isExportSpecifier(parent) ||
+    ts.isQualifiedName(parent)
+  );
+}
+
+function isDeclarationName(node) {
+  const p = node.parent;
+  return (
+    (ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isFunctionDeclaration(p) || ts.isBindingElement(p)) &&
+    p.name === node
+  );
+}
+
+// No loops: a module never reaches itself through its imports (type-only ones included: a loop of types is a
+// loop of concepts).
+const state = new Map();
+const stack = [];
+const loops = new Set();
+const walk = (file) => {
+  state.set(file, 'open');
+  stack.push(file);
+  for (const next of graph.get(file) ?? []) {
+    if (!graph.has(next)) continue;
+    if (state.get(next) === 'open') {
+      const loop = stack.slice(stack.indexOf(next));
+      const start = loop.indexOf([...loop].sort()[0]);
+      loops.add([...loop.slice(start), ...loop.slice(0, start)].map((f) => `src/${f}`).join(' → '));
+    } else if (!state.has(next)) walk(next);
+  }
+  stack.pop();
+  state.set(file, 'done');
+};
+for (const file of files) if (!state.has(file)) walk(file);
+for (const loop of [...loops].sort()) problems.push(`import loop: ${loop} → back to the first`);
 
 // A shared module runs in generated servers and in toolspec alike: it imports nothing.
 for (const shared of SHARED) {
@@ -106,4 +229,4 @@ if (problems.length) {
   );
   process.exit(1);
 }
-console.log(`layers: ${files.length} modules keep the import rules of ARCHITECTURE.md`);
+console.log(`layers: ${files.length} modules keep the import rules of ARCHITECTURE.md, with no import loop`);

@@ -1,21 +1,17 @@
 /**
- * The command line, wiring only: options parsed by commander, each command's module (src/commands/<name>.ts)
- * called, what it returns printed. The only layer that touches the console; exit codes are in commands/result.ts.
+ * The command line: a table of the commands (their arguments, options and help), and main(), which registers them
+ * with commander, calls the command's module (src/commands/<name>.ts) and prints what it returns. The only module
+ * that touches the console; exit codes are in commands/result.ts. Each command's module (and the spec loader, the
+ * generator and the type checker behind it) is imported only when that command runs.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { EXIT } from './commands/result.js';
-import { fileSystemError, UserError } from './diagnostics.js';
-import { chooseSpec, DEFAULT_SPEC } from './discover.js';
-import { packageRoot } from './paths.js';
-import { styleFor } from './report.js';
-
-// Each command's module (and the spec loader, the generator and the type checker behind it) is imported only when
-// that command runs: a generate or check with nothing to do (the cached state holds) starts in a fraction of the time.
-
-/** A `[spec]` argument: undefined when none was given (src/discover.ts then looks for one). */
-type Given = string | undefined;
+import { EXIT, type CommandResult } from './commands/result.js';
+import { fileSystemError, UserError } from './core/diagnostics.js';
+import { chooseSpec, DEFAULT_SPEC } from './core/discover.js';
+import { packageRoot } from './core/paths.js';
+import { styleFor, type Style } from './report/text.js';
 
 interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -24,291 +20,273 @@ interface Io {
   cwd: string;
 }
 
-const formatOption = () =>
-  new Option('--format <format>', 'output for people (text) or for machines (json)')
-    .choices(['text', 'json'])
-    .default('text');
+/** What a command's `run` gets besides its arguments and options. */
+interface Run {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: Io['stdout'];
+  /** One line (or text) on stdout, or on stderr. */
+  out: (s: string) => void;
+  err: (s: string) => void;
+  /** Prints what a command returned and keeps its exit code; raw: stdout as it is (a spec written to -). */
+  finish: (r: CommandResult, options?: { raw?: boolean }) => void;
+  /** Sets the exit code of a command that prints as it goes (watch, dev). */
+  exit: (code: number) => void;
+  /** The spec a command works on: the one named, or toolspec.yaml here or in the nearest parent (core/discover.ts). */
+  specOf: (given: string | undefined) => { spec: string; lookedIn?: string | undefined };
+  styles: () => { out: Style; err: Style };
+  errStyle: () => Style;
+  /** True when main() runs as the real process (not a test's call). */
+  asProcess: boolean;
+}
 
+type Opts = Record<string, unknown> & { format: 'text' | 'json' | 'github' };
+
+interface CommandSpec {
+  name: string;
+  summary: string;
+  /** [syntax, description, default]. */
+  args?: [string, string, string?][];
+  options?: Option[];
+  help?: string;
+  run: (run: Run, args: (string | string[] | undefined)[], opts: Opts) => Promise<void>;
+}
+
+const option = (flags: string, description: string, value?: string) =>
+  value === undefined ? new Option(flags, description) : new Option(flags, description).default(value);
+const format = () =>
+  option('--format <format>', 'output for people (text) or for machines (json)', 'text').choices(['text', 'json']);
 /** For the commands that report findings: GitHub Actions annotations too. */
-const reportFormatOption = () =>
-  new Option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)')
-    .choices(['text', 'json', 'github'])
-    .default('text');
+const reportFormat = () =>
+  option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)', 'text').choices([
+    'text',
+    'json',
+    'github',
+  ]);
+const specArg = (): [string, string] => [
+  '[spec]',
+  `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`,
+];
+const specOption = () =>
+  option('--spec <path>', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`);
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
-  const { stdout, stderr, env, cwd } = {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-    cwd: process.cwd(),
-    ...io,
-  };
-  const out = (s: string) => void stdout.write(s.endsWith('\n') ? s : `${s}\n`);
-  const err = (s: string) => void stderr.write(s.endsWith('\n') ? s : `${s}\n`);
-  /** A command that returns what to print and its exit code; raw: stdout as it is (e.g. a spec written to -). */
-  const finish = (r: { stdout: string; stderr: string; code: number }, { raw = false } = {}) => {
-    if (r.stderr) err(r.stderr);
-    if (r.stdout && raw) stdout.write(r.stdout);
-    else if (r.stdout) out(r.stdout);
-    code = r.code;
-  };
-  let code: number = EXIT.ok;
-
-  const program = new Command('toolspec')
-    .description('Generate typed, validated MCP tool servers from a YAML spec, and check them for drift.')
-    .version(packageVersion(), '-v, --version')
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput({ writeOut: out, writeErr: err });
-
-  const styles = () => ({ out: styleFor(stdout, env), err: styleFor(stderr, env) });
-  /** The spec a command works on: the one named, or toolspec.yaml here or in the nearest parent (src/discover.ts). */
-  const specArg = () =>
-    ['[spec]', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`] as const;
-  const specOf = (given: string | undefined) => chooseSpec(given, cwd);
-
-  program
-    .command('validate')
-    .description('load and check the spec; print every problem at once')
-    .argument(...specArg())
-    .addOption(reportFormatOption())
-    .action(async (spec: Given, opts: { format: 'text' | 'json' | 'github' }) => {
-      finish(
-        await (
-          await import('./commands/validate.js')
-        ).validateCommand({ ...specOf(spec), cwd, format: opts.format, style: styles() }),
-      );
-    });
-
-  program
-    .command('generate')
-    .description('write the generated files, and a handler stub for each tool that has none yet')
-    .argument(...specArg())
-    .addOption(formatOption())
-    .option(
-      '--watch',
-      'generate now, then again whenever the spec or a file it includes changes (one line per run; Ctrl-C stops)',
-    )
-    .option(
-      '--new-stubs',
-      'create stubs for new tools even when handlers of tools the spec no longer has are there (without it, generate asks whether a new tool is one of those renamed: see renamedFrom)',
-    )
-    .option(
-      '--no-cache',
-      'compute everything, reading no cache, and put what was computed in its place (the output is the same bytes either way)',
-    )
-    .action(
-      async (spec: Given, opts: { format: 'text' | 'json'; watch?: boolean; newStubs?: boolean; cache: boolean }) => {
-        const newStubs = opts.newStubs === true;
-        const noCache = !opts.cache;
-        if (opts.watch) {
-          const { watchGenerate } = await import('./commands/watch.js');
-          code = await watchGenerate({
-            ...specOf(spec),
-            cwd,
-            format: opts.format,
-            style: styleFor(stderr, env),
-            out,
-            err,
-            newStubs,
-            noCache,
-          });
-          return;
-        }
-        const r = await (
-          await import('./commands/generate.js')
-        ).generateCommand({
-          ...specOf(spec),
-          cwd,
-          format: opts.format,
-          style: styleFor(stderr, env),
-          newStubs,
-          noCache,
-        });
-        finish(r);
-      },
-    );
-
-  program
-    .command('check')
-    .description(
+const COMMANDS: CommandSpec[] = [
+  {
+    name: 'validate',
+    summary: 'load and check the spec; print every problem at once',
+    args: [specArg()],
+    options: [reportFormat()],
+    run: async (r, [spec], o) => {
+      const { validateCommand } = await import('./commands/validate.js');
+      r.finish(await validateCommand({ ...r.specOf(str(spec)), cwd: r.cwd, format: o.format, style: r.styles() }));
+    },
+  },
+  {
+    name: 'generate',
+    summary: 'write the generated files, and a handler stub for each tool that has none yet',
+    args: [specArg()],
+    options: [
+      format(),
+      option(
+        '--watch',
+        'generate now, then again whenever the spec or a file it includes changes (one line per run; Ctrl-C stops)',
+      ),
+      option(
+        '--new-stubs',
+        'create stubs for new tools even when handlers of tools the spec no longer has are there (without it, generate asks whether a new tool is one of those renamed: see renamedFrom)',
+      ),
+      option(
+        '--no-cache',
+        'compute everything, reading no cache, and put what was computed in its place (the output is the same bytes either way)',
+      ),
+    ],
+    run: async (r, [spec], o) => {
+      const input = {
+        ...r.specOf(str(spec)),
+        cwd: r.cwd,
+        format: o.format as 'text' | 'json',
+        style: r.errStyle(),
+        newStubs: o['newStubs'] === true,
+        noCache: o['cache'] === false,
+      };
+      if (o['watch']) {
+        const { watchGenerate } = await import('./commands/watch.js');
+        r.exit(await watchGenerate({ ...input, out: r.out, err: r.err }));
+      } else {
+        r.finish(await (await import('./commands/generate.js')).generateCommand(input));
+      }
+    },
+  },
+  {
+    name: 'check',
+    summary:
       'the drift check: regenerate in memory and compare, then hold every handler to its contract; changes nothing',
-    )
-    .argument(...specArg())
-    .addOption(reportFormatOption())
-    .option('--diff', 'show a diff for each stale file (default: on a terminal)')
-    .option('--no-diff', 'no diffs')
-    .action(async (spec: Given, opts: { format: 'text' | 'json' | 'github'; diff?: boolean }) => {
+    args: [specArg()],
+    options: [
+      reportFormat(),
+      option('--diff', 'show a diff for each stale file (default: on a terminal)'),
+      option('--no-diff', 'no diffs'),
+    ],
+    run: async (r, [spec], o) => {
       const { checkCommand } = await import('./commands/check.js');
-      finish(
-        await checkCommand({
-          ...specOf(spec),
-          cwd,
-          format: opts.format,
-          diff: opts.diff ?? Boolean(stdout.isTTY),
-          style: styles(),
-        }),
-      );
-    });
-
-  program
-    .command('diff')
-    .description(
+      const diff = typeof o['diff'] === 'boolean' ? o['diff'] : Boolean(r.stdout.isTTY);
+      r.finish(await checkCommand({ ...r.specOf(str(spec)), cwd: r.cwd, format: o.format, diff, style: r.styles() }));
+    },
+  },
+  {
+    name: 'diff',
+    summary:
       'compare two versions of the spec: every change classified breaking, compatible or prompt; exit 1 on a breaking one',
-    )
-    .argument(
-      '[old]',
-      'the old spec: a file, a git revision (the spec at that revision, with its includes) or <rev>:<path>',
-    )
-    .argument('[new]', 'the new spec, the same way (default: the spec file in the working tree)')
-    .option(
-      '--against <rev>',
-      'compare the working spec (or the one file given) with the spec at this git revision, e.g. origin/main',
-    )
-    .option(
-      '--spec <path>',
-      `the spec file, for operands that name only a revision (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`,
-    )
-    .addOption(reportFormatOption())
-    .addOption(
-      new Option('--fail-on <class>', 'exit 1 on breaking changes, on breaking or prompt changes, or on any change')
-        .choices(['breaking', 'prompt', 'any'])
-        .default('breaking'),
-    )
-    .action(
-      async (
-        oldSpec: string | undefined,
-        newSpec: string | undefined,
-        opts: {
-          against?: string;
-          spec?: string;
-          format: 'text' | 'json' | 'github';
-          failOn: 'breaking' | 'prompt' | 'any';
-        },
-      ) => {
-        const { diffCommand } = await import('./commands/diff.js');
-        const r = diffCommand({
-          old: oldSpec,
-          new: newSpec,
-          against: opts.against,
-          spec: specOf(opts.spec).spec,
-          format: opts.format,
-          failOn: opts.failOn,
-          cwd,
-          style: styles(),
-        });
-        finish(r);
-      },
-    );
-
-  program
-    .command('lint')
-    .description(
-      'check the spec against the lint rules and count the tokens its tools take (rules and budget: options.lint)',
-    )
-    .argument(...specArg())
-    .addOption(reportFormatOption())
-    .option('--rules', 'list the rules, their default severity and what they find')
-    .action(async (spec: Given, opts: { format: 'text' | 'json' | 'github'; rules?: boolean }) => {
-      const { lintCommand } = await import('./commands/lint.js');
-      finish(
-        await lintCommand({ ...specOf(spec), cwd, format: opts.format, rules: Boolean(opts.rules), style: styles() }),
-      );
-    });
-
-  program
-    .command('import')
-    .description('write a spec from an existing MCP server: its tools exactly as it lists them')
-    .option('--from-command <command>', 'start the server with this command line (no shell) and read it over stdio')
-    .option('--from-url <url>', 'read the server at this Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp')
-    .option(
-      '--from-file <file>',
-      'read a saved tools/list result, a JSON-RPC response with one, or an array of tools (JSON)',
-    )
-    .option('--out <file>', 'the spec file to write; - prints it instead', DEFAULT_SPEC)
-    .option('--force', 'replace --out when it exists')
-    .option('--hoist', 'move sub-schemas that two or more tools repeat into shared $defs (schemas then refer to them)')
-    .option('--skip-invalid', 'leave out the tools toolspec cannot take, instead of writing nothing')
-    .option('--timeout <duration>', 'how long the server may take to start and to answer each request', '30s')
-    .option(
-      '--header <header>',
-      'an HTTP header for --from-url, "Name: value"; repeatable',
-      (v: string, all: string[] = []) => [...all, v],
-    )
-    .option('--name <name>', 'the server name to write (default: the one the server reports)')
-    .option('--server-version <version>', 'the server version to write (default: the one the server reports)')
-    .addOption(formatOption())
-    .action(
-      async (opts: {
-        fromCommand?: string;
-        fromUrl?: string;
-        fromFile?: string;
-        out: string;
-        force?: boolean;
-        hoist?: boolean;
-        skipInvalid?: boolean;
-        timeout: string;
-        header?: string[];
-        name?: string;
-        serverVersion?: string;
-        format: 'text' | 'json';
-      }) => {
-        const { importCommand } = await import('./commands/import.js');
-        const { force, hoist, skipInvalid, header, ...rest } = opts;
-        const r = await importCommand({
-          ...rest,
-          force: Boolean(force),
-          hoist: Boolean(hoist),
-          skipInvalid: Boolean(skipInvalid),
-          headers: header ?? [],
-          cwd,
-          env,
-          version: packageVersion(),
-        });
-        finish(r, { raw: true });
-      },
-    );
-
-  program
-    .command('init')
-    .description('create a new MCP server project: npm install && npm start serves it, npm test tests it')
-    .argument('[dir]', 'the project folder', '.')
-    .option('--force', 'add the files to a folder that is not empty (existing files are still never overwritten)')
-    .option(
-      '--toolspec <spec>',
-      'the toolspec devDependency to write in package.json (a version range, file:<path>, a URL); default: one that ' +
-        'installs here (a registry range, or the clone or tarball this toolspec runs from)',
-    )
-    .action(async (dir: string, opts: { force?: boolean; toolspec?: string }) => {
-      const { initCommand } = await import('./commands/init.js');
-      finish(
-        await initCommand({
-          dir,
-          cwd,
-          force: Boolean(opts.force),
-          ...(opts.toolspec === undefined ? {} : { toolspec: opts.toolspec }),
-          style: styles(),
+    args: [
+      ['[old]', 'the old spec: a file, a git revision (the spec at that revision, with its includes) or <rev>:<path>'],
+      ['[new]', 'the new spec, the same way (default: the spec file in the working tree)'],
+    ],
+    options: [
+      option(
+        '--against <rev>',
+        'compare the working spec (or the one file given) with the spec at this git revision, e.g. origin/main',
+      ),
+      option(
+        '--spec <path>',
+        `the spec file, for operands that name only a revision (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`,
+      ),
+      reportFormat(),
+      option(
+        '--fail-on <class>',
+        'exit 1 on breaking changes, on breaking or prompt changes, or on any change',
+        'breaking',
+      ).choices(['breaking', 'prompt', 'any']),
+    ],
+    run: async (r, [old, next], o) => {
+      const { diffCommand } = await import('./commands/diff.js');
+      r.finish(
+        diffCommand({
+          old: str(old),
+          new: str(next),
+          against: str(o['against']),
+          spec: r.specOf(str(o['spec'])).spec,
+          format: o.format,
+          failOn: o['failOn'] as 'breaking' | 'prompt' | 'any',
+          cwd: r.cwd,
+          style: r.styles(),
         }),
       );
-    });
-
-  program
-    .command('call')
-    .description("run one tool through the project's handler and the generated dispatcher, in this process, no build")
-    .argument('[tool]', 'the tool to call')
-    .argument(
-      '[arguments...]',
-      'key=value (read by the type the input schema gives the property), or key:=json (JSON as it is)',
-    )
-    .option('--json <object>', 'the arguments as one JSON object (key=value pairs after it set its keys)')
-    .option('--list', "list the tools and their arguments (or one tool's, when named)")
-    .option('--prompt <name>', 'get this prompt instead (prompts/get): the key=value pairs are its arguments')
-    .option('--read <uri>', 'read this resource instead (resources/read): a fixed URI or one a template matches')
-    .option('--spec <path>', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`)
-    .addOption(formatOption())
-    .addHelpText(
-      'after',
-      `
+    },
+  },
+  {
+    name: 'lint',
+    summary:
+      'check the spec against the lint rules and count the tokens its tools take (rules and budget: options.lint)',
+    args: [specArg()],
+    options: [reportFormat(), option('--rules', 'list the rules, their default severity and what they find')],
+    run: async (r, [spec], o) => {
+      const { lintCommand } = await import('./commands/lint.js');
+      r.finish(
+        await lintCommand({
+          ...r.specOf(str(spec)),
+          cwd: r.cwd,
+          format: o.format,
+          rules: Boolean(o['rules']),
+          style: r.styles(),
+        }),
+      );
+    },
+  },
+  {
+    name: 'import',
+    summary: 'write a spec from an existing MCP server: its tools exactly as it lists them',
+    options: [
+      option('--from-command <command>', 'start the server with this command line (no shell) and read it over stdio'),
+      option('--from-url <url>', 'read the server at this Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp'),
+      option(
+        '--from-file <file>',
+        'read a saved tools/list result, a JSON-RPC response with one, or an array of tools (JSON)',
+      ),
+      option('--out <file>', 'the spec file to write; - prints it instead', DEFAULT_SPEC),
+      option('--force', 'replace --out when it exists'),
+      option(
+        '--hoist',
+        'move sub-schemas that two or more tools repeat into shared $defs (schemas then refer to them)',
+      ),
+      option('--skip-invalid', 'leave out the tools toolspec cannot take, instead of writing nothing'),
+      option('--timeout <duration>', 'how long the server may take to start and to answer each request', '30s'),
+      option('--header <header>', 'an HTTP header for --from-url, "Name: value"; repeatable').argParser(
+        (v: string, all: string[] = []) => [...all, v],
+      ),
+      option('--name <name>', 'the server name to write (default: the one the server reports)'),
+      option('--server-version <version>', 'the server version to write (default: the one the server reports)'),
+      format(),
+    ],
+    run: async (r, _args, o) => {
+      const { importCommand } = await import('./commands/import.js');
+      const given = (k: string) => (str(o[k]) === undefined ? {} : { [k]: str(o[k]) });
+      r.finish(
+        await importCommand({
+          ...given('fromCommand'),
+          ...given('fromUrl'),
+          ...given('fromFile'),
+          ...given('name'),
+          ...given('serverVersion'),
+          out: str(o['out'])!,
+          timeout: str(o['timeout'])!,
+          format: o.format as 'text' | 'json',
+          force: Boolean(o['force']),
+          hoist: Boolean(o['hoist']),
+          skipInvalid: Boolean(o['skipInvalid']),
+          headers: (o['header'] as string[] | undefined) ?? [],
+          cwd: r.cwd,
+          env: r.env,
+          version: packageVersion(),
+        }),
+        { raw: true },
+      );
+    },
+  },
+  {
+    name: 'init',
+    summary: 'create a new MCP server project: npm install && npm start serves it, npm test tests it',
+    args: [['[dir]', 'the project folder', '.']],
+    options: [
+      option('--force', 'add the files to a folder that is not empty (existing files are still never overwritten)'),
+      option(
+        '--toolspec <spec>',
+        'the toolspec devDependency to write in package.json (a version range, file:<path>, a URL); default: one that installs here (a registry range, or the clone or tarball this toolspec runs from)',
+      ),
+    ],
+    run: async (r, [dir], o) => {
+      const { initCommand } = await import('./commands/init.js');
+      const toolspec = str(o['toolspec']);
+      r.finish(
+        await initCommand({
+          dir: str(dir) ?? '.',
+          cwd: r.cwd,
+          force: Boolean(o['force']),
+          ...(toolspec === undefined ? {} : { toolspec }),
+          style: r.styles(),
+        }),
+      );
+    },
+  },
+  {
+    name: 'call',
+    summary: "run one tool through the project's handler and the generated dispatcher, in this process, no build",
+    args: [
+      ['[tool]', 'the tool to call'],
+      [
+        '[arguments...]',
+        'key=value (read by the type the input schema gives the property), or key:=json (JSON as it is)',
+      ],
+    ],
+    options: [
+      option('--json <object>', 'the arguments as one JSON object (key=value pairs after it set its keys)'),
+      option('--list', "list the tools and their arguments (or one tool's, when named)"),
+      option('--prompt <name>', 'get this prompt instead (prompts/get): the key=value pairs are its arguments'),
+      option('--read <uri>', 'read this resource instead (resources/read): a fixed URI or one a template matches'),
+      specOption(),
+      format(),
+    ],
+    help: `
 Arguments: key=value reads the value by the property's type in the input schema: a string takes the text as it is;
 a number, integer, boolean or null takes its JSON reading (limit=5, dry=true); an array takes a JSON array or the
 text split at commas (ids=1,2,3), and a repeated key adds items (tag=a tag=b); an object takes JSON. key:=json
@@ -329,80 +307,123 @@ Examples:
   toolspec call search_docs --json '{"query": "install", "filters": {"tag": "cli"}}'
   toolspec call --prompt summarise_notes topic=cooking
   toolspec call --read notes://42`,
-    )
-    .action(
-      async (
-        tool: string | undefined,
-        pairs: string[],
-        opts: { json?: string; list?: boolean; prompt?: string; read?: string; spec?: string; format: 'text' | 'json' },
-      ) => {
-        const { callCommand } = await import('./commands/call.js');
-        finish(
-          await callCommand({
-            tool,
-            pairs,
-            ...(opts.json === undefined ? {} : { json: opts.json }),
-            list: Boolean(opts.list),
-            ...(opts.prompt === undefined ? {} : { prompt: opts.prompt }),
-            ...(opts.read === undefined ? {} : { read: opts.read }),
-            spec: specOf(opts.spec).spec,
-            cwd,
-            format: opts.format,
-            style: styles(),
-            err,
-          }),
-          { raw: true },
-        );
-        // The handler's module may hold the event loop open (a connection pool, a timer): once the result is out,
-        // the process ends anyway. Only as the real process: main() in a test's process leaves the process alone.
-        if (!io.stdout) setTimeout(() => process.exit(code), 250).unref();
-      },
-    );
-
-  program
-    .command('dev')
-    .description(
+    run: async (r, [tool, pairs], o) => {
+      const { callCommand } = await import('./commands/call.js');
+      const given = (k: string) => (str(o[k]) === undefined ? {} : { [k]: str(o[k]) });
+      r.finish(
+        await callCommand({
+          tool: str(tool),
+          pairs: (pairs as string[] | undefined) ?? [],
+          ...given('json'),
+          ...given('prompt'),
+          ...given('read'),
+          list: Boolean(o['list']),
+          spec: r.specOf(str(o['spec'])).spec,
+          cwd: r.cwd,
+          format: o.format as 'text' | 'json',
+          style: r.styles(),
+          err: r.err,
+        }),
+        { raw: true },
+      );
+      // The handler's module may hold the event loop open (a connection pool, a timer): once the result is out, the
+      // process ends anyway. Only as the real process: main() in a test's process leaves the process alone.
+      if (r.asProcess) setTimeout(() => process.exit(process.exitCode ?? 0), 250).unref();
+    },
+  },
+  {
+    name: 'dev',
+    summary:
       'the edit loop: on every change to the spec or the code, regenerate, type-check, build and restart the server over HTTP',
-    )
-    .option('--spec <path>', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`)
-    .option('--port <n>', 'the HTTP port on 127.0.0.1, kept across restarts (0 picks a free one)', '3000')
-    .option('--sessions', 'serve 2025 clients with sessions (they end on every restart); default: stateless')
-    .addHelpText(
-      'after',
-      `
+    options: [
+      specOption(),
+      option('--port <n>', 'the HTTP port on 127.0.0.1, kept across restarts (0 picks a free one)', '3000'),
+      option('--sessions', 'serve 2025 clients with sessions (they end on every restart); default: stateless'),
+    ],
+    help: `
 One line per cycle on stdout, e.g.
   12:01:03 src/handlers/search.ts changed → generated files unchanged, type-checked, restarted on http://127.0.0.1:3000/mcp (412 ms)
 When a cycle fails (spec diagnostics, type errors at file:line:col, a server that does not start) the errors go to
 stderr and the server keeps running the last good build. Ctrl-C stops the loop and the server.
 
 Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the port in use at start).`,
-    )
-    .action(async (opts: { spec?: string; port: string; sessions?: boolean }) => {
-      const port = Number(opts.port);
-      if (!/^\d+$/.test(opts.port) || port > 65535) {
-        err(`toolspec dev: --port must be a number from 0 to 65535, not ${JSON.stringify(opts.port)}`);
-        code = EXIT.invalid;
+    run: async (r, _args, o) => {
+      const given = str(o['port'])!;
+      const port = Number(given);
+      if (!/^\d+$/.test(given) || port > 65535) {
+        r.err(`toolspec dev: --port must be a number from 0 to 65535, not ${JSON.stringify(given)}`);
+        r.exit(EXIT.invalid);
         return;
       }
       const { devCommand } = await import('./commands/dev.js');
-      code = await devCommand({
-        spec: specOf(opts.spec).spec,
-        cwd,
-        port,
-        sessions: Boolean(opts.sessions),
-        style: styleFor(stderr, env),
-        out,
-        err,
-      });
+      r.exit(
+        await devCommand({
+          spec: r.specOf(str(o['spec'])).spec,
+          cwd: r.cwd,
+          port,
+          sessions: Boolean(o['sessions']),
+          style: r.errStyle(),
+          out: r.out,
+          err: r.err,
+        }),
+      );
+    },
+  },
+];
+
+export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
+  const { stdout, stderr, env, cwd } = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    ...io,
+  };
+  const out = (s: string) => void stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+  const err = (s: string) => void stderr.write(s.endsWith('\n') ? s : `${s}\n`);
+  let code: number = EXIT.ok;
+  const run: Run = {
+    cwd,
+    env,
+    stdout,
+    out,
+    err,
+    finish: (r, { raw = false } = {}) => {
+      if (r.stderr) err(r.stderr);
+      if (r.stdout && raw) stdout.write(r.stdout);
+      else if (r.stdout) out(r.stdout);
+      code = r.code;
+      if (!io.stdout) process.exitCode = r.code;
+    },
+    exit: (c) => void (code = c),
+    specOf: (given) => chooseSpec(given, cwd),
+    styles: () => ({ out: styleFor(stdout, env), err: styleFor(stderr, env) }),
+    errStyle: () => styleFor(stderr, env),
+    asProcess: !io.stdout,
+  };
+
+  const program = new Command('toolspec')
+    .description('Generate typed, validated MCP tool servers from a YAML spec, and check them for drift.')
+    .version(packageVersion(), '-v, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeOut: out, writeErr: err });
+  for (const c of COMMANDS) {
+    const command = program.command(c.name).description(c.summary);
+    for (const [syntax, description, value] of c.args ?? []) command.argument(syntax, description, value);
+    for (const o of c.options ?? []) command.addOption(o);
+    if (c.help) command.addHelpText('after', c.help);
+    command.action(async (...given: unknown[]) => {
+      const args = given.slice(0, c.args?.length ?? 0) as (string | string[] | undefined)[];
+      await c.run(run, args, given[args.length] as Opts);
     });
+  }
 
   try {
     await program.parseAsync([...argv]);
     return code;
   } catch (e) {
-    if (e instanceof CommanderError) {
-      return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
-    }
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     const user = e instanceof UserError ? e : fileSystemError(e, cwd);
     if (user) {
       err(`toolspec: ${user.message}`);

@@ -1,16 +1,28 @@
 /**
- * The pipeline, in one call, for every command: load (YAML with positions, src/load) → validate (src/validate) →
- * model (plain data, spec.ts) → emit (src/emit) → format. Nothing is written; the commands decide what to do with
- * what it returns (write it, compare it with the disk, run it, report it).
+ * The pipeline, in one call, for every command:
+ *
+ *   load (pipeline/load: the files, YAML with positions, the spec's own schema)
+ *   → validate (pipeline/validate: tools, schemas, examples, prompts and resources, options)
+ *   → model (pipeline/model.ts: plain data)
+ *   → emit (pipeline/emit: one module per artifact, formatted by the one printer)
+ *
+ * Every problem in every file is collected before anything fails. Nothing is written: the commands decide what to
+ * do with what compile returns (write it, compare it with the disk, run it, report it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { diagnostic, Diagnostics, type Diagnostic } from './core/diagnostics.js';
+import { isRecord, loadSpec, type LoadOptions } from './pipeline/load/load.js';
+import type { SourceFile } from './pipeline/load/source.js';
+import type { CompiledValidators, ServerInfo, ServerModel } from './pipeline/model.js';
+import { resolveOptions } from './pipeline/validate/options.js';
+import { checkPrimitives } from './pipeline/validate/primitives.js';
+import { checkTools } from './pipeline/validate/tools.js';
 import type { Cache } from './cache/store.js';
-import type { OutputFile } from './emit/generate.js';
-import { EXAMPLES_RUNNER, STATIC_FILES } from './emit/templates.js';
-import type { FileSource } from './load/files.js';
-import { packageRoot } from './paths.js';
-import { loadModel, type LoadResult } from './spec.js';
+import type { OutputFile } from './pipeline/emit/generate.js';
+import { EXAMPLES_RUNNER, STATIC_FILES } from './pipeline/emit/templates.js';
+import type { FileSource } from './pipeline/load/files.js';
+import { packageRoot } from './core/paths.js';
 
 export interface CompileOptions {
   cwd: string;
@@ -33,7 +45,7 @@ export async function compile(spec: string, options: CompileOptions): Promise<Co
   const { cwd, lookedIn, source, cache, emit } = options;
   const result = loadModel(spec, { cwd, lookedIn, ...(source ? { source } : {}), cache });
   if (!emit || !result.model) return result;
-  const { generate } = await import('./emit/generate.js');
+  const { generate } = await import('./pipeline/emit/generate.js');
   const output = await generate(result.model, result.validators!, {
     templates: runtimeTemplates(),
     store: cache,
@@ -53,4 +65,81 @@ export function runtimeTemplates(): ReadonlyMap<string, string> {
     ]),
   );
   return templates;
+}
+
+export interface LoadResult {
+  /** Present only when there is no error (warnings allowed). */
+  model?: ServerModel;
+  /** The tools' compiled validators, with the model: generate(model, validators) emits them. */
+  validators?: CompiledValidators;
+  /** Errors and warnings, sorted by file (in load order), line and column. */
+  diagnostics: Diagnostic[];
+  /** The files read, as shown in diagnostics, main first. */
+  files: string[];
+  /** Their text, for code frames in messages. */
+  sources: Map<string, string>;
+  /** What the output depends on: every file read (absolute path and text) and every folder included whole. */
+  inputs: { files: { path: string; text: string }[]; folders: string[] };
+  /** The parsed files by display path, when there is a model: later stages (lint) find positions in them. */
+  parsed?: ReadonlyMap<string, SourceFile>;
+}
+
+/** `cache`: where a load may find whole parses and its schemas' verdicts (generate's runs only; cache/store.ts). */
+export interface ModelOptions extends LoadOptions {
+  cache?: Cache | undefined;
+}
+
+export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult {
+  const diags = new Diagnostics();
+  const raw = loadSpec(specPath, diags, opts);
+  if (!raw) return { diagnostics: diags.sorted([]), files: [], sources: new Map(), inputs: { files: [], folders: [] } };
+  const files = raw.files.map((f) => f.displayPath);
+  const sources = new Map(raw.files.map((f) => [f.displayPath, f.text]));
+  const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
+  const rootDir = path.dirname(raw.specPath);
+  const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
+  const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs, opts.cache);
+  const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
+  const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
+  if (!raw.tools.length && !others && raw.main.value !== undefined) {
+    diags.add(
+      diagnostic(
+        'TS035',
+        raw.main.locate(['tools'], { key: true }),
+        'the spec has no tools',
+        'add tools under "tools:", or check the paths in "include:"',
+        'warning',
+      ),
+    );
+  }
+  const diagnostics = diags.sorted(files);
+  if (diags.hasErrors) return { diagnostics, files, sources, inputs };
+  const model: ServerModel = {
+    specFile: raw.main.displayPath,
+    rootDir,
+    files,
+    server: serverInfo(raw.root['server']),
+    options,
+    tools,
+    prompts,
+    resources,
+  };
+  return {
+    model,
+    validators,
+    diagnostics,
+    files,
+    sources,
+    inputs,
+    parsed: new Map(raw.files.map((f) => [f.displayPath, f])),
+  };
+}
+
+function serverInfo(v: unknown): ServerInfo {
+  const s = isRecord(v) ? v : {};
+  const info: Record<string, unknown> = { name: s['name'], version: s['version'] };
+  for (const key of ['title', 'description', 'instructions', 'websiteUrl', 'icons'] as const) {
+    if (s[key] !== undefined) info[key] = structuredClone(s[key]);
+  }
+  return info as unknown as ServerInfo;
 }

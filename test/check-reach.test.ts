@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generate } from './helpers/generate.js';
-import { loadModel } from '../src/spec.js';
-import { writeOutput } from '../src/write.js';
+import { loadModel } from '../src/compile.js';
+import { writeOutput } from '../src/write/write.js';
 import { repoRoot, runMain } from './helpers/cli.js';
 import { scratchCopy } from './helpers/project.js';
 

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countSummary, PLAIN } from '../src/report.js';
-import { renderTexts } from '../src/findings.js';
-import { loadModel } from '../src/spec.js';
+import { countSummary, PLAIN } from '../src/report/text.js';
+import { renderTexts } from '../src/report/findings.js';
+import { loadModel } from '../src/compile.js';
 
 const root = path.join(import.meta.dirname, 'fixtures', 'invalid');
 const cases = fs

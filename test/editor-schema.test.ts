@@ -12,12 +12,12 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../src/diagnostics.js';
-import { loadSpec } from '../src/load/load.js';
-import type { SourceFile } from '../src/load/source.js';
-import { pointerToPath, withoutSchemaLayer } from '../src/load/structure.js';
-import { FORMATS, KEYWORDS, TYPES } from '../src/schema/keywords.js';
-import { loadModel } from '../src/spec.js';
+import { Diagnostics } from '../src/core/diagnostics.js';
+import { loadSpec } from '../src/pipeline/load/load.js';
+import type { SourceFile } from '../src/pipeline/load/source.js';
+import { pointerToPath, withoutSchemaLayer } from '../src/pipeline/load/structure.js';
+import { FORMATS, KEYWORDS, TYPES } from '../src/pipeline/schema/keywords.js';
+import { loadModel } from '../src/compile.js';
 import { repoRoot, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 

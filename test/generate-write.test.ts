@@ -163,7 +163,7 @@ describe('toolspec generate (built CLI)', () => {
     expect(r.stderr).toContain('toolspec: cannot use src/generated/tools.ts: it is a folder (EISDIR)');
     expect(r.stderr).not.toMatch(/\n\s+at /);
     // Running as root, permissions cannot be refused here: the other reasons, as the file system reports them.
-    const { fileSystemError } = await import('../src/diagnostics.js');
+    const { fileSystemError } = await import('../src/core/diagnostics.js');
     for (const [code, words] of [
       ['EACCES', 'permission denied'],
       ['EROFS', 'the file system is read-only'],

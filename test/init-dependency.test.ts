@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { explicitDependency, runningToolspec, toolspecDependency, type ToolspecOrigin } from '../src/init.js';
+import { explicitDependency, runningToolspec, toolspecDependency, type ToolspecOrigin } from '../src/init/scaffold.js';
 import { repoRoot, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 

@@ -20,9 +20,9 @@ import {
 } from '../src/lint/index.js';
 import { lint } from '../src/lint/lint.js';
 import { nameStyle, restyle } from '../src/lint/rules/names.js';
-import { countSummary, PLAIN } from '../src/report.js';
-import { renderTexts } from '../src/findings.js';
-import { loadModel } from '../src/spec.js';
+import { countSummary, PLAIN } from '../src/report/text.js';
+import { renderTexts } from '../src/report/findings.js';
+import { loadModel } from '../src/compile.js';
 import { repoRoot, runMain } from './helpers/cli.js';
 import { scratchCopy } from './helpers/project.js';
 import { tempProject } from './helpers/tmp.js';

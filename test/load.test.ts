@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LINT_OPTIONS } from '../src/options.js';
-import { loadModel } from '../src/spec.js';
+import { DEFAULT_LINT_OPTIONS } from '../src/core/options.js';
+import { loadModel } from '../src/compile.js';
 import { tempProject } from './helpers/tmp.js';
 
 const repo = path.resolve(import.meta.dirname, '..');
@@ -211,7 +211,7 @@ tools:
 
 describe('loadModel from a file source other than the disk', () => {
   it('reads a spec and its includes from memory, with the same include rules and positions', async () => {
-    const { memorySource } = await import('../src/load/files.js');
+    const { memorySource } = await import('../src/pipeline/load/files.js');
     const root = path.resolve('/virtual/project');
     const spec = 'toolspec: 1\nserver: { name: s, version: 1.0.0 }\ninclude: [tools/, ../outside.yaml]\n';
     const tool = (name: string) =>

@@ -1,7 +1,7 @@
 /** Handler file names: one per tool, never a file the compiler or a test runner would treat as something else. */
 import { describe, expect, it } from 'vitest';
-import { handlerFileName } from '../src/names.js';
-import { loadModel } from '../src/spec.js';
+import { handlerFileName } from '../src/core/names.js';
+import { loadModel } from '../src/compile.js';
 import { tempProject } from './helpers/tmp.js';
 
 describe('handler file names', () => {

@@ -11,8 +11,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { keptAgain, SourceFile, startParsing, type JsonPath } from '../src/load/source.js';
-import { loadModel } from '../src/spec.js';
+import { keptAgain, SourceFile, startParsing, type JsonPath } from '../src/pipeline/load/source.js';
+import { loadModel } from '../src/compile.js';
 import { repoRoot } from './helpers/cli.js';
 
 /** Every JSON path into a value, and one past each leaf (a path that does not exist in full). */

@@ -1,6 +1,6 @@
 /** Patterns that backtrack exponentially (src/validate/regex.ts): refused by validate as TS041. */
 import { describe, expect, it } from 'vitest';
-import { backtracksExponentially } from '../src/validate/regex.js';
+import { backtracksExponentially } from '../src/pipeline/validate/regex.js';
 
 describe('patterns that backtrack exponentially', () => {
   it.each([

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rewriteHandler } from '../src/renames.js';
+import { rewriteHandler } from '../src/write/renames.js';
 import { repoRoot, runCli, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ValidateFunction } from 'ajv';
-import { getValidators } from '../src/load/structure.js';
+import { getValidators } from '../src/pipeline/load/structure.js';
 import { repoRoot } from './helpers/cli.js';
 
-const built = createRequire(import.meta.url)(path.join(repoRoot, 'dist/src/load/structure-validators.cjs')) as {
+const built = createRequire(import.meta.url)(path.join(repoRoot, 'dist/src/pipeline/load/structure-validators.cjs')) as {
   main: ValidateFunction;
   include: ValidateFunction;
   schemaHash: string;

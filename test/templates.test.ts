@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { formatTypeScript } from '../src/emit/format.js';
-import { STATIC_FILES } from '../src/emit/templates.js';
+import { formatTypeScript } from '../src/pipeline/emit/format.js';
+import { STATIC_FILES } from '../src/pipeline/emit/templates.js';
 import { repoRoot } from './helpers/cli.js';
 
 it.each(STATIC_FILES)('templates/runtime/%s is formatted with the pinned prettier options', async (name) => {

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emitTypes } from '../src/emit/types.js';
-import { loadModel } from '../src/spec.js';
+import { emitTypes } from '../src/pipeline/emit/types.js';
+import { loadModel } from '../src/compile.js';
 import { repoRoot } from './helpers/cli.js';
 import { compile } from './helpers/project.js';
 

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../paths.js';
+import { packageRoot } from '../core/paths.js';
 
 export interface Cache {
   /** The value kept for `input` of this kind, if there is one. */

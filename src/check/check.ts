@@ -3,8 +3,8 @@
  * handlers read against the contract in memory. Writes nothing; returns every finding, sorted: generated files,
  * then handlers, each by file and position.
  */
-import type { OutputFile } from '../emit/generate.js';
-import type { ServerModel } from '../model.js';
+import type { OutputFile } from '../pipeline/emit/generate.js';
+import type { ServerModel } from '../pipeline/model.js';
 import type { Finding } from './findings.js';
 import { checkGenerated } from './generated.js';
 import { byPlace, checkHandlers } from './handlers.js';

@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ts } from 'ts-morph';
-import type { OutputFile } from '../emit/generate.js';
-import { displayPath } from '../paths.js';
-import { isObject } from '../schema/keywords.js';
+import type { OutputFile } from '../pipeline/emit/generate.js';
+import { displayPath } from '../core/paths.js';
+import { isObject } from '../pipeline/schema/keywords.js';
 import type { HandlerModule } from './coverage.js';
 import type { CheckSubject, SubjectTool } from './subject.js';
 import type { Finding } from './findings.js';

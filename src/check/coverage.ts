@@ -5,8 +5,8 @@
  * code deleted: a file is only ever "yours to remove" once its code is elsewhere or its tool is gone for good.
  */
 import path from 'node:path';
-import { displayPath } from '../paths.js';
-import { likelyName, likelyRenames, planHandlers, renamedFromLine, renameQuestions } from '../renames.js';
+import { displayPath } from '../core/paths.js';
+import { likelyName, likelyRenames, planHandlers, renamedFromLine, renameQuestions } from '../write/renames.js';
 import type { CheckSubject } from './subject.js';
 import type { Finding } from './findings.js';
 

@@ -2,10 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import type { OutputFile } from '../emit/generate.js';
-import type { ServerModel } from '../model.js';
-import { displayPath } from '../paths.js';
-import { listOwned } from '../write.js';
+import type { OutputFile } from '../pipeline/emit/generate.js';
+import type { ServerModel } from '../pipeline/model.js';
+import { displayPath } from '../core/paths.js';
+import { listOwned } from '../write/write.js';
 import type { Finding } from './findings.js';
 
 export function checkGenerated(model: ServerModel, files: readonly OutputFile[], cwd: string): Finding[] {

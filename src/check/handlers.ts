@@ -1,5 +1,5 @@
 /** The handler half of the check: coverage (handler modules ↔ tools), contracts, prompt and resource modules. */
-import type { OutputFile } from '../emit/generate.js';
+import type { OutputFile } from '../pipeline/emit/generate.js';
 import { checkContracts } from './contracts.js';
 import { checkCoverage } from './coverage.js';
 import { checkPrimitiveHandlers } from './primitives.js';

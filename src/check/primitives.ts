@@ -7,18 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ts } from 'ts-morph';
-import type { OutputFile } from '../emit/generate.js';
-import { displayPath } from '../paths.js';
+import type { OutputFile } from '../pipeline/emit/generate.js';
+import { displayPath } from '../core/paths.js';
 import { compilerHost, compilerOptions, CONTRACT_MODULES, libraries, ownModules } from './contracts.js';
 import type { Finding } from './findings.js';
-
-/** A prompt's or resource's handler module, as the check knows it (kept in generate's state too). */
-export interface PrimitiveHandler {
-  kind: 'prompt' | 'resource';
-  name: string;
-  /** Absolute path of its module. */
-  handler: string;
-}
+import type { PrimitiveHandler } from './subject.js';
 
 export interface PrimitiveSubject {
   rootDir: string;

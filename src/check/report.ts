@@ -1,6 +1,6 @@
 /** Check findings for people (grouped, with diffs), for machines (JSON) and for GitHub Actions (workflow commands). */
-import { renderGithub, renderJson, renderText, type Finding as Reported } from '../findings.js';
-import type { Style } from '../report.js';
+import { renderGithub, renderJson, renderText, type Finding as Reported } from '../report/findings.js';
+import type { Style } from '../report/text.js';
 import { FIX_TEXT, type Finding } from './findings.js';
 
 /** A check finding as every command reports one: its kind is the code; the fix is the hint. */

@@ -1,10 +1,17 @@
 /** What the check reads of a project: its folders and, per tool, its type names, input schema and handler module. */
 import path from 'node:path';
-import { handlerFileName } from '../emit/bindings.js';
-import { toolTypeNames } from '../emit/types.js';
-import type { ServerModel } from '../model.js';
-import { promptHandlerFile, resourceHandlerFile } from '../emit/primitives.js';
-import type { PrimitiveHandler } from './primitives.js';
+import { handlerFileName } from '../pipeline/emit/bindings.js';
+import { toolTypeNames } from '../pipeline/emit/types.js';
+import type { ServerModel } from '../pipeline/model.js';
+import { promptHandlerFile, resourceHandlerFile } from '../pipeline/emit/primitives.js';
+
+/** A prompt's or resource's handler module. */
+export interface PrimitiveHandler {
+  kind: 'prompt' | 'resource';
+  name: string;
+  /** Absolute path of its module. */
+  handler: string;
+}
 
 export interface SubjectTool {
   name: string;

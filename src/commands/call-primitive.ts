@@ -9,9 +9,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { displayPath, isInside } from '../paths.js';
-import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../run/cache.js';
-import { closest } from '../suggest.js';
+import { displayPath, isInside } from '../core/paths.js';
+import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../cache/run.js';
+import { closest } from '../core/suggest.js';
 import { EXIT, type CommandResult } from './result.js';
 
 export interface PrimitiveCall {

@@ -14,13 +14,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { displayPath, isInside } from '../paths.js';
-import { renderJson, renderTexts } from '../findings.js';
-import { countSummary } from '../report.js';
+import { displayPath, isInside } from '../core/paths.js';
+import { renderJson, renderTexts } from '../report/findings.js';
+import { countSummary } from '../report/text.js';
 import { argumentRows, ArgumentError, parseArguments } from '../run/arguments.js';
-import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../run/cache.js';
+import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../cache/run.js';
 import type { SubjectTool } from '../check/subject.js';
-import { closest } from '../suggest.js';
+import { closest } from '../core/suggest.js';
 import { compile } from '../compile.js';
 import { EXIT, plural, type CommandResult, type Styles } from './result.js';
 

@@ -3,7 +3,7 @@
  * handler to its contract; changes nothing in the project and reads no cache.
  */
 import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
-import { renderGithub, renderJson } from '../findings.js';
+import { renderGithub, renderJson } from '../report/findings.js';
 import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
 export interface CheckInput {

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createBuilder } from '../dev/build.js';
 import { DevServer, freePort } from '../dev/server.js';
-import { PLAIN, type Style } from '../report.js';
+import { PLAIN, type Style } from '../report/text.js';
 import { EXIT, plural } from './result.js';
 import { clock, describeChanges, runGenerate, stopOnSignals, watchLoop, type Change } from './watch.js';
 

@@ -2,12 +2,12 @@
  * `toolspec diff`: resolve the two operands, load both specs, diff them, place each change in the new spec and
  * format the report. Returns what to print and the exit code; the CLI prints.
  */
-import { PLAIN, type Style } from '../report.js';
-import { renderTexts } from '../findings.js';
+import { PLAIN, type Style } from '../report/text.js';
+import { renderTexts } from '../report/findings.js';
 import type { CommandResult } from './result.js';
-import { isRecord } from '../load/load.js';
-import { SourceFile } from '../load/source.js';
-import type { ServerModel } from '../model.js';
+import { isRecord } from '../pipeline/load/load.js';
+import { SourceFile } from '../pipeline/load/source.js';
+import type { ServerModel } from '../pipeline/model.js';
 import {
   fails,
   formatDiffGithub,

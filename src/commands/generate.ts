@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openCache, sha256 } from '../cache/store.js';
-import { countSummary, PLAIN, type Style } from '../report.js';
-import { renderJson, renderTexts } from '../findings.js';
-import { writeOutput } from '../write.js';
+import { countSummary, PLAIN, type Style } from '../report/text.js';
+import { renderJson, renderTexts } from '../report/findings.js';
+import { writeOutput } from '../write/write.js';
 import { compile } from '../compile.js';
 import { plural } from './result.js';
 
@@ -135,7 +135,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
 
   const subject = (await import('../check/subject.js')).subjectOf(model);
-  const renames = await import('../renames.js');
+  const renames = await import('../write/renames.js');
   const plan = renames.planHandlers(subject.handlersDir, subject.tools);
   if (plan.orphans.length && plan.missing.length && !input.newStubs) {
     // A new tool and the handler of a vanished one: most likely a rename. A stub now would leave the user's code

@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../diagnostics.js';
-import { parseDuration } from '../duration.js';
-import { MAX_DEPTH } from '../load/limits.js';
-import { depthOf } from '../load/source.js';
-import { displayPath } from '../paths.js';
+import { UserError } from '../core/diagnostics.js';
+import { parseDuration } from '../core/duration.js';
+import { MAX_DEPTH } from '../pipeline/load/limits.js';
+import { depthOf } from '../pipeline/load/source.js';
+import { displayPath } from '../core/paths.js';
 import { buildSpec, type ImportNote, type SpecData } from '../import/build.js';
 import { hoist, type Hoisted } from '../import/hoist.js';
 import { listFromFile, type Listing } from '../import/listing.js';

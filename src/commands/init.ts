@@ -13,9 +13,9 @@ import {
   packageName,
   runningToolspec,
   toolspecDependency,
-} from '../init.js';
-import { displayPath } from '../paths.js';
-import { writeOutput } from '../write.js';
+} from '../init/scaffold.js';
+import { displayPath } from '../core/paths.js';
+import { writeOutput } from '../write/write.js';
 import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
 export interface InitInput {

@@ -1,5 +1,5 @@
 /** `toolspec lint`: the lint rules over the spec and the token table (rules and budget: options.lint). */
-import { renderGithub } from '../findings.js';
+import { renderGithub } from '../report/findings.js';
 import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
 export interface LintInput {

@@ -4,10 +4,10 @@
  * diagnostics, and the lint that validate, generate and check run beside their own work.
  */
 import type { LintResult } from '../lint/lint.js';
-import { countSummary, PLAIN, type Style } from '../report.js';
-import { renderTexts } from '../findings.js';
+import { countSummary, PLAIN, type Style } from '../report/text.js';
+import { renderTexts } from '../report/findings.js';
 import type { CompileOptions, Compiled } from '../compile.js';
-import type { LoadResult } from '../spec.js';
+import type { LoadResult } from '../compile.js';
 
 /** 0 fine · 1 drift found, lint fails (options.lint.failOn) or diff finds a breaking change · 2 invalid spec, config or usage · 3 internal error. */
 export const EXIT = { ok: 0, drift: 1, lint: 1, invalid: 2, internal: 3 } as const;

@@ -1,5 +1,5 @@
 /** `toolspec validate`: load and check the spec, lint it, and say so; prints every problem at once. */
-import { renderGithub, renderJson } from '../findings.js';
+import { renderGithub, renderJson } from '../report/findings.js';
 import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
 export interface ValidateInput {

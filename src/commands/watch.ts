@@ -12,9 +12,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateCommand, formatSummary, type GenerateResult } from './generate.js';
-import { fileSystemError, UserError } from '../diagnostics.js';
-import { displayPath, isInside } from '../paths.js';
-import { PLAIN, type Style } from '../report.js';
+import { fileSystemError, UserError } from '../core/diagnostics.js';
+import { displayPath, isInside } from '../core/paths.js';
+import { PLAIN, type Style } from '../report/text.js';
 import { sha256 } from '../cache/store.js';
 
 export interface WatchInput {

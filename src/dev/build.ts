@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ts as TS } from 'ts-morph';
-import { displayPath, isInside } from '../paths.js';
+import { displayPath, isInside, packageRoot } from '../core/paths.js';
 import { sha256 } from '../cache/store.js';
 
 export interface BuildResult {
@@ -54,21 +54,9 @@ export async function createBuilder(rootDir: string, cwd: string): Promise<Build
 
   const parse = (): TS.ParsedCommandLine => {
     if (!fs.existsSync(configPath)) {
+      // The one tsconfig toolspec writes (templates/init/tsconfig.json), which the tests and the bench use too.
       return ts.parseJsonConfigFileContent(
-        {
-          compilerOptions: {
-            target: 'ES2022',
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            lib: ['ES2023'],
-            types: ['node'],
-            strict: true,
-            skipLibCheck: true,
-            outDir: 'dist',
-            rootDir: '.',
-          },
-          include: ['src'],
-        },
+        JSON.parse(fs.readFileSync(path.join(packageRoot, 'templates/init/tsconfig.json'), 'utf8')),
         ts.sys,
         rootDir,
       );

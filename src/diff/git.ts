@@ -5,9 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../diagnostics.js';
-import { fsError, type FileSource } from '../load/files.js';
-import { MAX_FILE_BYTES, MAX_TOTAL_BYTES } from '../load/limits.js';
+import { UserError } from '../core/diagnostics.js';
+import { fsError, type FileSource } from '../pipeline/load/files.js';
+import { MAX_FILE_BYTES, MAX_TOTAL_BYTES } from '../pipeline/load/limits.js';
 
 const posix = path.posix;
 

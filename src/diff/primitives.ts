@@ -4,7 +4,7 @@
  * template and MIME type. A client that gets a removed prompt, sends a removed argument (refused as unknown), or
  * reads a URI that moved, fails: those are breaking. Pure: models in, changes out.
  */
-import type { PromptModel, ResourceModel } from '../model.js';
+import type { PromptModel, ResourceModel } from '../pipeline/model.js';
 import { classOf, type Change, type RuleId, type Segments } from './rules.js';
 import { presence } from './schema-common.js';
 

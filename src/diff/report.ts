@@ -1,6 +1,6 @@
 /** A diff for people (grouped by class), for machines (JSON) and for GitHub Actions (workflow commands). */
-import { renderGithub, renderJson, type Finding, type FindingSeverity } from '../findings.js';
-import { PLAIN, type Style } from '../report.js';
+import { renderGithub, renderJson, type Finding, type FindingSeverity } from '../report/findings.js';
+import { PLAIN, type Style } from '../report/text.js';
 import { CLASS_ORDER, formatPath, jsonPointer, type Change, type ChangeClass } from './rules.js';
 import { textDiff } from './text.js';
 

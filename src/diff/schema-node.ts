@@ -3,8 +3,8 @@
  * and draft-07 spellings turned into their 2020-12 equivalents, so that two schemas that mean the same compare
  * equal whatever their key order, `type: x` or `type: [x]`, `items: [...]` or `prefixItems`, `definitions` or `$defs`.
  */
-import { resolvePointer } from '../schema/keywords.js';
-import type { Dialect } from '../schema/keywords.js';
+import { resolvePointer } from '../pipeline/schema/keywords.js';
+import type { Dialect } from '../pipeline/schema/keywords.js';
 
 export interface SchemaNode {
   /** The object this node was read from after following `$ref`s: identity for memoizing recursive comparisons. */

@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError, type Diagnostic } from '../diagnostics.js';
-import { displayPath } from '../paths.js';
-import { loadModel, type LoadResult } from '../spec.js';
+import { UserError, type Diagnostic } from '../core/diagnostics.js';
+import { displayPath } from '../core/paths.js';
+import { loadModel, type LoadResult } from '../compile.js';
 import { gitSource, pathInRepository, repositoryRoot, resolveRevision } from './git.js';
 
 export type Operand = { kind: 'file'; path: string } | { kind: 'git'; rev: string; root: string; path: string };

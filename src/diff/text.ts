@@ -3,7 +3,7 @@
  * `[-removed-]{+added+}` like `git diff --word-diff`, with long unchanged runs shortened; lines for longer ones.
  */
 import { diffLines, diffWordsWithSpace } from 'diff';
-import { PLAIN, visible, type Style } from '../report.js';
+import { PLAIN, visible, type Style } from '../report/text.js';
 
 /** Unchanged text longer than this between two edits is shortened to its ends. */
 const CONTEXT = 40;

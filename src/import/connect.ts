@@ -15,8 +15,8 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { UserError } from '../diagnostics.js';
-import { MAX_TOOLS } from '../load/limits.js';
+import { UserError } from '../core/diagnostics.js';
+import { MAX_TOOLS } from '../pipeline/load/limits.js';
 import type { Listing } from './listing.js';
 import { ChildProcessTransport, MAX_OUTPUT_BYTES, splitCommand } from './stdio.js';
 

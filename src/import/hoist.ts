@@ -9,8 +9,8 @@
  * other `$` keyword inside (those resolve against the schema they sit in). The largest shared schema goes first;
  * what it contains goes with it.
  */
-import { pascalCase } from '../names.js';
-import { children, isObject, type SchemaPath } from '../schema/keywords.js';
+import { pascalCase } from '../core/names.js';
+import { children, isObject, type SchemaPath } from '../pipeline/schema/keywords.js';
 
 export const MIN_KEYS = 3;
 

@@ -3,7 +3,7 @@
  * exactly as sent. A saved file gives only the tools.
  */
 import fs from 'node:fs';
-import { UserError } from '../diagnostics.js';
+import { UserError } from '../core/diagnostics.js';
 
 export interface Listing {
   /** The initialize result's serverInfo; undefined for a file. */

@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
-import type { Diagnostic } from '../diagnostics.js';
-import { manifestTools } from '../emit/manifest.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { manifestTools } from '../pipeline/emit/manifest.js';
 import { lintLoaded, type LintResult } from '../lint/index.js';
-import { memorySource } from '../load/files.js';
-import { SourceFile } from '../load/source.js';
-import type { ServerModel } from '../model.js';
-import { loadModel } from '../spec.js';
-import { isObject } from '../schema/keywords.js';
+import { memorySource } from '../pipeline/load/files.js';
+import { SourceFile } from '../pipeline/load/source.js';
+import type { ServerModel } from '../pipeline/model.js';
+import { loadModel } from '../compile.js';
+import { isObject } from '../pipeline/schema/keywords.js';
 import type { ImportNote } from './build.js';
 
 export interface Verified {

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../diagnostics.js';
+import { UserError } from '../core/diagnostics.js';
 
 /** Refuses early, before any server is started, when the target cannot be written. */
 export function checkTarget(target: string, shown: string, force: boolean): void {

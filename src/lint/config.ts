@@ -2,8 +2,8 @@
  * The spec's lint options at work: each rule's severity (options.lint.rules), per-tool suppressions
  * (options.lint.ignore, each with a reason), and findings about the suppressions themselves.
  */
-import type { LintLevel, LintOptions } from '../options.js';
-import { didYouMean } from '../suggest.js';
+import type { LintLevel, LintOptions } from '../core/options.js';
+import { didYouMean } from '../core/suggest.js';
 import { quoted } from './words.js';
 import { CONFIG_RULES, type Locator, type RawFinding, type RuleId } from './types.js';
 

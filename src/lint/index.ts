@@ -1,6 +1,6 @@
 /** The lint stage's public API: lint a loaded spec, and print the result. */
-import type { SourceFile } from '../load/source.js';
-import type { ServerModel } from '../model.js';
+import type { SourceFile } from '../pipeline/load/source.js';
+import type { ServerModel } from '../pipeline/model.js';
 import { lint, type LintResult } from './lint.js';
 import { sourceLocator } from './positions.js';
 

@@ -3,8 +3,8 @@
  * spec's suppressions silence, plus the token count when asked for or when the spec sets a budget. Pure but for
  * loading the tokenizer.
  */
-import type { ServerModel } from '../model.js';
-import type { LintOptions } from '../options.js';
+import type { ServerModel } from '../pipeline/model.js';
+import type { LintOptions } from '../core/options.js';
 import { levelOf, Suppressions } from './config.js';
 import { toolLocator } from './positions.js';
 import { RULES, ruleById } from './rules/index.js';

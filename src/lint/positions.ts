@@ -4,9 +4,9 @@
  * path below it located there.
  */
 import { isMap, isSeq } from 'yaml';
-import type { Span } from '../diagnostics.js';
-import { SourceFile, type JsonPath } from '../load/source.js';
-import type { ServerModel, ToolModel } from '../model.js';
+import type { Span } from '../core/diagnostics.js';
+import { SourceFile, type JsonPath } from '../pipeline/load/source.js';
+import type { ServerModel, ToolModel } from '../pipeline/model.js';
 import type { ItemList, Locator } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 /** Lint results for people (findings with code frames, the token table), for machines (JSON) and for GitHub. */
-import type { Diagnostic } from '../diagnostics.js';
-import { renderGithub, renderJson, renderText, type Finding } from '../findings.js';
-import { PLAIN, visible, type Style } from '../report.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { renderGithub, renderJson, renderText, type Finding } from '../report/findings.js';
+import { PLAIN, visible, type Style } from '../report/text.js';
 import type { LintResult } from './lint.js';
 import { RULES } from './rules/index.js';
 import type { TokenReport } from './tokens.js';

@@ -3,9 +3,9 @@
  * over what clients pass to a model for each tool: its name, description and inputSchema as compact JSON. Other
  * models tokenize differently and clients wrap tools in their own format, so the figures are an estimate.
  */
-import { clientSchema, manifestTools } from '../emit/manifest.js';
-import type { ServerModel, ToolModel } from '../model.js';
-import type { LintOptions, Options } from '../options.js';
+import { clientSchema, manifestTools } from '../pipeline/emit/manifest.js';
+import type { ServerModel, ToolModel } from '../pipeline/model.js';
+import type { LintOptions, Options } from '../core/options.js';
 import type { Locator, RawFinding, Rule } from './types.js';
 
 export type Encoding = LintOptions['encoding'];

@@ -2,10 +2,10 @@
  * Lint: what makes a valid spec a good one for models and clients. A rule looks at the ServerModel and reports
  * raw findings; config.ts gives them their severity and applies the spec's suppressions.
  */
-import type { Span } from '../diagnostics.js';
-import type { ServerModel, SourcePosition, ToolModel } from '../model.js';
-import type { LintLevel } from '../options.js';
-import type { JsonPath } from '../load/source.js';
+import type { Span } from '../core/diagnostics.js';
+import type { ServerModel, SourcePosition, ToolModel } from '../pipeline/model.js';
+import type { LintLevel } from '../core/options.js';
+import type { JsonPath } from '../pipeline/load/source.js';
 
 export type Severity = Exclude<LintLevel, 'off'>;
 

@@ -34,20 +34,8 @@ const COUNT = `  - name: count
 `;
 const handler = (body: string) =>
   `import type { Handler } from '../generated/contract.js';\n\nexport const handler: Handler<'echo'> = ${body};\n`;
-const TSCONFIG = {
-  compilerOptions: {
-    target: 'ES2022',
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
-    lib: ['ES2023'],
-    types: ['node'],
-    strict: true,
-    skipLibCheck: true,
-    outDir: 'dist',
-    rootDir: '.',
-  },
-  include: ['src'],
-};
+/** The tsconfig.json `toolspec init` writes (and `toolspec dev` falls back on without one). */
+const TSCONFIG = JSON.parse(fs.readFileSync(path.join(repoRoot, 'templates/init/tsconfig.json'), 'utf8')) as object;
 
 const LINE = /^\d\d:\d\d:\d\d (.+) → (.+) \(\d+ ms\)$/;
 

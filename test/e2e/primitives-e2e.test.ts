@@ -17,7 +17,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadModel } from '../../src/spec.js';
+import { loadModel } from '../../src/compile.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadModel } from '../../src/spec.js';
+import { loadModel } from '../../src/compile.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { fuzzParams, fuzzTimeout, seed } from './config.js';
 import { runMain, type InProcessRun } from './damage-cli.js';

@@ -11,7 +11,7 @@
  * inherited member (`toString`): ajv, the reference, never fills those in (a regression case covers them).
  */
 import fc from 'fast-check';
-import { pascalCase } from '../../src/names.js';
+import { pascalCase } from '../../src/core/names.js';
 import {
   DRAFT_07_URI,
   DRAFT_2020_URI,

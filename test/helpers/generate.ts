@@ -3,9 +3,9 @@ import { expect } from 'vitest';
 import type { Finding } from '../../src/check/findings.js';
 import { checkProject } from '../../src/check/check.js';
 import { compile, runtimeTemplates } from '../../src/compile.js';
-import { generate as generateWith, type GenerateOptions, type OutputFile } from '../../src/emit/generate.js';
-import type { CompiledValidators, ServerModel } from '../../src/model.js';
-import { loadModel } from '../../src/spec.js';
+import { generate as generateWith, type GenerateOptions, type OutputFile } from '../../src/pipeline/emit/generate.js';
+import type { CompiledValidators, ServerModel } from '../../src/pipeline/model.js';
+import { loadModel } from '../../src/compile.js';
 
 /** generate with the runtime's templates from the repository, as compile() passes them. */
 export function generate(

@@ -2,7 +2,7 @@
  * Rules about the behaviour hints: clients decide by them whether to ask the user before a call, so a tool that
  * destroys data must say so, and the hints must not contradict each other.
  */
-import type { ToolModel } from '../../model.js';
+import type { ToolModel } from '../../pipeline/model.js';
 import type { Rule } from '../types.js';
 import { nameWords } from '../words.js';
 

@@ -1,6 +1,6 @@
 /** Rules about descriptions: models choose a tool, and fill in its arguments, by what these say. */
-import type { ToolModel } from '../../model.js';
-import { isObject, resolvePointer } from '../../schema/keywords.js';
+import type { ToolModel } from '../../pipeline/model.js';
+import { isObject, resolvePointer } from '../../pipeline/schema/keywords.js';
 import type { RawFinding, Rule, RuleContext } from '../types.js';
 import {
   contentWords,

@@ -1,5 +1,5 @@
 /** Rules about tool names: their length, and one naming style across the server. */
-import type { ToolModel } from '../../model.js';
+import type { ToolModel } from '../../pipeline/model.js';
 import type { RawFinding, Rule } from '../types.js';
 import { nameWords } from '../words.js';
 

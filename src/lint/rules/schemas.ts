@@ -1,7 +1,7 @@
 /** Rules about the tools' JSON Schemas as clients receive them. */
-import { clientSchema } from '../../emit/manifest.js';
-import type { ToolModel } from '../../model.js';
-import { isObject, objectRoot, walkSchema, type SchemaPath } from '../../schema/keywords.js';
+import { clientSchema } from '../../pipeline/emit/manifest.js';
+import type { ToolModel } from '../../pipeline/model.js';
+import { isObject, objectRoot, walkSchema, type SchemaPath } from '../../pipeline/schema/keywords.js';
 import type { RawFinding, Rule } from '../types.js';
 
 /** Keywords that constrain an object's properties some other way than `properties`. */

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
-import { handlerFileName } from '../names.js';
+import { handlerFileName } from '../../core/names.js';
 import { objectRoot } from '../schema/keywords.js';
 import { commentLine, key, literal, str } from './text.js';
 import { validatorNames } from './validators.js';
@@ -62,7 +62,7 @@ export function handlerImport(model: ServerModel, tool: ToolModel): string {
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
-export { handlerFileName } from '../names.js';
+export { handlerFileName } from '../../core/names.js';
 
 export function emitRegistry(model: ServerModel): string[] {
   const rows = model.tools.map((t) => `${key(t.name)}: lazy(() => import(${str(handlerImport(model, t))})),`);

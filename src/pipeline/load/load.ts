@@ -4,9 +4,9 @@
  * their origins, so that later stages can point at any part of them.
  */
 import path from 'node:path';
-import { diagnostic, type Diagnostics } from '../diagnostics.js';
-import { displayPath, isInside } from '../paths.js';
-import { closest } from '../suggest.js';
+import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
+import { displayPath, isInside } from '../../core/paths.js';
+import { closest } from '../../core/suggest.js';
 import { diskSource, type FileSource } from './files.js';
 import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';

@@ -1,70 +1,11 @@
-/**
- * Output options: their one home is the spec's `options` mapping, so a person and CI run the same command with
- * no flags. Defaults are set here and nowhere else.
- */
+/** The spec's `options`, resolved: defaults applied (core/options.ts) and the folders checked. */
 import path from 'node:path';
-import { diagnostic, type Diagnostics } from './diagnostics.js';
-import { checkTimeout, MAX_DURATION_MS, parseDuration } from './duration.js';
-import { diskSource, type FileSource } from './load/files.js';
-import type { SourceFile } from './load/source.js';
-import { isInside } from './paths.js';
-
-export interface Options {
-  /** Folder of generated files, relative to the spec's folder, with forward slashes. */
-  generatedDir: string;
-  /** Folder of the user's handler modules, relative to the spec's folder. */
-  handlersDir: string;
-  /** "bundle": each schema carries the $defs it uses; "inline": refs replaced by their targets where possible. */
-  refs: 'bundle' | 'inline';
-  /** Tools per tools/list page; 0 sends every tool in one page. */
-  pageSize: number;
-  /** Time limit of a call for tools without their own `timeout`, in milliseconds (spec: `timeout: 30s`); 0: none. */
-  timeoutMs: number;
-  /** Whether generate writes examples.test.ts (contract tests from the examples of tools, prompts and resources). */
-  contractTests: boolean;
-  /** The cache hints of tools/list on protocol 2026-07-28 (spec: `cache: { ttl: 5m, scope: public }`). */
-  cache: { ttlMs: number; scope: 'public' | 'private' };
-  /** Whether clients may subscribe to resource updates (resources/subscribe on 2025 revisions). */
-  subscriptions: boolean;
-  /** Lint rules' severities, suppressions and the token budget (see src/lint). */
-  lint: LintOptions;
-}
-
-export type LintLevel = 'off' | 'warning' | 'error';
-
-export interface LintOptions {
-  /** The lowest severity that fails lint, validate, generate and check; "never": findings are only printed. */
-  failOn: 'error' | 'warning' | 'never';
-  /** Severity per rule id, only for the rules the spec sets; the others keep their default. */
-  rules: Record<string, LintLevel>;
-  /** Per-tool suppressions; each should say why. */
-  ignore: { rule: string; tools: string[]; reason?: string }[];
-  /** Token budget of the tools as a model reads them; 0: none. */
-  budget: { total: number; perTool: number };
-  /** The tokenizer's encoding. */
-  encoding: 'o200k_base' | 'cl100k_base';
-}
-
-export const DEFAULT_LINT_OPTIONS: Readonly<LintOptions> = Object.freeze({
-  failOn: 'error',
-  rules: Object.freeze({}),
-  ignore: Object.freeze([]) as unknown as LintOptions['ignore'],
-  budget: Object.freeze({ total: 0, perTool: 0 }),
-  encoding: 'o200k_base',
-});
-
-export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
-  generatedDir: 'src/generated',
-  handlersDir: 'src/handlers',
-  refs: 'bundle',
-  pageSize: 0,
-  timeoutMs: 0,
-  contractTests: true,
-  // The manifest is static: it changes only with a new build, so clients may keep it a while, shared.
-  cache: Object.freeze({ ttlMs: 5 * 60_000, scope: 'public' as const }),
-  subscriptions: false,
-  lint: DEFAULT_LINT_OPTIONS,
-});
+import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
+import { checkTimeout, MAX_DURATION_MS, parseDuration } from '../../core/duration.js';
+import { DEFAULT_LINT_OPTIONS, DEFAULT_OPTIONS, type LintLevel, type LintOptions, type Options } from '../../core/options.js';
+import { isInside } from '../../core/paths.js';
+import { diskSource, type FileSource } from '../load/files.js';
+import type { SourceFile } from '../load/source.js';
 
 /** Applies defaults to the spec's `options` (already checked against the spec schema) and checks the folders. */
 export function resolveOptions(

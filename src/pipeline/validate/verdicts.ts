@@ -3,7 +3,7 @@
  * (generate does; check and the reporting commands do not). A verdict is plain JSON and a function of its job alone,
  * so a kept one is what computing it gives (test/cache.test.ts holds the two paths to the same bytes and diagnostics).
  */
-import type { Cache } from '../cache/store.js';
+import type { Cache } from '../../cache/store.js';
 import { judge, type JudgeJob, type Verdict } from './judge.js';
 
 export function resolveVerdicts(jobs: readonly JudgeJob[], cache?: Cache): Verdict[] {

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from './paths.js';
+import { packageRoot } from '../core/paths.js';
 
 export interface InitFile {
   path: string;

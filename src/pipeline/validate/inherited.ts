@@ -6,11 +6,11 @@
  * validators rename the same keys in the data for the check and back after it (guardInherited, in
  * templates/runtime/arguments.ts: one function for the loader and the generated servers).
  */
-import { INHERITED_NAMES as INHERITED, placeholder } from '../../templates/runtime/arguments.js';
+import { INHERITED_NAMES as INHERITED, placeholder } from '../../../templates/runtime/arguments.js';
 import { mapChildren } from '../schema/forms.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
 
-export { guardInherited, placeholder } from '../../templates/runtime/arguments.js';
+export { guardInherited, placeholder } from '../../../templates/runtime/arguments.js';
 
 /**
  * The inherited names a schema uses as property names (in properties, required or dependencies) or as keys of the

@@ -9,12 +9,12 @@ import { createRequire } from 'node:module';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { diagnostic, type Diagnostics, type DiagnosticCode } from '../diagnostics.js';
+import { diagnostic, type Diagnostics, type DiagnosticCode } from '../../core/diagnostics.js';
 import type { SourceFile } from './source.js';
-import { includeSchemaPath, specSchemaPath } from '../paths.js';
-import { hasInvisible, withoutInvisible } from '../report.js';
-import { didYouMean, quoteList } from '../suggest.js';
-import { pointerSegments } from '../../templates/runtime/arguments.js';
+import { includeSchemaPath, specSchemaPath } from '../../core/paths.js';
+import { hasInvisible, withoutInvisible } from '../../core/visible.js';
+import { didYouMean, quoteList } from '../../core/suggest.js';
+import { pointerSegments } from '../../../templates/runtime/arguments.js';
 
 interface Validators {
   main: ValidateFunction;

@@ -2,9 +2,9 @@
  * types.ts: a TypeScript type for every tool's arguments, input (after schema defaults) and output, and for the
  * shared $defs, from one combined schema fed to json-schema-to-typescript so names are stable across tools.
  */
-import { INHERITED_NAMES, placeholder } from '../../templates/runtime/arguments.js';
+import { INHERITED_NAMES, placeholder } from '../../../templates/runtime/arguments.js';
 import type { SchemaModel, ServerModel } from '../model.js';
-import { pascalCase } from '../names.js';
+import { pascalCase } from '../../core/names.js';
 import { isObject, pointerToken, walkSchema } from '../schema/keywords.js';
 import { mapChildren } from '../schema/forms.js';
 import { visibleControls } from './text.js';

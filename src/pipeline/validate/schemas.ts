@@ -3,9 +3,9 @@
  * into the schema's own $defs), ref loops, the dialect's meta-schema, and finally ajv in strict mode.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../diagnostics.js';
+import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../../core/diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
-import { didYouMean, quoteList } from '../suggest.js';
+import { didYouMean, quoteList } from '../../core/suggest.js';
 import { compiledSchema, type CompiledSchema } from './ajv.js';
 import { valueAt } from './defaults.js';
 import { defaultPlaces, metaErrors, type JudgeJob, type Verdict } from './judge.js';

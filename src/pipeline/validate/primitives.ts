@@ -4,7 +4,7 @@
  * templates unique, templates parsed by the same RFC 6570 module the generated server matches with, and each
  * described variable present in its template. Quality (descriptions, unused variables) is lint's.
  */
-import { diagnostic, type Diagnostics } from '../diagnostics.js';
+import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import type { RawTool } from '../load/load.js';
 import type {
   CompletionModel,
@@ -15,8 +15,8 @@ import type {
   ResourceModel,
   TemplateVariableModel,
 } from '../model.js';
-import { handlerFileName, pascalCase } from '../names.js';
-import { parseUriTemplate } from '../../templates/runtime/uri-template.js';
+import { handlerFileName, pascalCase } from '../../core/names.js';
+import { parseUriTemplate } from '../../../templates/runtime/uri-template.js';
 import { checkPromptExamples, checkResourceExamples } from './primitive-examples.js';
 
 type Raw = RawTool;

@@ -3,7 +3,7 @@
  * Clients drop a tool whose declaration breaks the rules below, so a broken one is an error here, with its
  * position, and never reaches a client.
  */
-import type { DiagnosticCode, Span } from '../diagnostics.js';
+import type { DiagnosticCode, Span } from '../../core/diagnostics.js';
 import type { McpHeaderDeclaration } from '../model.js';
 import { walkSchema, type SchemaPath } from '../schema/keywords.js';
 

@@ -15,8 +15,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ts as TS } from 'ts-morph';
-import { displayPath } from '../paths.js';
-import { cacheFolder, sha256 } from '../cache/store.js';
+import { displayPath } from '../core/paths.js';
+import { cacheFolder, sha256 } from './store.js';
 
 export interface Mirror {
   /** The runnable copy of a source module (absolute path in, absolute path out). */

@@ -6,7 +6,7 @@
  * changes) into findings and lays them out (grouping, summaries); how one finding looks is decided only here.
  */
 import { annotation } from './github.js';
-import { codeFrame, visible, type Style } from './report.js';
+import { codeFrame, visible, type Style } from './text.js';
 
 export type FindingSeverity = 'error' | 'warning' | 'notice';
 

@@ -3,7 +3,7 @@
  * wrote them, with the shared $defs they use bundled in, or with refs inlined when options.refs says so.
  */
 import type { SchemaModel, ServerModel, ToolDefinition } from '../model.js';
-import type { Options } from '../options.js';
+import type { Options } from '../../core/options.js';
 import { inlineRefs } from '../schema/forms.js';
 import { literal } from './text.js';
 

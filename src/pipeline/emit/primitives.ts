@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { CompletionModel, PromptModel, ResourceModel, ServerModel } from '../model.js';
-import { handlerFileName } from '../names.js';
+import { handlerFileName } from '../../core/names.js';
 import { commentBody, commentLine, key, literal, str } from './text.js';
 
 export const PROMPTS_FOLDER = 'prompts';

@@ -3,14 +3,14 @@
  * their schemas, and their examples (src/validate/examples.ts). Whether a valid tool is a good one (descriptions,
  * name length and style, hints) is lint's job: src/lint.
  */
-import { diagnostic, type Diagnostics } from '../diagnostics.js';
+import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import type { RawDef, RawTool } from '../load/load.js';
 import type { CompiledValidators, SchemaModel, ToolDefinition, ToolModel, ValidatorCode } from '../model.js';
 import { inlineRefs } from '../schema/forms.js';
-import { checkTimeout } from '../duration.js';
-import { handlerFileName, pascalCase } from '../names.js';
+import { checkTimeout } from '../../core/duration.js';
+import { handlerFileName, pascalCase } from '../../core/names.js';
 import { compileCode } from './ajv.js';
-import type { Cache } from '../cache/store.js';
+import type { Cache } from '../../cache/store.js';
 import { resolveVerdicts } from './verdicts.js';
 import { checkExamples } from './examples.js';
 import { mcpHeaderDeclarations } from './mcp-header.js';

@@ -23,7 +23,7 @@ import {
   YAMLSeq as YamlSeq,
 } from 'yaml';
 import type { CST, Document, Node, Pair, YAMLMap } from 'yaml';
-import { diagnostic, type Diagnostic, type Span } from '../diagnostics.js';
+import { diagnostic, type Diagnostic, type Span } from '../../core/diagnostics.js';
 import { MAX_DEPTH, MAX_TEXT_CHARS } from './limits.js';
 
 export type JsonPath = readonly (string | number)[];

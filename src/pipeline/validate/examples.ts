@@ -4,10 +4,10 @@
  * the rejection must name (their contract tests check it: src/emit/examples.ts).
  */
 import type { ErrorObject } from 'ajv';
-import { diagnostic, type Diagnostics } from '../diagnostics.js';
+import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import { isRecord, type RawTool } from '../load/load.js';
 import type { ExampleExpectation, ExampleModel } from '../model.js';
-import { argumentPath } from '../../templates/runtime/arguments.js';
+import { argumentPath } from '../../../templates/runtime/arguments.js';
 import { ANNOTATION_KEYWORDS } from '../schema/keywords.js';
 import { captureWarnings } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';

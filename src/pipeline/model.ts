@@ -2,7 +2,7 @@
  * Stage 3, model: one normalized, resolved description of the server. Emitters see only this, never YAML.
  * Everything in it is plain data (JSON-serialisable), in the author's tool order.
  */
-import type { Options } from './options.js';
+import type { Options } from '../core/options.js';
 import type { Dialect } from './schema/keywords.js';
 
 export interface ServerInfo {

@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Node } from 'ts-morph';
-import { diagnostic, type Diagnostic } from './diagnostics.js';
-import { handlerFileName, pascalCase } from './names.js';
-import { displayPath } from './paths.js';
-import { closest } from './suggest.js';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { handlerFileName, pascalCase } from '../core/names.js';
+import { displayPath } from '../core/paths.js';
+import { closest } from '../core/suggest.js';
 
 /** A module that exports `handler` is a handler module; other modules in the folder are shared code. */
 export const EXPORTS_HANDLER =

@@ -5,7 +5,7 @@
  * server tries them (TS030), and expectations no read or get can meet (TS039). Their contract tests are generated
  * beside the tools' (src/emit/examples.ts).
  */
-import { diagnostic, type Diagnostics } from '../diagnostics.js';
+import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import type { RawTool } from '../load/load.js';
 import type {
   PromptArgumentModel,
@@ -15,7 +15,7 @@ import type {
   ResourceExpectation,
   ResourceModel,
 } from '../model.js';
-import { compileUriTemplate, parseUriTemplate } from '../../templates/runtime/uri-template.js';
+import { compileUriTemplate, parseUriTemplate } from '../../../templates/runtime/uri-template.js';
 
 type Raw = RawTool;
 

@@ -7,11 +7,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from './diagnostics.js';
-import type { OutputFile } from './emit/generate.js';
-import { HEADER_MARK } from './emit/text.js';
-import type { Options } from './options.js';
-import { isInside } from './paths.js';
+import { UserError } from '../core/diagnostics.js';
+import type { OutputFile } from '../pipeline/emit/generate.js';
+import { HEADER_MARK } from '../pipeline/emit/text.js';
+import type { Options } from '../core/options.js';
+import { isInside } from '../core/paths.js';
 
 export interface WriteReport {
   /** Generated files whose bytes changed or that did not exist. */
