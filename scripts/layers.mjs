@@ -97,7 +97,8 @@ for (const file of files) {
     if (to === room) return;
     if (rule?.only && !rule.only.includes(to))
       say(node, `imports src/${target}; ${room} may import only ${rule.only.join(', ')} (${rule.why})`);
-    if (to === 'commands' && !COMMAND_CALLERS.has(room)) say(node, `imports src/${target}; only the CLI calls commands`);
+    if (to === 'commands' && !COMMAND_CALLERS.has(room))
+      say(node, `imports src/${target}; only the CLI calls commands`);
   };
 
   const visit = (node) => {
@@ -159,7 +160,11 @@ for (const file of files) {
 /** The member read off `node` (`node.x` or `node['x']`), if any. */
 function memberName(parent, node) {
   if (ts.isPropertyAccessExpression(parent) && parent.expression === node) return parent.name.text;
-  if (ts.isElementAccessExpression(parent) && parent.expression === node && ts.isStringLiteralLike(parent.argumentExpression))
+  if (
+    ts.isElementAccessExpression(parent) &&
+    parent.expression === node &&
+    ts.isStringLiteralLike(parent.argumentExpression)
+  )
     return parent.argumentExpression.text;
   return undefined;
 }

@@ -12,7 +12,9 @@ import type { ValidateFunction } from 'ajv';
 import { getValidators } from '../src/pipeline/load/structure.js';
 import { repoRoot } from './helpers/cli.js';
 
-const built = createRequire(import.meta.url)(path.join(repoRoot, 'dist/src/pipeline/load/structure-validators.cjs')) as {
+const built = createRequire(import.meta.url)(
+  path.join(repoRoot, 'dist/src/pipeline/load/structure-validators.cjs'),
+) as {
   main: ValidateFunction;
   include: ValidateFunction;
   schemaHash: string;

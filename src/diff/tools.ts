@@ -3,7 +3,14 @@
  * their schemas (a removed and an added tool with the same schemas is a likely rename); then each matched pair's
  * text, annotations, execution, metadata and schemas. Pure: models in, changes out.
  */
-import type { PromptModel, ResourceModel, SchemaModel, ServerInfo, ToolAnnotations, ToolModel } from '../pipeline/model.js';
+import type {
+  PromptModel,
+  ResourceModel,
+  SchemaModel,
+  ServerInfo,
+  ToolAnnotations,
+  ToolModel,
+} from '../pipeline/model.js';
 import { closest } from '../core/suggest.js';
 import { explain } from './messages.js';
 import { diffPrimitives } from './primitives.js';

@@ -2,7 +2,13 @@
 import path from 'node:path';
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import { checkTimeout, MAX_DURATION_MS, parseDuration } from '../../core/duration.js';
-import { DEFAULT_LINT_OPTIONS, DEFAULT_OPTIONS, type LintLevel, type LintOptions, type Options } from '../../core/options.js';
+import {
+  DEFAULT_LINT_OPTIONS,
+  DEFAULT_OPTIONS,
+  type LintLevel,
+  type LintOptions,
+  type Options,
+} from '../../core/options.js';
 import { isInside } from '../../core/paths.js';
 import { diskSource, type FileSource } from '../load/files.js';
 import type { SourceFile } from '../load/source.js';

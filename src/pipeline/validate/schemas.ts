@@ -3,7 +3,13 @@
  * into the schema's own $defs), ref loops, the dialect's meta-schema, and finally ajv in strict mode.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { diagnostic, type Diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../../core/diagnostics.js';
+import {
+  diagnostic,
+  type Diagnostic,
+  type DiagnosticCode,
+  type Diagnostics,
+  type Span,
+} from '../../core/diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../../core/suggest.js';
 import { compiledSchema, type CompiledSchema } from './ajv.js';
