@@ -13,14 +13,6 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const root = path.resolve(import.meta.dirname, '..');
-// LAYERS_SRC: another tree to judge (the test of these rules).
-const src = process.env.LAYERS_SRC ?? path.join(root, 'src');
-const files = fs
-  .readdirSync(src, { recursive: true })
-  .map(String)
-  .filter((f) => f.endsWith('.ts'))
-  .map((f) => f.split(path.sep).join('/'))
-  .sort();
 
 /** The room a module is in: "pipeline/emit", "check", "cli.ts", "pipeline/model.ts", … */
 const roomOf = (file) => {
@@ -65,98 +57,6 @@ const WRITE_CALLS = new Set(
 );
 const PRINTS = new Set(['stdout', 'stderr']);
 
-const problems = [];
-const graph = new Map();
-
-for (const file of files) {
-  const text = fs.readFileSync(path.join(src, file), 'utf8');
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const room = roomOf(file);
-  const rule = RULES[room];
-  const say = (node, what) =>
-    problems.push(`src/${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}: ${what}`);
-  const edges = new Set();
-  graph.set(file, edges);
-  /** Local names bound to the fs module (`fs`, `promises`), and to its write functions (`writeFileSync`, aliases). */
-  const fsNames = new Set();
-  const writeNames = new Set();
-
-  const importOf = (node, spec) => {
-    if (IMPURE_MODULES.test(spec) && PURE.has(room))
-      say(node, `imports ${spec}; ${room} is pure (no disk, threads or processes)`);
-    if (!spec.startsWith('.')) return;
-    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts');
-    if (target.startsWith('..')) {
-      const shared = path.posix.normalize(path.posix.join('src', target));
-      if (!SHARED.includes(shared))
-        say(node, `imports ${spec}, outside src/; of the runtime templates only ${SHARED.join(', ')} are shared`);
-      return;
-    }
-    edges.add(target);
-    const to = roomOf(target);
-    if (to === room) return;
-    if (rule?.only && !rule.only.includes(to))
-      say(node, `imports src/${target}; ${room} may import only ${rule.only.join(', ')} (${rule.why})`);
-    if (to === 'commands' && !COMMAND_CALLERS.has(room))
-      say(node, `imports src/${target}; only the CLI calls commands`);
-  };
-
-  const visit = (node) => {
-    // import … from 'x', export … from 'x'
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      const spec = node.moduleSpecifier.text;
-      importOf(node, spec);
-      const clause = ts.isImportDeclaration(node) ? node.importClause : undefined;
-      if (clause && FS_MODULES.test(spec) && !clause.isTypeOnly) {
-        if (clause.name) fsNames.add(clause.name.text);
-        const bindings = clause.namedBindings;
-        if (bindings && ts.isNamespaceImport(bindings)) fsNames.add(bindings.name.text);
-        if (bindings && ts.isNamedImports(bindings)) {
-          for (const el of bindings.elements) {
-            const imported = (el.propertyName ?? el.name).text;
-            if (imported === 'promises' || imported === 'default') fsNames.add(el.name.text);
-            else if (WRITE_CALLS.has(imported)) writeNames.add(el.name.text);
-          }
-        }
-      }
-    }
-    // import('x'), require('x')
-    if (
-      ts.isCallExpression(node) &&
-      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
-        (ts.isIdentifier(node.expression) && node.expression.text === 'require')) &&
-      node.arguments[0] &&
-      ts.isStringLiteralLike(node.arguments[0])
-    ) {
-      importOf(node, node.arguments[0].text);
-      if (FS_MODULES.test(node.arguments[0].text) && !WRITERS.has(room) && !WRITERS.has(file))
-        say(node, 'loads the fs module dynamically; only the commands, the writer and the cache write to the disk');
-    }
-    if (ts.isIdentifier(node) && !isDeclarationName(node)) {
-      const name = node.text;
-      const parent = node.parent;
-      const member = memberName(parent, node);
-      if (name === 'process' && PURE.has(room) && !isPropertyNameOf(parent, node))
-        say(node, `touches process; ${room} is pure (its inputs come as arguments)`);
-      if (name === 'console' && file !== 'cli.ts' && !isPropertyNameOf(parent, node))
-        say(node, 'prints; only the CLI prints (commands return what to print)');
-      if (name === 'process' && member !== undefined && PRINTS.has(member) && file !== 'cli.ts')
-        say(node, 'prints; only the CLI prints (commands return what to print)');
-      if (name === 'globalThis' && member === 'console' && file !== 'cli.ts')
-        say(node, 'prints; only the CLI prints (commands return what to print)');
-      if (!WRITERS.has(room) && !WRITERS.has(file)) {
-        const writes =
-          (fsNames.has(name) && member !== undefined && (WRITE_CALLS.has(member) || member === 'promises')) ||
-          (writeNames.has(name) && !isPropertyNameOf(parent, node));
-        if (writes && (member !== 'promises' || writesThroughPromises(parent)))
-          say(node, 'writes to the disk; only the commands, the writer and the cache do');
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-}
-
 /** The member read off `node` (`node.x` or `node['x']`), if any. */
 function memberName(parent, node) {
   if (ts.isPropertyAccessExpression(parent) && parent.expression === node) return parent.name.text;
@@ -197,41 +97,146 @@ function isDeclarationName(node) {
   );
 }
 
-// No loops: a module never reaches itself through its imports (type-only ones included: a loop of types is a
-// loop of concepts).
-const state = new Map();
-const stack = [];
-const loops = new Set();
-const walk = (file) => {
-  state.set(file, 'open');
-  stack.push(file);
-  for (const next of graph.get(file) ?? []) {
-    if (!graph.has(next)) continue;
-    if (state.get(next) === 'open') {
-      const loop = stack.slice(stack.indexOf(next));
-      const start = loop.indexOf([...loop].sort()[0]);
-      loops.add([...loop.slice(start), ...loop.slice(0, start)].map((f) => `src/${f}`).join(' → '));
-    } else if (!state.has(next)) walk(next);
+/** Every broken rule in the tree at `src` (default: this repository's src/), as "src/file:line: what and why". */
+export function judge(src = path.join(root, 'src')) {
+  const files = fs
+    .readdirSync(src, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.split(path.sep).join('/'))
+    .sort();
+  const problems = [];
+  const graph = new Map();
+
+  for (const file of files) {
+    const text = fs.readFileSync(path.join(src, file), 'utf8');
+    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const room = roomOf(file);
+    const rule = RULES[room];
+    const say = (node, what) =>
+      problems.push(`src/${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}: ${what}`);
+    const edges = new Set();
+    graph.set(file, edges);
+    /** Local names bound to the fs module (`fs`, `promises`), and to its write functions (`writeFileSync`, aliases). */
+    const fsNames = new Set();
+    const writeNames = new Set();
+
+    const importOf = (node, spec) => {
+      if (IMPURE_MODULES.test(spec) && PURE.has(room))
+        say(node, `imports ${spec}; ${room} is pure (no disk, threads or processes)`);
+      if (!spec.startsWith('.')) return;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts');
+      if (target.startsWith('..')) {
+        const shared = path.posix.normalize(path.posix.join('src', target));
+        if (!SHARED.includes(shared))
+          say(node, `imports ${spec}, outside src/; of the runtime templates only ${SHARED.join(', ')} are shared`);
+        return;
+      }
+      edges.add(target);
+      const to = roomOf(target);
+      if (to === room) return;
+      if (rule?.only && !rule.only.includes(to))
+        say(node, `imports src/${target}; ${room} may import only ${rule.only.join(', ')} (${rule.why})`);
+      if (to === 'commands' && !COMMAND_CALLERS.has(room))
+        say(node, `imports src/${target}; only the CLI calls commands`);
+    };
+
+    const visit = (node) => {
+      // import … from 'x', export … from 'x'
+      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+        const spec = node.moduleSpecifier.text;
+        importOf(node, spec);
+        const clause = ts.isImportDeclaration(node) ? node.importClause : undefined;
+        if (clause && FS_MODULES.test(spec) && !clause.isTypeOnly) {
+          if (clause.name) fsNames.add(clause.name.text);
+          const bindings = clause.namedBindings;
+          if (bindings && ts.isNamespaceImport(bindings)) fsNames.add(bindings.name.text);
+          if (bindings && ts.isNamedImports(bindings)) {
+            for (const el of bindings.elements) {
+              const imported = (el.propertyName ?? el.name).text;
+              if (imported === 'promises' || imported === 'default') fsNames.add(el.name.text);
+              else if (WRITE_CALLS.has(imported)) writeNames.add(el.name.text);
+            }
+          }
+        }
+      }
+      // import('x'), require('x')
+      if (
+        ts.isCallExpression(node) &&
+        (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+          (ts.isIdentifier(node.expression) && node.expression.text === 'require')) &&
+        node.arguments[0] &&
+        ts.isStringLiteralLike(node.arguments[0])
+      ) {
+        importOf(node, node.arguments[0].text);
+        if (FS_MODULES.test(node.arguments[0].text) && !WRITERS.has(room) && !WRITERS.has(file))
+          say(node, 'loads the fs module dynamically; only the commands, the writer and the cache write to the disk');
+      }
+      if (ts.isIdentifier(node) && !isDeclarationName(node)) {
+        const name = node.text;
+        const parent = node.parent;
+        const member = memberName(parent, node);
+        if (name === 'process' && PURE.has(room) && !isPropertyNameOf(parent, node))
+          say(node, `touches process; ${room} is pure (its inputs come as arguments)`);
+        if (name === 'console' && file !== 'cli.ts' && !isPropertyNameOf(parent, node))
+          say(node, 'prints; only the CLI prints (commands return what to print)');
+        if (name === 'process' && member !== undefined && PRINTS.has(member) && file !== 'cli.ts')
+          say(node, 'prints; only the CLI prints (commands return what to print)');
+        if (name === 'globalThis' && member === 'console' && file !== 'cli.ts')
+          say(node, 'prints; only the CLI prints (commands return what to print)');
+        if (!WRITERS.has(room) && !WRITERS.has(file)) {
+          const writes =
+            (fsNames.has(name) && member !== undefined && (WRITE_CALLS.has(member) || member === 'promises')) ||
+            (writeNames.has(name) && !isPropertyNameOf(parent, node));
+          if (writes && (member !== 'promises' || writesThroughPromises(parent)))
+            say(node, 'writes to the disk; only the commands, the writer and the cache do');
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
   }
-  stack.pop();
-  state.set(file, 'done');
-};
-for (const file of files) if (!state.has(file)) walk(file);
-for (const loop of [...loops].sort()) problems.push(`import loop: ${loop} → back to the first`);
 
-// A shared module runs in generated servers and in toolspec alike: it imports nothing.
-for (const shared of SHARED) {
-  const imports = ts.preProcessFile(fs.readFileSync(path.join(root, shared), 'utf8'), true, true).importedFiles;
-  if (imports.length)
-    problems.push(
-      `${shared}: imports ${imports.map((i) => i.fileName).join(', ')}; a module shared with generated servers imports nothing`,
+  // No loops: a module never reaches itself through its imports (type-only ones included: a loop of types is a
+  // loop of concepts).
+  const state = new Map();
+  const stack = [];
+  const loops = new Set();
+  const walk = (file) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') {
+        const loop = stack.slice(stack.indexOf(next));
+        const start = loop.indexOf([...loop].sort()[0]);
+        loops.add([...loop.slice(start), ...loop.slice(0, start)].map((f) => `src/${f}`).join(' → '));
+      } else if (!state.has(next)) walk(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) walk(file);
+  for (const loop of [...loops].sort()) problems.push(`import loop: ${loop} → back to the first`);
+
+  // A shared module runs in generated servers and in toolspec alike: it imports nothing.
+  for (const shared of SHARED) {
+    const imports = ts.preProcessFile(fs.readFileSync(path.join(root, shared), 'utf8'), true, true).importedFiles;
+    if (imports.length)
+      problems.push(
+        `${shared}: imports ${imports.map((i) => i.fileName).join(', ')}; a module shared with generated servers imports nothing`,
+      );
+  }
+  return { problems, modules: files.length };
+}
+
+if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
+  const { problems, modules } = judge();
+  if (problems.length) {
+    console.error(
+      `${problems.join('\n')}\n\n${problems.length} broken import rule${problems.length === 1 ? '' : 's'} (see ARCHITECTURE.md)`,
     );
+    process.exit(1);
+  }
+  console.log(`layers: ${modules} modules keep the import rules of ARCHITECTURE.md, with no import loop`);
 }
-
-if (problems.length) {
-  console.error(
-    `${problems.join('\n')}\n\n${problems.length} broken import rule${problems.length === 1 ? '' : 's'} (see ARCHITECTURE.md)`,
-  );
-  process.exit(1);
-}
-console.log(`layers: ${files.length} modules keep the import rules of ARCHITECTURE.md, with no import loop`);

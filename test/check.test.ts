@@ -19,12 +19,19 @@ const fixtures = path.join(repoRoot, 'test/fixtures/check');
 const cleanups: (() => void)[] = [];
 afterAll(() => cleanups.forEach((c) => c()));
 
-/** A generated copy of the base project. */
+let generated: Promise<string> | undefined;
+
+/** A copy of the base project, generated (once, then copied: every case starts from the same bytes). */
 async function baseProject(): Promise<string> {
-  const p = scratchCopy(path.join(fixtures, 'base'), 'check');
+  generated ??= (async () => {
+    const p = scratchCopy(path.join(fixtures, 'base'), 'check-base');
+    cleanups.push(p.cleanup);
+    const { model, validators } = loadModel('toolspec.yaml', { cwd: p.dir });
+    writeOutput(model!.rootDir, model!.options, await generate(model!, validators!));
+    return p.dir;
+  })();
+  const p = scratchCopy(await generated, 'check');
   cleanups.push(p.cleanup);
-  const { model, validators } = loadModel('toolspec.yaml', { cwd: p.dir });
-  writeOutput(model!.rootDir, model!.options, await generate(model!, validators!));
   return p.dir;
 }
 

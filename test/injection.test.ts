@@ -19,7 +19,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from './helpers/cli.js';
-import { compile, scratchCopy, tsFiles } from './helpers/project.js';
+import { compile, scratchCopy, specFiles, tsFiles } from './helpers/project.js';
 import { runMain, type InProcessRun } from './fuzz/damage-cli.js';
 
 const FIXTURES = path.join(repoRoot, 'test/fixtures/injection');
@@ -392,9 +392,9 @@ describe('options that reach generated code', () => {
       const offenders = tsFiles(genDir).flatMap((f) => markersOutsideData(f));
       expect(offenders).toEqual([]);
       const out = path.join(dir.dir, 'out');
-      expect(compile(tsFiles(path.join(dir.dir, 'src')), { outDir: out, rootDir: path.join(dir.dir, 'src') })).toEqual(
-        [],
-      );
+      expect(
+        compile(specFiles(path.join(dir.dir, 'src')), { outDir: out, rootDir: path.join(dir.dir, 'src') }),
+      ).toEqual([]);
       delete (globalThis as { __pwned?: unknown }).__pwned;
       const emitted = path.join(out, generated.slice('src/'.length));
       const { handlers: bound } = (await import(pathToFileURL(path.join(emitted, 'registry.js')).href)) as {
@@ -480,7 +480,7 @@ describe('odd names beyond the corpus', () => {
       check(
         JSON.parse(fs.readFileSync(path.join(copy.dir, 'src/generated/manifest.json'), 'utf8')) as { tools: Json[] },
       );
-      expect(compile(tsFiles(path.join(copy.dir, 'src')))).toEqual([]);
+      expect(compile(specFiles(path.join(copy.dir, 'src')))).toEqual([]);
     } finally {
       copy.cleanup();
     }

@@ -31,6 +31,17 @@ export function scratchCopy(fixture: string, name: string): { dir: string; clean
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * The runtime's transports and entry points, which only server.ts reaches and which are byte-for-byte the runtime
+ * template in every project (templates.test.ts and the golden compile check them): left out by `specFiles`.
+ */
+export const ENTRY_POINTS: ReadonlySet<string> = new Set(['stdio.ts', 'web.ts', 'http.ts', 'main.ts', 'index.ts']);
+
+/** A project's .ts files but the runtime's entry points: what depends on its spec, for a compile that checks that. */
+export function specFiles(dir: string): string[] {
+  return tsFiles(dir).filter((f) => !ENTRY_POINTS.has(path.basename(f)));
+}
+
 /** Every .ts file below `dir`, sorted. */
 export function tsFiles(dir: string): string[] {
   return (fs.readdirSync(dir, { recursive: true }) as string[])
@@ -39,10 +50,34 @@ export function tsFiles(dir: string): string[] {
     .sort();
 }
 
+/**
+ * The declaration files every program of a test run reads (the compiler's lib, the SDK's and Node's types), parsed
+ * once per worker and shared, as a language service's document registry shares them: by path and exact text.
+ */
+const declarations = new Map<string, { text: string; file: ts.SourceFile }>();
+
+function sharingHost(options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, version, onError, fresh) => {
+    if (!fileName.endsWith('.d.ts') || !fileName.includes('node_modules'))
+      return getSourceFile(fileName, version, onError, fresh);
+    const text = host.readFile(fileName);
+    if (text === undefined) return getSourceFile(fileName, version, onError, fresh);
+    const key = `${fileName}\0${typeof version === 'object' ? version.languageVersion : version}`;
+    const hit = declarations.get(key);
+    if (hit?.text === text) return hit.file;
+    const file = ts.createSourceFile(fileName, text, version);
+    declarations.set(key, { text, file });
+    return file;
+  };
+  return host;
+}
+
 /** Type-checks `files` in one program; with outDir, also emits JavaScript. Returns the diagnostics as text. */
 export function compile(files: string[], extra: ts.CompilerOptions = {}): string[] {
   const options = { ...STRICT_OPTIONS, ...(extra.outDir ? {} : { noEmit: true }), ...extra };
-  const program = ts.createProgram(files, options);
+  const program = ts.createProgram(files, options, sharingHost(options));
   const emitted = program.emit();
   return [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) => {
     const msg = ts.flattenDiagnosticMessageText(d.messageText, '\n');
