@@ -26,7 +26,7 @@ import { packageRoot } from './core/paths.js';
 
 export interface CompileOptions {
   cwd: string;
-  /** Where the search for a spec looked, when none was named (src/discover.ts): for the "cannot find" message. */
+  /** Where the search for a spec looked, when none was named (src/core/discover.ts): for the "cannot find" message. */
   lookedIn?: string | undefined;
   /** Where the files are read from: the disk unless given (a git revision, memory). */
   source?: FileSource;

@@ -1,6 +1,6 @@
 /**
  * `toolspec init` writes a toolspec dependency that installs where it runs: a registry range for a registry copy, the
- * clone, the tarball or the folder it runs from otherwise (src/init.ts), and a `.mcp.json` that starts the built
+ * clone, the tarball or the folder it runs from otherwise (src/init/scaffold.ts), and a `.mcp.json` that starts the built
  * server with node. The installs themselves are in test/e2e/newcomer.test.ts.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * A whole parse kept in generate's cache by the file's text (src/load/source.ts, parsedFile) must be the parse: the
+ * A whole parse kept in generate's cache by the file's text (src/pipeline/load/source.ts, parsedFile) must be the parse: the
  * same data, the same diagnostics (it is kept only when there are none) and the same place for every JSON path,
  * key or value, present or not. Held on drawn YAML in block and flow styles, with comments, directives, CRLF, a
  * byte order mark, tags and anchors (the last two are never kept), and through a load: a spec loaded with a filled

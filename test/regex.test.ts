@@ -1,4 +1,4 @@
-/** Patterns that backtrack exponentially (src/validate/regex.ts): refused by validate as TS041. */
+/** Patterns that backtrack exponentially (src/pipeline/validate/regex.ts): refused by validate as TS041. */
 import { describe, expect, it } from 'vitest';
 import { backtracksExponentially } from '../src/pipeline/validate/regex.js';
 

@@ -1,6 +1,6 @@
 /**
  * Coverage: every tool has a handler module, and every handler module belongs to a tool. Text only: no type checker.
- * Renames (src/renames.ts) are read the way generate reads them, so check says what generate will do: move a
+ * Renames (src/write/renames.ts) are read the way generate reads them, so check says what generate will do: move a
  * renamed tool's module, or ask whether a new tool is a vanished one renamed. No advice here ends with a user's
  * code deleted: a file is only ever "yours to remove" once its code is elsewhere or its tool is gone for good.
  */

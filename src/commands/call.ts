@@ -2,7 +2,7 @@
  * `toolspec call <tool> [key=value … | --json '{…}']`: one tool run through the project's own handler and the
  * generated dispatcher, in this process, without a server or a build. The generated code comes from the spec as it
  * is now, generated in memory without the cache and never written (what runs is what the spec says, whatever the
- * disk or the cache hold); the project's TypeScript is transpiled into its cache folder (src/run/cache.ts) and
+ * disk or the cache hold); the project's TypeScript is transpiled into its cache folder (src/cache/run.ts) and
  * imported. So the
  * arguments are validated, defaults filled and the result checked exactly as the server would, by the same code.
  *

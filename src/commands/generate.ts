@@ -15,7 +15,7 @@ import { plural } from './result.js';
 export interface GenerateInput {
   /** The spec file as the user named it. */
   spec: string;
-  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json';
@@ -23,7 +23,7 @@ export interface GenerateInput {
   style?: Style;
   /**
    * Create stubs for new tools even when handler modules of vanished tools are there (`--new-stubs`). Without it,
-   * generate stops and asks whether a new tool is one of those renamed (src/renames.ts).
+   * generate stops and asks whether a new tool is one of those renamed (src/write/renames.ts).
    */
   newStubs?: boolean;
   /** Compute everything, reading no cache (`--no-cache`); what is computed replaces what the cache held. */

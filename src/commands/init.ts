@@ -1,5 +1,5 @@
 /**
- * `toolspec init`: a new server project from templates/init (src/init.ts), written beside what is there (never
+ * `toolspec init`: a new server project from templates/init (src/init/scaffold.ts), written beside what is there (never
  * over an existing file), then generated. Says which toolspec dependency it wrote and why, and how clients start
  * the server.
  */
@@ -24,7 +24,7 @@ export interface InitInput {
   cwd: string;
   /** Add the files to a folder that is not empty. */
   force: boolean;
-  /** The toolspec devDependency to write in package.json; by default, one that installs here (src/init.ts). */
+  /** The toolspec devDependency to write in package.json; by default, one that installs here (src/init/scaffold.ts). */
   toolspec?: string;
   style?: Styles;
 }

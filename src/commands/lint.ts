@@ -4,7 +4,7 @@ import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } f
 
 export interface LintInput {
   spec: string;
-  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json' | 'github';

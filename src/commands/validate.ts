@@ -4,7 +4,7 @@ import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandRes
 
 export interface ValidateInput {
   spec: string;
-  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json' | 'github';

@@ -19,7 +19,7 @@ import { sha256 } from '../cache/store.js';
 
 export interface WatchInput {
   spec: string;
-  /** No spec was named and none was found: where the search looked (src/discover.ts), for the message. */
+  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
   format: 'text' | 'json';

@@ -59,9 +59,9 @@ export const CODES = {
   TS034: 'invalid-default',
   TS035: 'no-tools',
   TS036: 'invalid-utf8',
-  /** A file, the spec as a whole or its tool count is past a limit of src/load/limits.ts. */
+  /** A file, the spec as a whole or its tool count is past a limit of src/pipeline/load/limits.ts. */
   TS037: 'input-too-large',
-  /** YAML nesting (or aliases) past the depth limit of src/load/limits.ts. */
+  /** YAML nesting (or aliases) past the depth limit of src/pipeline/load/limits.ts. */
   TS038: 'nesting-too-deep',
   /** An example's `expect` that no call can meet (its contract test could never pass). */
   TS039: 'impossible-expectation',
@@ -69,7 +69,7 @@ export const CODES = {
   TS040: 'invalid-mcp-header',
   /** A pattern whose matching can backtrack exponentially (a denial of service on the server). */
   TS041: 'unsafe-pattern',
-  /** A schema whose $refs expand past the limit of src/load/limits.ts when followed. */
+  /** A schema whose $refs expand past the limit of src/pipeline/load/limits.ts when followed. */
   TS042: 'ref-expansion-too-large',
   /** A tool's `renamedFrom` that cannot name its former self: not a tool name, a current tool, or claimed twice. */
   TS043: 'invalid-rename',

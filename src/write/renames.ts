@@ -2,7 +2,7 @@
  * Renamed tools and their handler modules. A handler module is the user's code: when a tool is renamed, its module
  * must follow the tool, never be stubbed over or deleted. This module reads the handlers folder and says what a
  * generate would do with it (move a former name's module, or stop and ask), and rewrites a moved module's reference
- * to its tool in memory (ts-morph); src/write.ts does the move itself. Shared by generate and check.
+ * to its tool in memory (ts-morph); src/write/write.ts does the move itself. Shared by generate and check.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -2,7 +2,7 @@
  * Writing generate's output: all-or-nothing, unchanged files left alone (bytes and mtime), handler files created
  * only when missing and never touched again, nothing written outside the configured folders, and generated files
  * that the spec no longer produces removed (only files that carry toolspec's header). A renamed tool's handler
- * module moves to the new name (src/renames.ts plans it): the new file is linked in before anything else is written
+ * module moves to the new name (src/write/renames.ts plans it): the new file is linked in before anything else is written
  * and the old one removed only after everything else is, so an interruption leaves the code in one file or both.
  */
 import fs from 'node:fs';
@@ -29,7 +29,7 @@ export interface WriteReport {
   notMoved: { from: string; to: string }[];
 }
 
-/** A handler module to move: read and rewritten (src/renames.ts) before the write begins. */
+/** A handler module to move: read and rewritten (src/write/renames.ts) before the write begins. */
 export interface HandlerMoveWrite {
   /** Absolute paths. */
   source: string;

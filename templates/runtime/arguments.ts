@@ -1,6 +1,6 @@
 /**
  * What the generator and the generated server share about arguments, in one place: this module is copied into
- * every generated project and imported by toolspec's own loader (src/validate), so `validate` judges examples as
+ * every generated project and imported by toolspec's own loader (src/pipeline/validate), so `validate` judges examples as
  * the server judges calls. Pure: no imports, no I/O.
  *
  * - Validators and their errors, as ajv's standalone code produces them.

@@ -6,33 +6,21 @@
  */
 import type { CompletionModel, ServerModel } from '../model.js';
 import { jsdoc, key, str } from './text.js';
-import { toolTypeNames } from './types.js';
-
-/** The name of a tool's interface in contract.ts. */
-export const toolInterface = (typeName: string) => `${typeName}Tool`;
+import { toolInterface } from './types.js';
 
 export function emitContract(model: ServerModel): string[] {
-  const names = toolTypeNames(model);
   const pieces = [
     `${model.tools.length ? "import type * as T from './types.js';\n\n" : ''}export type * from './types.js';
 export type * from './handler-types.js';
 `,
   ];
-  for (const tool of model.tools) {
-    const n = names.get(tool.name)!;
-    pieces.push(`${jsdoc(tool.definition.description)}export interface ${toolInterface(tool.typeName)} {
-  arguments: T.${n.args};
-  input: T.${n.input};
-${n.output ? `  output: T.${n.output};\n` : ''}}
-`);
-  }
   const table = (doc: string, name: string, rows: string[]) =>
     `/** ${doc} */\nexport interface ${name} {\n${rows.join('\n')}\n}\n`;
   pieces.push(
     table(
       'Every tool by name: what its handler receives and returns (Handler, ToolInputs, ToolResults: handler-types.ts).',
       'ToolTypes',
-      model.tools.map((t) => `${key(t.name)}: ${toolInterface(t.typeName)};`),
+      model.tools.map((t) => `${key(t.name)}: T.${toolInterface(t.typeName)};`),
     ),
   );
   const fields = (list: { name: string; required: boolean; description?: string | undefined }[]) =>

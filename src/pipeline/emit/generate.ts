@@ -8,7 +8,7 @@ import type { CompiledValidators, ServerModel } from '../model.js';
 import { emitRegistry, emitTools, handlerFileName } from './bindings.js';
 import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';
-import { formatPieces, normalizeText } from './format.js';
+import { formatPieces, normalizeText, type PieceStore } from './format.js';
 import { emitManifestJson, emitManifestModule } from './manifest.js';
 import {
   emitPrimitives,
@@ -20,7 +20,7 @@ import {
 import { emitStub } from './stub.js';
 import { EXAMPLES_RUNNER, STATIC_FILES } from './templates.js';
 import { header } from './text.js';
-import { emitTypes, type PieceStore } from './types.js';
+import { emitTypes } from './types.js';
 import { emitValidators } from './validators.js';
 
 export interface OutputFile {
@@ -65,7 +65,8 @@ export async function generate(
     return file(name, head + text);
   };
   const files = await Promise.all([
-    code('types.ts', emitTypes(model, store)),
+    // Formatted by emitTypes itself, a piece per tool kept formatted in the store.
+    emitTypes(model, store).then((pieces) => file('types.ts', head + pieces.join('\n'))),
     code('contract.ts', emitContract(model)),
     code('tools.ts', emitTools(model)),
     code('registry.ts', emitRegistry(model)),

@@ -108,55 +108,56 @@ function generatedFrom(model: ServerModel, file: string): string {
 }
 
 export function emitPromptStub(model: ServerModel, prompt: PromptModel, file: string): string[] {
-  const from = generatedFrom(model, file);
-  const doc = [prompt.name, prompt.definition.title, prompt.definition.description].filter(Boolean).join('\n\n');
-  const completed = prompt.arguments.filter((a) => completes(a.complete));
-  const types = completed.length ? 'PromptCompleter, PromptHandler' : 'PromptHandler';
-  const text = `${prompt.name} is not written yet: edit ${file}`;
-  return [
-    `import type { ${types} } from ${str(`${from}/contract.js`)};
-`,
-    `/**
-${commentBody(doc)}
- */
-export const handler: PromptHandler<${str(prompt.name)}> = async (_args, _ctx) => {
-  // Return text (one user message), a list of messages, or a whole GetPromptResult.
-  throw new Error(${str(text)});
-};
-`,
-    completed.length
-      ? `/** Completion of ${commentLine(completed.map((a) => a.name).join(', '))}: the values that start with what the user typed. */
-export const complete: PromptCompleter<${str(prompt.name)}> = {
-${completed.map((a) => `${key(a.name)}: async (_value, _context) => [],`).join('\n')}
-};
-`
-      : '',
-  ];
+  return primitiveStub(model, file, {
+    kind: 'Prompt',
+    name: prompt.name,
+    doc: [prompt.name, prompt.definition.title, prompt.definition.description],
+    params: '_args',
+    returns: 'Return text (one user message), a list of messages, or a whole GetPromptResult.',
+    completed: prompt.arguments.filter((a) => completes(a.complete)).map((a) => a.name),
+  });
 }
 
 export function emitResourceStub(model: ServerModel, resource: ResourceModel, file: string): string[] {
-  const from = generatedFrom(model, file);
-  const doc = [resource.name, resource.uri, resource.definition.title, resource.definition.description]
-    .filter(Boolean)
-    .join('\n\n');
-  const completed = resource.variables.filter((v) => completes(v.complete));
-  const types = completed.length ? 'ResourceCompleter, ResourceHandler' : 'ResourceHandler';
-  const text = `${resource.name} is not written yet: edit ${file}`;
+  return primitiveStub(model, file, {
+    kind: 'Resource',
+    name: resource.name,
+    doc: [resource.name, resource.uri, resource.definition.title, resource.definition.description],
+    params: '_variables',
+    returns:
+      'Return text, bytes (a Uint8Array), contents with their own URI and MIME type, or undefined: no such resource.',
+    completed: resource.variables.filter((v) => completes(v.complete)).map((v) => v.name),
+  });
+}
+
+/** A prompt's or resource's handler stub, and its `complete` export when some of its values complete by handler. */
+function primitiveStub(
+  model: ServerModel,
+  file: string,
+  s: {
+    kind: 'Prompt' | 'Resource';
+    name: string;
+    doc: (string | undefined)[];
+    params: string;
+    returns: string;
+    completed: string[];
+  },
+): string[] {
+  const types = s.completed.length ? `${s.kind}Completer, ${s.kind}Handler` : `${s.kind}Handler`;
   return [
-    `import type { ${types} } from ${str(`${from}/contract.js`)};
-`,
+    `import type { ${types} } from ${str(`${generatedFrom(model, file)}/contract.js`)};\n`,
     `/**
-${commentBody(doc)}
+${commentBody(s.doc.filter(Boolean).join('\n\n'))}
  */
-export const handler: ResourceHandler<${str(resource.name)}> = async (_variables, _ctx) => {
-  // Return text, bytes (a Uint8Array), contents with their own URI and MIME type, or undefined: no such resource.
-  throw new Error(${str(text)});
+export const handler: ${s.kind}Handler<${str(s.name)}> = async (${s.params}, _ctx) => {
+  // ${s.returns}
+  throw new Error(${str(`${s.name} is not written yet: edit ${file}`)});
 };
 `,
-    completed.length
-      ? `/** Completion of ${commentLine(completed.map((v) => v.name).join(', '))}: the values that start with what the user typed. */
-export const complete: ResourceCompleter<${str(resource.name)}> = {
-${completed.map((v) => `${key(v.name)}: async (_value, _context) => [],`).join('\n')}
+    s.completed.length
+      ? `/** Completion of ${commentLine(s.completed.join(', '))}: the values that start with what the user typed. */
+export const complete: ${s.kind}Completer<${str(s.name)}> = {
+${s.completed.map((n) => `${key(n)}: async (_value, _context) => [],`).join('\n')}
 };
 `
       : '',

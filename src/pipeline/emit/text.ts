@@ -23,18 +23,6 @@ export function literal(value: unknown, indent?: number): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-/**
- * A string literal as prettier writes it with singleQuote: single quotes unless the text holds more single than
- * double quotes. Escapes as JSON does, plus U+2028/2029.
- */
-export function tsStr(text: string): string {
-  const json = str(text);
-  const singles = (text.match(/'/g) ?? []).length;
-  const doubles = (text.match(/"/g) ?? []).length;
-  if (singles > doubles) return json;
-  return `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
-}
-
 /** Control characters written as \uXXXX: a comment must not carry a NUL or a terminal escape into source code. */
 export function visibleControls(text: string): string {
   return text.replace(
@@ -71,8 +59,8 @@ export function jsdoc(text: string | undefined, indent = ''): string {
 
 /** A property key: bare when it is a plain identifier, quoted otherwise; `__proto__` computed so it stays data. */
 export function key(name: string): string {
-  if (name === '__proto__') return `[${tsStr(name)}]`;
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : tsStr(name);
+  if (name === '__proto__') return `[${str(name)}]`;
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : str(name);
 }
 
 /** The fixed first line of every generated file; `#` comments for files that are not code (.gitattributes). */

@@ -7,18 +7,13 @@ import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../../core/names.js';
 import { isObject, pointerToken, walkSchema } from '../schema/keywords.js';
 import { mapChildren } from '../schema/forms.js';
-import { visibleControls } from './text.js';
+import { formatEach, formatPieces, type PieceStore } from './format.js';
+import { jsdoc, visibleControls } from './text.js';
+
+/** The name of a tool's interface in types.ts, which contract.ts's ToolTypes lists. */
+export const toolInterface = (typeName: string) => `${typeName}Tool`;
 
 type Schema = Record<string, unknown>;
-
-/**
- * Text kept by the content that produced it, between runs: generate's caller may hand one in (src/cache/store.ts);
- * emit never touches the disk itself. A kept text is what the same input gives, so it changes no byte.
- */
-export interface PieceStore {
-  get(kind: string, input: string): string | undefined;
-  put(kind: string, input: string, value: string): void;
-}
 
 /** The type names of one tool, as contract.ts refers to them. */
 export interface ToolTypeNames {
@@ -54,11 +49,19 @@ const INHERITED_BACK = new RegExp(
   'g',
 );
 
-/** types.ts as pieces (format.ts): each tool's types, each shared definition's, then the aliases. */
-export async function emitTypes(model: ServerModel, store?: PieceStore): Promise<string[]> {
+/**
+ * types.ts as formatted pieces (format.ts): each tool's types with its interface for contract.ts (`${typeName}Tool`:
+ * its arguments, input and output, under its description), each shared definition's, then the aliases. A piece is
+ * kept in the store formatted, by its whole input. `format: false`: the pieces as they go to prettier (its tests).
+ */
+export async function emitTypes(
+  model: ServerModel,
+  store?: PieceStore,
+  { format = true }: { format?: boolean } = {},
+): Promise<string[]> {
   const names = toolTypeNames(model);
-  // contract.ts's names too (`${typeName}Tool`): it re-exports these types beside its own.
-  const taken = new Set<string>([ROOT, ...model.tools.map((t) => `${t.typeName}Tool`)]);
+  // The tools' interfaces too (`${typeName}Tool`, written here below each tool's types).
+  const taken = new Set<string>([ROOT, ...model.tools.map((t) => toolInterface(t.typeName))]);
   for (const n of names.values()) [n.args, n.input, n.output].forEach((x) => x && taken.add(x));
   const unique = (wanted: string) => {
     let name = wanted;
@@ -132,13 +135,29 @@ export async function emitTypes(model: ServerModel, store?: PieceStore): Promise
     );
   }
 
+  const tails = new Map(
+    model.tools.map((t) => {
+      const n = names.get(t.name)!;
+      const fields = [`arguments: ${n.args};`, `input: ${n.input};`, ...(n.output ? [`output: ${n.output};`] : [])];
+      return [
+        t.name,
+        `${jsdoc(t.definition.description)}export interface ${toolInterface(t.typeName)} {\n${fields.join('\n')}\n}\n`,
+      ];
+    }),
+  );
+  const finish = format ? formatEach : async (texts: string[]) => texts;
   let pieces: string[];
   try {
-    pieces = await typesInPieces(defs, keysOf, sharedKeys(), store);
+    pieces = await typesInPieces(defs, keysOf, sharedKeys(), tails, finish, store);
   } catch {
-    pieces = [
-      await typesWithout(await untypable(model, defs, keysOf, sharedKeys()), defs, keysOf, names, sharedKeys()),
-    ];
+    const all = await typesWithout(
+      await untypable(model, defs, keysOf, sharedKeys()),
+      defs,
+      keysOf,
+      names,
+      sharedKeys(),
+    );
+    pieces = await finish([[cleaned(all), ...tails.values()].join('\n')]);
   }
   // A tool's type that json-schema-to-typescript named otherwise (it happens with some anyOf shapes) still exists.
   // The declared names are read in one pass: a search per name would cost the whole text per tool.
@@ -149,7 +168,10 @@ export async function emitTypes(model: ServerModel, store?: PieceStore): Promise
     .flatMap((n) => [n.hasDefaults ? n.args : undefined, n.input, n.output])
     .filter((name) => name && !declared.has(name))
     .map((name) => `export type ${name} = ${LOOSE_TYPE};\n`);
-  return [...pieces.map(cleaned), loose.join(''), aliases.join('\n')];
+  const rest = [loose.join(''), aliases.join('\n')];
+  return [...pieces, ...(format ? await Promise.all(rest.map((r) => formatPieces([r], store))) : rest)].filter((p) =>
+    p.trim(),
+  );
 }
 
 /**
@@ -182,30 +204,39 @@ export async function typesInPieces(
   defs: Schema,
   keysOf: ReadonlyMap<string, string[]>,
   shared: ReadonlySet<string>,
+  tails: ReadonlyMap<string, string>,
+  finish: (texts: string[]) => Promise<string[]>,
   store?: PieceStore,
 ): Promise<string[]> {
   const owner = new Map<string, string>();
-  for (const [tool, keys] of keysOf) for (const k of keys) owner.set(k, `tool:${tool}`);
-  const pieces: string[][] = [];
+  for (const [tool, keys] of keysOf) for (const k of keys) owner.set(k, tool);
+  const pieces: { keys: string[]; tool?: string | undefined }[] = [];
   let last: string | undefined;
   for (const key of Object.keys(defs)) {
-    const of = shared.has(key) ? `shared:${key}` : (owner.get(key) ?? `other:${key}`);
-    if (of !== last || !pieces.length) pieces.push([]);
-    pieces.at(-1)!.push(key);
+    const tool = shared.has(key) ? undefined : owner.get(key);
+    const of = tool === undefined ? `other:${key}` : `tool:${tool}`;
+    if (of !== last || !pieces.length) pieces.push({ keys: [], tool });
+    pieces.at(-1)!.keys.push(key);
     last = of;
   }
-  return Promise.all(
-    pieces.map(async (keys) => {
-      const inside = new Set(keys);
-      const piece = Object.fromEntries(keys.map((k) => [k, namedOutside(defs[k], inside, defs)]));
-      const input = JSON.stringify(piece);
-      const kept = store?.get('types', input);
-      if (kept !== undefined) return kept;
-      const text = await typesOf(piece);
-      store?.put('types', input, text);
-      return text;
-    }),
+  // A tool's interface goes with its last piece (its output's types may come after a shared definition).
+  const lastOf = new Map(pieces.map((p, i) => [p.tool, i]));
+  const inputs = pieces.map(({ keys, tool }, i) => {
+    const inside = new Set(keys);
+    const piece = Object.fromEntries(keys.map((k) => [k, namedOutside(defs[k], inside, defs)]));
+    return { piece, tail: tool !== undefined && lastOf.get(tool) === i ? tails.get(tool)! : '' };
+  });
+  const texts = inputs.map((input) => store?.get('types', JSON.stringify(input)));
+  const missing = [...texts.keys()].filter((i) => texts[i] === undefined);
+  const raw = await Promise.all(
+    missing.map(async (i) => `${cleaned(await typesOf(inputs[i]!.piece))}\n${inputs[i]!.tail}`),
   );
+  const done = await finish(raw);
+  missing.forEach((i, j) => {
+    texts[i] = done[j]!;
+    store?.put('types', JSON.stringify(inputs[i]), done[j]!);
+  });
+  return texts as string[];
 }
 
 const EMPTY_ROOT = new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm');

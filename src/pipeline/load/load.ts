@@ -55,7 +55,7 @@ export interface LoadOptions {
   /** Where the files are read from: the disk unless given (a git revision, memory). */
   source?: FileSource;
   /**
-   * Set when the user named no spec and none was found (src/discover.ts): where the search looked, added to the
+   * Set when the user named no spec and none was found (src/core/discover.ts): where the search looked, added to the
    * "cannot find" message.
    */
   lookedIn?: string | undefined;
@@ -151,7 +151,7 @@ function readSource(
   budget: { used: number },
   /**
    * For an include: where it is named (its diagnostics point there) and the entry as written. For the main spec:
-   * where the search for it looked, when it was searched for (src/discover.ts).
+   * where the search for it looked, when it was searched for (src/core/discover.ts).
    */
   context: {
     from?: ReturnType<SourceFile['locate']>;

@@ -1,7 +1,7 @@
 /**
  * A tool's examples: their arguments against the input schema (a valid example the schema rejects, or an invalid
  * one it accepts, is an error), their `expect` for what can never hold, and, for invalid examples, the arguments
- * the rejection must name (their contract tests check it: src/emit/examples.ts).
+ * the rejection must name (their contract tests check it: src/pipeline/emit/examples.ts).
  */
 import type { ErrorObject } from 'ajv';
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';

@@ -1,9 +1,9 @@
 /**
- * Prompts' and resources' examples, checked as tools' are (src/validate/examples.ts): a prompt example's arguments
+ * Prompts' and resources' examples, checked as tools' are (src/pipeline/validate/examples.ts): a prompt example's arguments
  * against the prompt's declared arguments (TS030 when prompts/get would refuse a valid example, TS031 when it would
  * accept an invalid one), a resource example's URI against the resource or its template and the order in which the
  * server tries them (TS030), and expectations no read or get can meet (TS039). Their contract tests are generated
- * beside the tools' (src/emit/examples.ts).
+ * beside the tools' (src/pipeline/emit/examples.ts).
  */
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import type { RawTool } from '../load/load.js';

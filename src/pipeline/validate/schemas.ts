@@ -64,7 +64,7 @@ const TYPE_ALIASES: Record<string, string> = {
 type Locate = (p: SchemaPath, key?: boolean) => Span;
 
 /**
- * A schema checked in two steps: what walks the schema with positions, now, and what ajv judges (src/validate/
+ * A schema checked in two steps: what walks the schema with positions, now, and what ajv judges (src/pipeline/validate/
  * judge.ts), as a job whose verdict `finish` turns into diagnostics and the checked schema. Between the two, the
  * verdicts are computed or taken from the cache (verdicts.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * Stage 2, validate: what the spec file's JSON Schema cannot say about tools. Names (unique, TypeScript-safe),
- * their schemas, and their examples (src/validate/examples.ts). Whether a valid tool is a good one (descriptions,
+ * their schemas, and their examples (src/pipeline/validate/examples.ts). Whether a valid tool is a good one (descriptions,
  * name length and style, hints) is lint's job: src/lint.
  */
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
