@@ -53,8 +53,7 @@ function toolspec(dir, command, expect) {
   if (command === 'generate') {
     const m = /(\d+) files, (\d+) written/.exec(r.out);
     ok &&=
-      !!m &&
-      (expect === 'cold' ? m[1] === m[2] : expect === 'noop' ? m[2] === '0' : Number(m[2]) > 0 && m[2] !== m[1]);
+      !!m && (expect === 'cold' ? m[1] === m[2] : expect === 'noop' ? m[2] === '0' : Number(m[2]) > 0 && m[2] !== m[1]);
   }
   if (!ok)
     throw Object.assign(new Error(`toolspec ${command} (${expect}) in ${dir} did not do what it should:\n${r.out}`), {

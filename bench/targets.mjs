@@ -27,7 +27,7 @@ export function targetsTable({ generate, check, server, scale = [] }) {
   const noop = g('no-op');
   add(`generate no-op, ${N} tools (/ openapi-mcp-generator)`, '≤ 0.3', noop, noop <= 0.3);
   const warm = pick(check, (r) => r.n === N && r.kind === 'warm')?.ratio.median;
-  add(`check, ${N} tools, warm cache (/ tsc --noEmit)`, '≤ 0.5', warm, warm <= 0.5);
+  add(`check, ${N} tools, run again: no cache is read since issue 23 (/ tsc --noEmit)`, '≤ 0.5', warm, warm <= 0.5);
   const coldCheck = pick(check, (r) => r.n === N && r.kind === 'cold')?.ratio.median;
   add(`check, ${N} tools, no cache (/ tsc --noEmit)`, '≤ 0.5', coldCheck, coldCheck <= 0.5);
 
@@ -85,7 +85,12 @@ export function targetsTable({ generate, check, server, scale = [] }) {
   add(`generate cold, ${N} tools (/ openapi-mcp-generator) (issue 17)`, '≤ 5.0', cold, cold <= 5.0);
   add(`generate no-op, ${N} tools (/ openapi-mcp-generator) (issue 17)`, '≤ 0.5', noop, noop <= 0.5);
   add(`check, ${N} tools, no cache (/ tsc --noEmit) (issue 17)`, '≤ 1.0', coldCheck, coldCheck <= 1.0);
-  add(`check, ${N} tools, cache (/ tsc --noEmit) (issue 17)`, '≤ 0.05', warm, warm <= 0.05);
+  add(
+    `check, ${N} tools, run again (/ tsc --noEmit) (issue 17's cache, removed by issue 23)`,
+    '≤ 0.05',
+    warm,
+    warm <= 0.05,
+  );
   for (const era of Object.keys(ERA)) {
     const r = server.find(
       (x) => x.n === N && x.era === era && x.table === 'calls' && x.args === 'valid' && x.inflight === 1,

@@ -4,6 +4,7 @@
  * node_modules, where the transpiled modules are cached).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArgumentError, argumentRows, parseArguments } from '../src/run/arguments.js';
@@ -224,6 +225,30 @@ describe('toolspec call (in process, on a project in the repository)', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ args: { query: 'notes', tags: ['a', 'b'], limit: 10 } });
     expect(fs.existsSync(path.join(dir, 'src/generated'))).toBe(false);
+  });
+
+  it('makes a copy again when it was edited since, and writes none through a folder of the copies that is a link', async () => {
+    expect((await runMain(['call', 'shout', 'text=a'], dir)).code).toBe(0);
+    const copies = path.join(repoRoot, 'node_modules/.cache/toolspec/run/fs', dir, 'src/lib');
+    const copy = path.join(copies, 'louder.js');
+    const made = fs.readFileSync(copy, 'utf8');
+    const [first, ...rest] = made.split('\n');
+    fs.writeFileSync(copy, [first, 'globalThis.__edited = true;', ...rest].join('\n'));
+    expect((await runMain(['call', 'shout', 'text=a'], dir)).code).toBe(0);
+    expect(fs.readFileSync(copy, 'utf8')).toBe(made);
+
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-elsewhere-'));
+    fs.rmSync(copies, { recursive: true });
+    fs.symlinkSync(elsewhere, copies);
+    try {
+      const r = await runMain(['call', 'shout', 'text=a'], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("leads out of toolspec's cache folder (a link)");
+      expect(fs.readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      fs.rmSync(copies);
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('prints text, with the handler’s progress and log messages on stderr', async () => {

@@ -4,7 +4,9 @@
  * into a mirror of its absolute path inside the project's cache folder (node_modules/.cache/toolspec/run/), so that
  * relative imports between the copies hold and bare imports (`@modelcontextprotocol/server`, the user's own
  * dependencies) resolve from the project's node_modules as they do for the built server. A module whose source and
- * transpiler have not changed is not transpiled again: each output starts with the hash of what it came from.
+ * transpiler have not changed is not transpiled again: each output starts with the hash of what it came from and
+ * of the rest of the copy, so a copy edited since is made again; copies are written by rename, and never through a
+ * folder that is a link out of the cache folder (which cache/store.ts makes the user's alone).
  *
  * The copies are ES modules (the cache folder has its own `package.json` saying so); `import.meta.url`, `dirname`
  * and `filename` are replaced by the source file's, so a handler that reads a file beside itself finds it; stack
@@ -15,6 +17,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ts as TS } from 'ts-morph';
+import { UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import { cacheFolder, sha256 } from './store.js';
 
@@ -58,7 +61,7 @@ export async function mirrorModules(input: MirrorInput): Promise<Mirror> {
       .replace(TS_EXT, (_, ext: string) => `.${ext === 'tsx' ? 'js' : ext.replace('t', 'j')}`);
   };
   fs.mkdirSync(root, { recursive: true });
-  writeIfChanged(path.join(root, 'package.json'), '{ "type": "module", "private": true }\n');
+  writeIfChanged(root, path.join(root, 'package.json'), '{ "type": "module", "private": true }\n');
 
   const mirror: Mirror = { outputOf, missing: [], errors: [] };
   const seen = new Set<string>();
@@ -72,12 +75,12 @@ export async function mirrorModules(input: MirrorInput): Promise<Mirror> {
     const out = outputOf(file);
     let imports: string[] = [];
     if (TS_EXT.test(file)) {
-      const done = await transpiled(file, text, out, typescript, mirror);
+      const done = await transpiled(root, file, text, out, typescript, mirror);
       if (!done) continue;
       imports = done;
     } else {
       if (JS_EXT.test(file)) imports = relativeImports(await typescript(), text);
-      writeIfChanged(out, text);
+      writeIfChanged(root, out, text);
     }
     for (const spec of imports) {
       const target = resolveImport(file, spec, input.overrides);
@@ -88,14 +91,18 @@ export async function mirrorModules(input: MirrorInput): Promise<Mirror> {
   return mirror;
 }
 
-/** The copy's first line: the hash of what it came from, and the module's relative imports (so no re-reading). */
-const HEAD = /^\/\/ toolspec-run ([0-9a-f]{64}) (\[.*\])\n/;
+/**
+ * The copy's first line: the hash of what it came from, the hash of the rest of the copy (a copy edited since is
+ * made again, never run), and the module's relative imports (so no re-reading).
+ */
+const HEAD = /^\/\/ toolspec-run ([0-9a-f]{64}) ([0-9a-f]{64}) (\[.*\])\n/;
 
 /**
  * A TypeScript module's runnable copy, made unless it is up to date: its relative imports, or undefined when it
  * does not parse (the errors are added to the mirror).
  */
 async function transpiled(
+  root: string,
   file: string,
   text: string,
   out: string,
@@ -103,8 +110,10 @@ async function transpiled(
   mirror: Mirror,
 ): Promise<string[] | undefined> {
   const hash = sha256(`${FINGERPRINT}\n${file}\n${text}`);
-  const head = HEAD.exec(readHead(out));
-  if (head && head[1] === hash) return JSON.parse(head[2]!) as string[];
+  const copy = readText(out) ?? '';
+  const head = HEAD.exec(copy);
+  if (head && head[1] === hash && sha256(copy.slice(head[0].length)) === head[2])
+    return JSON.parse(head[3]!) as string[];
   const ts = await typescript();
   const result = ts.transpileModule(text, {
     fileName: file,
@@ -120,10 +129,8 @@ async function transpiled(
   }
   if (errors.length) return undefined;
   const imports = relativeImports(ts, text);
-  writeIfChanged(
-    out,
-    `// toolspec-run ${hash} ${JSON.stringify(imports)}\n${withSourceMap(result.outputText, result.sourceMapText, file)}`,
-  );
+  const body = withSourceMap(result.outputText, result.sourceMapText, file);
+  writeIfChanged(root, out, `// toolspec-run ${hash} ${sha256(body)} ${JSON.stringify(imports)}\n${body}`);
   return imports;
 }
 
@@ -142,22 +149,6 @@ function tsMorphVersion(): string {
     return (createRequire(import.meta.url)('ts-morph/package.json') as { version: string }).version;
   } catch {
     return '?';
-  }
-}
-
-function readHead(file: string): string {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, 'r');
-    const buf = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.subarray(0, n).toString('utf8');
-    const nl = text.indexOf('\n');
-    return nl < 0 ? '' : text.slice(0, nl + 1);
-  } catch {
-    return '';
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -239,9 +230,15 @@ function isFile(file: string): boolean {
 }
 
 /** Writes through a temporary file and a rename, so that two calls at once never read half a module. */
-function writeIfChanged(file: string, text: string): void {
+/** Writes a copy under `root` (the run/ folder), by rename, unless it holds that text already. */
+function writeIfChanged(root: string, file: string, text: string): void {
   if (readText(file) === text) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  // The rename replaces a link at the file itself; a folder on the way that is a link would lead the copy elsewhere.
+  const inside = path.relative(fs.realpathSync(root), fs.realpathSync(path.dirname(file)));
+  if (inside.startsWith('..') || path.isAbsolute(inside)) {
+    throw new UserError(`${path.dirname(file)} leads out of toolspec's cache folder (a link): remove ${root}`);
+  }
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, file);
