@@ -88,26 +88,32 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     folders: result.inputs.folders,
   };
   let notes = text && result.diagnostics.length ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n` : '';
-  if (!result.model) {
-    const failure = `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written\n`;
+  const model = result.model;
+  const outputDirs = model
+    ? [path.resolve(model.rootDir, model.options.generatedDir), path.resolve(model.rootDir, model.options.handlersDir)]
+    : [];
+  /** A run that writes nothing: `last` ends stderr (text only), `more` are notes to keep for watch. */
+  const stop = (code: 1 | 2, json: Record<string, unknown>, failure: string, last = '', more = ''): GenerateResult => ({
+    code,
+    stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,
+    stderr: text ? notes + more + last : '',
+    notes: notes + (text ? more : ''),
+    failure,
+    json,
+    inputs,
+    outputDirs,
+  });
+  if (!model) {
+    const where = `${spec}${result.files.length > 1 ? ' and the files it includes' : ''}`;
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson) };
-    return {
-      code: 2,
-      stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,
-      stderr: notes + (text ? failure : ''),
-      notes,
-      failure: countSummary(result.diagnostics),
+    return stop(
+      2,
       json,
-      inputs,
-      outputDirs: [],
-    };
+      countSummary(result.diagnostics),
+      `${countSummary(result.diagnostics)} in ${where}; nothing was written\n`,
+    );
   }
 
-  const model = result.model;
-  const outputDirs = [
-    path.resolve(model.rootDir, model.options.generatedDir),
-    path.resolve(model.rootDir, model.options.handlersDir),
-  ];
   const api = await linter();
   const lint = await api.lintLoaded({
     model,
@@ -121,17 +127,11 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
   if (lint.failed) {
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
-    const failure = `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`;
-    return {
-      code: 1,
-      stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,
-      stderr: notes,
-      notes,
-      failure,
+    return stop(
+      1,
       json,
-      inputs,
-      outputDirs,
-    };
+      `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`,
+    );
   }
 
   const subject = (await import('../check/subject.js')).subjectOf(model);
@@ -143,17 +143,14 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     const asks = renames.renameQuestions(plan, input.cwd).map((q) => q.diagnostic);
     const diagnostics = [...result.diagnostics, ...asks];
     const json = { ok: false, spec, diagnostics: diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
-    const text0 = `${renderTexts(asks, style, result.sources)}\n\n`;
-    return {
-      code: 2,
-      stdout: text ? '' : `${JSON.stringify(json, null, 2)}\n`,
-      stderr: text ? `${notes}${text0}${plural(asks.length, 'rename')} to confirm; nothing was written\n` : '',
-      notes: notes + (text ? text0 : ''),
-      failure: `${plural(asks.length, 'rename')} to confirm`,
+    const confirm = `${plural(asks.length, 'rename')} to confirm`;
+    return stop(
+      2,
       json,
-      inputs,
-      outputDirs,
-    };
+      confirm,
+      `${confirm}; nothing was written\n`,
+      `${renderTexts(asks, style, result.sources)}\n\n`,
+    );
   }
   const moves = await Promise.all(
     [...plan.moves, ...plan.blocked].map(async (m) => {

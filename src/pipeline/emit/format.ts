@@ -61,7 +61,7 @@ export async function formatEach(texts: readonly string[]): Promise<string[]> {
   return split?.length === texts.length ? split : Promise.all(texts.map((t) => formatTypeScript(t)));
 }
 
-/** LF only, exactly one trailing newline. */
+/** LF only, exactly one trailing newline (trimEnd strips what /\s+$/ would, without a regex over megabytes). */
 export function normalizeText(text: string): string {
-  return `${text.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n`;
+  return `${(text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).trimEnd()}\n`;
 }
