@@ -2,8 +2,17 @@
  * The RFC 6570 subset resource templates use (templates/runtime/uri-template.ts), shared by validate and the
  * generated server: what parses, what a URI gives its variables, and that no variable leaves its segment.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileUriTemplate, parseUriTemplate } from '../templates/runtime/uri-template.js';
+import type { ModuleLoaders } from '../templates/runtime/prompts.js';
+import { createResources, MAX_URI_LENGTH } from '../templates/runtime/resources.js';
+import {
+  compileUriTemplate,
+  parseUriTemplate,
+  uriSplitter,
+  type UriTemplate,
+  type UriSplit,
+} from '../templates/runtime/uri-template.js';
 
 const matcher = (source: string) => {
   const parsed = parseUriTemplate(source);
@@ -103,5 +112,94 @@ describe('compileUriTemplate: match', () => {
     const m = matcher('x://a.b(c)+/{id}');
     expect(plain(m.match('x://a.b(c)+/1'))).toEqual({ id: '1' });
     expect(m.match('x://aXb(c)+/1')).toBeUndefined();
+  });
+});
+
+/**
+ * The regex the matcher replaced, kept here as the plain path the linear matcher must equal: `{a}` one run of
+ * `[^/?#\\]`, `{+a}` one of `[^?#\\]`, greedy, then an optional query. It backtracks quadratically on a near-miss,
+ * which is why the runtime no longer uses it; on short URIs it is the oracle.
+ */
+function regexSplit(template: UriTemplate, uri: string): UriSplit | undefined {
+  let pattern = '^';
+  let query = false;
+  for (const part of template.parts) {
+    if ('literal' in part) pattern += part.literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else if (part.operator === '') pattern += '([^/?#\\\\]+)';
+    else if (part.operator === '+') pattern += '([^?#\\\\]+)';
+    else query = true;
+  }
+  const groups = template.parts.filter((p) => !('literal' in p) && (p.operator === '' || p.operator === '+')).length;
+  const m = new RegExp(pattern + (query ? '(?:\\?([^#]*))?$' : '$'), 's').exec(uri);
+  return m ? { values: m.slice(1, groups + 1), query: m[groups + 1] } : undefined;
+}
+
+describe('compileUriTemplate: linear matching', () => {
+  const templates = [
+    'fx://pair/{owner}-{repo}',
+    'fx://f/{name}.{ext}',
+    'fx://l/{a},{b}',
+    'fx://t/{+dir}/{+file}',
+    'fx://m/{+dir}-{name}',
+    'fx://q/{a}-{b}{?x,y}{&z}',
+    'fx://{a}//{+b}',
+    'fx://one/{id}',
+    '{a}?{b}',
+  ];
+  const alphabet = ['a', '-', '/', '.', ',', '?', '#', '\\', '%2F', '%2E', '=', '&', 'x=1', 'fx://', 'pair/', 't/'];
+
+  it('cuts a URI exactly as the greedy regex does, on every template and any URI (property)', () => {
+    for (const source of templates) {
+      const parsed = parseUriTemplate(source);
+      if ('error' in parsed) throw new Error(parsed.error.message);
+      const split = uriSplitter(parsed.template);
+      const prefix = source.slice(0, source.indexOf('{'));
+      fc.assert(
+        fc.property(fc.boolean(), fc.array(fc.constantFrom(...alphabet), { maxLength: 24 }), (prefixed, pieces) => {
+          const uri = (prefixed ? prefix : '') + pieces.join('');
+          expect(split(uri), uri).toEqual(regexSplit(parsed.template, uri));
+        }),
+        { numRuns: 400 },
+      );
+    }
+  });
+
+  it('refuses a near-miss of a megabyte at once, on every template shape', () => {
+    // Timing-free: the regex would take about 20 minutes here; the test tier's time limit is what would fail.
+    for (const [source, uri] of [
+      ['fx://pair/{owner}-{repo}', 'fx://pair/' + '-'.repeat(1 << 20) + '/'],
+      ['fx://f/{name}.{ext}', 'fx://f/' + '.'.repeat(1 << 20) + '/'],
+      ['fx://l/{a},{b}', 'fx://l/' + ','.repeat(1 << 20) + '/'],
+      ['fx://t/{+dir}/{+file}', 'fx://t/' + '/'.repeat(1 << 20) + '#'],
+    ] as const) {
+      expect(matcher(source).match(uri), source).toBeUndefined();
+    }
+  });
+});
+
+describe('resources: the URI cap', () => {
+  it('refuses a URI past MAX_URI_LENGTH with -32602 before any template sees it', () => {
+    const uriTemplate = 'fx://pair/{owner}-{repo}';
+    const resources = createResources(
+      [],
+      [{ uriTemplate, name: 'pair' }],
+      [{ name: 'pair', uriTemplate, complete: {} }],
+      {
+        pair: async () => ({}),
+      } as unknown as ModuleLoaders,
+    );
+    const longest = 'fx://pair/' + 'a'.repeat(MAX_URI_LENGTH - 12) + '-b';
+    expect(longest).toHaveLength(MAX_URI_LENGTH);
+    expect(resources.known(longest)).toBe(longest);
+    let error: unknown;
+    try {
+      resources.known(longest + 'c');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({
+      code: -32602,
+      message: `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`,
+    });
   });
 });

@@ -53,6 +53,12 @@ export interface Resources {
   ): Promise<CompleteResult>;
 }
 
+/**
+ * The longest URI resources/read and resources/subscribe look up. Matching is linear in the URI's length, and it
+ * keeps a byte per character for each piece of a template: the cap bounds both, far above any real resource URI.
+ */
+export const MAX_URI_LENGTH = 16_384;
+
 interface Target {
   rule: ResourceRule;
   variables: Record<string, string>;
@@ -96,6 +102,11 @@ export function createResources(
   const checkedUri = (uri: unknown): string => {
     if (typeof uri !== 'string')
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid params: uri must be a string');
+    if (uri.length > MAX_URI_LENGTH)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`,
+      );
     return uri;
   };
   const noCursor = (cursor: string | undefined, method: string) => {

@@ -119,10 +119,6 @@ export function parseUriTemplate(source: string): { template: UriTemplate } | { 
 /** Characters no variable value may hold once decoded. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 function decode(raw: string): string | undefined {
   try {
     return decodeURIComponent(raw);
@@ -137,41 +133,96 @@ export interface UriMatcher {
   match(uri: string): Record<string, string | undefined> | undefined;
 }
 
-export function compileUriTemplate(template: UriTemplate): UriMatcher {
-  let pattern = '^';
-  const groups: string[] = [];
-  let queryNames: string[] = [];
+/** A path piece of a template: literal text, or one variable with the characters its value may hold. */
+type Step = { literal: string } | { allowed: (code: number) => boolean };
+
+/** A URI cut as a template reads it: each path variable's raw text in template order, and the query after `?`. */
+export interface UriSplit {
+  values: string[];
+  query: string | undefined;
+}
+
+const SLASH = 0x2f;
+const QUESTION = 0x3f;
+const HASH = 0x23;
+const BACKSLASH = 0x5c;
+const inPlus = (c: number) => c !== QUESTION && c !== HASH && c !== BACKSLASH;
+const inSegment = (c: number) => c !== SLASH && inPlus(c);
+
+/**
+ * Matching takes time linear in the URI's length for every template: a URI is one untrusted request, and a
+ * backtracking regex over two variables around a literal their characters allow (`{owner}-{repo}`) takes seconds
+ * on a near-miss of a few tens of kilobytes, with every other request waiting. The result is the one a greedy
+ * regex would give (each variable as long as the rest allows, in template order); test/uri-template.test.ts holds
+ * the two equal. First, from the end backwards, which positions each remaining piece can match from (`ok`); then,
+ * forwards, each variable takes the longest run of its characters after which the rest matches.
+ */
+export function uriSplitter(template: UriTemplate): (uri: string) => UriSplit | undefined {
+  const steps: Step[] = [];
   for (const part of template.parts) {
-    if ('literal' in part) pattern += escapeRegExp(part.literal);
-    else if (part.operator === '') {
-      pattern += '([^/?#\\\\]+)';
-      groups.push(part.names[0]!);
-    } else if (part.operator === '+') {
-      pattern += '([^?#\\\\]+)';
-      groups.push(part.names[0]!);
-    } else queryNames = [...queryNames, ...part.names];
+    if ('literal' in part) steps.push({ literal: part.literal });
+    else if (part.operator === '' || part.operator === '+')
+      steps.push({ allowed: part.operator === '' ? inSegment : inPlus });
   }
-  pattern += queryNames.length ? '(?:\\?([^#]*))?$' : '$';
-  const regex = new RegExp(pattern, 's');
+  const takesQuery = template.parts.some((p) => !('literal' in p) && (p.operator === '?' || p.operator === '&'));
+  return (uri) => {
+    const n = uri.length;
+    // ok[k][p] = 1 when steps k.. and then the end (or a query, when the template takes one) match uri from p.
+    const ok = Array.from({ length: steps.length + 1 }, () => new Uint8Array(n + 1));
+    const lastHash = uri.lastIndexOf('#');
+    const tail = ok[steps.length]!;
+    tail[n] = 1;
+    if (takesQuery) for (let p = lastHash + 1; p < n; p++) if (uri.charCodeAt(p) === QUESTION) tail[p] = 1;
+    for (let k = steps.length - 1; k >= 0; k--) {
+      const step = steps[k]!;
+      const cur = ok[k]!;
+      const next = ok[k + 1]!;
+      if ('literal' in step) {
+        const size = step.literal.length;
+        for (let p = 0; p + size <= n; p++) if (next[p + size] && uri.startsWith(step.literal, p)) cur[p] = 1;
+      } else
+        for (let p = n - 1; p >= 0; p--) if (step.allowed(uri.charCodeAt(p)) && (next[p + 1] || cur[p + 1])) cur[p] = 1;
+    }
+    if (!ok[0]![0]) return undefined;
+    const values: string[] = [];
+    let p = 0;
+    for (const [k, step] of steps.entries()) {
+      if ('literal' in step) {
+        p += step.literal.length;
+        continue;
+      }
+      const next = ok[k + 1]!;
+      let end = p;
+      for (let q = p + 1; q <= n && step.allowed(uri.charCodeAt(q - 1)); q++) if (next[q]) end = q;
+      values.push(uri.slice(p, end));
+      p = end;
+    }
+    return { values, query: p < n ? uri.slice(p + 1) : undefined };
+  };
+}
+
+export function compileUriTemplate(template: UriTemplate): UriMatcher {
+  const split = uriSplitter(template);
   const operators = new Map(template.variables.map((v) => [v.name, v.operator]));
+  const names = template.variables.flatMap((v) => (v.operator === '' || v.operator === '+' ? [v.name] : []));
+  const queryNames = template.variables.flatMap((v) => (v.operator === '?' || v.operator === '&' ? [v.name] : []));
   return {
     template,
     match(uri) {
-      const m = regex.exec(uri);
-      if (!m) return undefined;
+      const parts = split(uri);
+      if (!parts) return undefined;
       const values: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
-      for (const [i, name] of groups.entries()) {
-        const value = decode(m[i + 1]!);
+      for (const [i, name] of names.entries()) {
+        const value = decode(parts.values[i]!);
         if (value === undefined || CONTROL.test(value) || value.includes('\\')) return undefined;
         const segments = value.split('/');
         if (segments.some((s) => s === '.' || s === '..')) return undefined;
         if (operators.get(name) === '' && (segments.length > 1 || /[?#]/.test(value))) return undefined;
         values[name] = value;
       }
-      const query = m[groups.length + 1];
       for (const name of queryNames) values[name] = undefined;
-      if (query) {
-        for (const pair of query.split('&')) {
+      if (parts.query) {
+        for (const pair of parts.query.split('&')) {
           const eq = pair.indexOf('=');
           const name = decode(eq === -1 ? pair : pair.slice(0, eq));
           if (name === undefined || !queryNames.includes(name) || values[name] !== undefined) continue;
