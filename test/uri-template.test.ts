@@ -83,6 +83,7 @@ describe('compileUriTemplate: match', () => {
       'notes://a%00b',
       'notes://a%0Ab',
       'notes://%ZZ',
+      'notes://%252e%252e',
       'notes://',
     ]) {
       expect(m.match(uri), uri).toBeUndefined();
@@ -93,7 +94,21 @@ describe('compileUriTemplate: match', () => {
   it('lets a reserved variable span segments, but no "." or ".." segment', () => {
     const m = matcher('files://root/{+path}');
     expect(plain(m.match('files://root/a/b/c.md'))).toEqual({ path: 'a/b/c.md' });
-    for (const uri of ['files://root/a/../b', 'files://root/../etc', 'files://root/a/%2E%2E/b', 'files://root/./a']) {
+    for (const uri of [
+      'files://root/a/../b',
+      'files://root/../etc',
+      'files://root/a/%2E%2E/b',
+      'files://root/./a',
+      // No empty segment, so never an absolute path: path.resolve and new URL would follow one.
+      'files://root//etc/passwd',
+      'files://root/%2Fetc%2Fpasswd',
+      'files://root///////etc',
+      'files://root/a//b',
+      'files://root/a/',
+      // Decoded once, and nothing left to decode: a handler decoding again would find "..".
+      'files://root/%252e%252e/etc',
+      'files://root/a%252Fb',
+    ]) {
       expect(m.match(uri), uri).toBeUndefined();
     }
     expect(m.match('files://other/a')).toBeUndefined();

@@ -55,9 +55,10 @@ export interface Resources {
 
 /**
  * The longest URI resources/read and resources/subscribe look up. Matching is linear in the URI's length, and it
- * keeps a byte per character for each piece of a template: the cap bounds both, far above any real resource URI.
+ * keeps a byte per character for each piece of a template: the cap bounds both. It is the common limit of URLs,
+ * and a 2026-07-28 HTTP request carries the URI in its `Mcp-Name` header too, where Node allows 16 KiB of headers.
  */
-export const MAX_URI_LENGTH = 16_384;
+export const MAX_URI_LENGTH = 8_192;
 
 interface Target {
   rule: ResourceRule;

@@ -6,8 +6,11 @@
  * Supported expressions, the ones resource templates need (others are refused when the spec is loaded):
  * - `{name}`: one path segment. Its value never holds `/`, `\`, `?`, `#`, a control character, and is never `.` or
  *   `..`, even percent-encoded: a variable cannot break out of its segment.
- * - `{+name}`: reserved expansion, a value that may span segments (`docs/{+path}`). `\`, control characters and
- *   `.`/`..` segments are refused, so it cannot climb out of its prefix either.
+ * - `{+name}`: reserved expansion, a value that may span segments (`docs/{+path}`). `\`, control characters, empty
+ *   segments (so no leading `/`: `files:///etc` is not `/etc`) and `.`/`..` segments are refused, so it cannot
+ *   climb out of its prefix either, even when a handler hands it to `path.resolve` or `new URL`.
+ * Values are percent-decoded exactly once, and a value that still holds a percent-escape once decoded (`%252e`
+ * arrives as `%2e`) is refused: decoding it again could only make it something the checks above did not see.
  * - `{?a,b}` and then `{&c}`: query parameters, each optional, in any order; other parameters are ignored.
  * Variable names are identifiers (`[A-Za-z_][A-Za-z0-9_]*`), so handlers receive them as typed properties.
  */
@@ -118,6 +121,8 @@ export function parseUriTemplate(source: string): { template: UriTemplate } | { 
 
 /** Characters no variable value may hold once decoded. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A percent-escape left in a decoded value. */
+const ESCAPE = /%[0-9A-Fa-f]{2}/;
 
 function decode(raw: string): string | undefined {
   try {
@@ -215,8 +220,9 @@ export function compileUriTemplate(template: UriTemplate): UriMatcher {
       for (const [i, name] of names.entries()) {
         const value = decode(parts.values[i]!);
         if (value === undefined || CONTROL.test(value) || value.includes('\\')) return undefined;
+        if (ESCAPE.test(value)) return undefined;
         const segments = value.split('/');
-        if (segments.some((s) => s === '.' || s === '..')) return undefined;
+        if (segments.some((s) => s === '.' || s === '..' || s === '')) return undefined;
         if (operators.get(name) === '' && (segments.length > 1 || /[?#]/.test(value))) return undefined;
         values[name] = value;
       }

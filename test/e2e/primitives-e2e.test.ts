@@ -151,6 +151,15 @@ function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: 
     }
   });
 
+  it('refuses a URI longer than 8,192 characters with -32602 before any template is tried', async () => {
+    const longest = 'files://' + 'a/b'.repeat(2727) + 'xxx';
+    expect(longest).toHaveLength(8_192);
+    expect(JSON.parse(textOf(await client.readResource({ uri: longest }))).variables.path).toHaveLength(8_184);
+    const e = await failure(client.readResource({ uri: longest + 'b' }));
+    expect(e.code).toBe(ProtocolErrorCode.InvalidParams);
+    expect(e.message).toContain('uri is longer than 8192 characters');
+  });
+
   it('answers a handler that throws with -32603 naming the resource, its paths left out', async () => {
     const e = await failure(client.readResource({ uri: 'notes://broken' }));
     expect(e.code).toBe(ProtocolErrorCode.InternalError);
@@ -171,6 +180,10 @@ function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: 
       'files://a\\b',
       'files://a%0Ab',
       'files://a%ZZ',
+      'files:///etc/passwd',
+      'files://%2Fetc%2Fpasswd',
+      'files://a//b',
+      'files://%252e%252e/etc',
     ]) {
       const e = await failure(client.readResource({ uri }));
       expect(e.code, uri).toBe(ProtocolErrorCode.InvalidParams);

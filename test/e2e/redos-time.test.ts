@@ -1,0 +1,40 @@
+/**
+ * TS041 against the clock (issue: patterns that validate but cost seconds per call). Each shape validate refuses is
+ * shown to be exponential in the real engine on a 22-character near-miss (0.1–0.4 s here, refused well below
+ * that: a loaded machine is slower, never faster), and each shape it accepts answers a 100,000-character near-miss
+ * quickly. The engine is the server's own: V8's irregexp with the `u` flag, as ajv compiles a `pattern`.
+ */
+import { describe, expect, it } from 'vitest';
+import { backtracksExponentially } from '../../src/pipeline/validate/regex.js';
+
+const elapsed = (pattern: string, text: string) => {
+  const re = new RegExp(pattern, 'u');
+  const start = performance.now();
+  re.test(text);
+  return performance.now() - start;
+};
+
+describe('TS041 and the time a pattern takes', () => {
+  it.each([
+    ['^(\\w|\\d)+$', '1'],
+    ['^(a|a)*$', 'a'],
+    ['^(?:a|a?)+$', 'a'],
+    ['^([a-z]|[a-f0-9])+$', 'a'],
+    ['^([a-z]+)+$', 'a'],
+    ['^(\\w+\\s?)*$', 'a'],
+  ])('%s is refused, and a near-miss of 22 characters takes the engine over 20 ms', (pattern, char) => {
+    expect(backtracksExponentially(pattern)).toBe('exponential');
+    expect(elapsed(pattern, char.repeat(21) + '!')).toBeGreaterThan(20);
+  });
+
+  it.each([
+    ['^[a-z0-9]+(?:-[a-z0-9]+)*$', 'a-'],
+    ['^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$', 'a.'],
+    ['^(?:[+-]\\d+)+$', '+1'],
+    ['^"(?:[^"\\\\]|\\\\.)*"$', '"\\\\'],
+    ['^\\p{Lu}\\p{Ll}+(?: \\p{Lu}\\p{Ll}+)*$', 'Ab '],
+  ])('%s is accepted, and a near-miss of 100,000 characters takes the engine under a second', (pattern, unit) => {
+    expect(backtracksExponentially(pattern)).toBeUndefined();
+    expect(elapsed(pattern, unit.repeat(100_000 / unit.length) + '\u0000')).toBeLessThan(1000);
+  });
+});
