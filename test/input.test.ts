@@ -299,14 +299,36 @@ describe('the dispatcher with handlers that ask', () => {
   });
 
   it('counts a waiting 2025 call once however often it asks, and releases it when it comes back', () => {
-    const waiting = new WaitingCalls(2, 60_000);
+    const waiting = new WaitingCalls(8, 60_000);
     const connection = {};
-    expect(waiting.enter(connection, 1)).toBe(true);
-    expect(waiting.enter(connection, 1)).toBe(true);
-    expect(waiting.enter(connection, 2)).toBe(true);
-    expect(waiting.enter(connection, 3)).toBe(false);
+    expect(waiting.enter(connection, 1)).toBeUndefined();
+    expect(waiting.enter(connection, 1)).toBeUndefined();
+    expect(waiting.enter(connection, 2)).toBeUndefined();
+    expect(waiting.size).toBe(2);
+    // A quarter of the cap per connection: one client cannot take every slot.
+    expect(waiting.enter(connection, 3)).toBe('this connection has 2 calls waiting for answers already');
+    for (let i = 0; i < 3; i++) {
+      const other = {};
+      expect(waiting.enter(other, 1)).toBeUndefined();
+      expect(waiting.enter(other, 2)).toBeUndefined();
+    }
+    expect(waiting.enter({}, 1)).toBe('8 calls are waiting for answers already');
     waiting.leave(connection, 1);
+    expect(waiting.size).toBe(7);
+    expect(waiting.enter({}, 1)).toBeUndefined();
+  });
+
+  it('releases a waiting call when its request is aborted: cancelled, its stream closed, or its session gone', () => {
+    const waiting = new WaitingCalls(4, 60_000);
+    const connection = {};
+    const controller = new AbortController();
+    expect(waiting.enter(connection, 1, controller.signal)).toBeUndefined();
+    // Asked again in the same call: still one, still released by the same signal.
+    expect(waiting.enter(connection, 1, controller.signal)).toBeUndefined();
     expect(waiting.size).toBe(1);
-    expect(waiting.enter({}, 1)).toBe(true);
+    controller.abort();
+    expect(waiting.size).toBe(0);
+    expect(waiting.enter(connection, 2, controller.signal)).toBe('the call was cancelled');
+    expect(waiting.size).toBe(0);
   });
 });

@@ -126,11 +126,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       : new WaitingCalls(options.waiting?.max ?? DEFAULT_MAX_WAITING, options.waiting?.expireMs ?? DEFAULT_WAITING_MS);
   /** Ends a round that asked: on 2025 connections only while few enough calls wait (each holds a request open). */
   const ask = (name: string, input: unknown, round: Round, sdk: ServerContext, connection: Connection) => {
-    if (!isModern(sdk) && !waiting.enter(connection, sdk.mcpReq.id)) {
+    const refused = isModern(sdk) ? undefined : waiting.enter(connection, sdk.mcpReq.id, sdk.mcpReq.signal);
+    if (refused)
       return errorResult(
-        `Tool ${JSON.stringify(name)} needs an answer from the client, but ${waiting.max} calls are waiting for answers already. Try again later.`,
+        `Tool ${JSON.stringify(name)} needs an answer from the client, but ${refused}. Try again later.`,
       );
-    }
     return rounds.ask(name, input, round, sdk);
   };
 

@@ -255,37 +255,55 @@ export class Round {
 
 /**
  * The 2025 calls whose questions the SDK's legacy shim is sending as real requests: each holds its connection's
- * request open until answered, so there is a cap (and an expiry, in case the shim gives up without calling again).
+ * request open until answered, so there is a cap, a share of it per connection (a 2025 session), and an expiry in
+ * case the shim gives up without calling again. A call also stops waiting when its request is aborted: the client
+ * cancelled it, closed its response stream, or its session ended.
  */
 export class WaitingCalls {
-  private readonly calls = new Map<unknown, Map<string | number, ReturnType<typeof setTimeout>>>();
+  private readonly calls = new Map<unknown, Map<string | number, () => void>>();
   private count = 0;
+  /** What one connection may hold: a quarter of the cap (at least one). */
+  readonly share: number;
 
   constructor(
     readonly max: number,
     private readonly expireMs: number,
-  ) {}
-
-  /** The call asks again or for the first time; false when too many calls are waiting already. */
-  enter(connection: unknown, id: string | number): boolean {
-    let ids = this.calls.get(connection);
-    if (!ids?.has(id) && this.count >= this.max) return false;
-    if (!ids) this.calls.set(connection, (ids = new Map()));
-    const previous = ids.get(id);
-    if (previous === undefined) this.count++;
-    else clearTimeout(previous);
-    const timer = setTimeout(() => this.leave(connection, id), this.expireMs);
-    (timer as { unref?: () => void }).unref?.();
-    ids.set(id, timer);
-    return true;
+  ) {
+    this.share = Math.max(1, Math.floor(max / 4));
   }
 
-  /** The call is back with answers, or done. */
+  /**
+   * The call asks again or for the first time. Undefined when it may wait; else why not, to end "…needs an answer
+   * from the client, but " with.
+   */
+  enter(connection: unknown, id: string | number, signal?: AbortSignal): string | undefined {
+    let ids = this.calls.get(connection);
+    const release = ids?.get(id);
+    if (release === undefined) {
+      if (this.count >= this.max) return `${this.max} calls are waiting for answers already`;
+      if ((ids?.size ?? 0) >= this.share) return `this connection has ${this.share} calls waiting for answers already`;
+      if (signal?.aborted) return 'the call was cancelled';
+    }
+    if (!ids) this.calls.set(connection, (ids = new Map()));
+    release?.();
+    const leave = () => this.leave(connection, id);
+    const timer = setTimeout(leave, this.expireMs);
+    (timer as { unref?: () => void }).unref?.();
+    signal?.addEventListener('abort', leave, { once: true });
+    if (release === undefined) this.count++;
+    ids.set(id, () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', leave);
+    });
+    return undefined;
+  }
+
+  /** The call is back with answers, done, or aborted. */
   leave(connection: unknown, id: string | number): void {
     const ids = this.calls.get(connection);
-    const timer = ids?.get(id);
-    if (timer === undefined) return;
-    clearTimeout(timer);
+    const release = ids?.get(id);
+    if (release === undefined) return;
+    release();
     ids!.delete(id);
     this.count--;
     if (!ids!.size) this.calls.delete(connection);

@@ -44,10 +44,11 @@ export function askWithin(
   sdk: ServerContext,
   connection: Connection,
 ): Promise<InputRequiredResult> {
-  if (!isModern(sdk) && !waiting.enter(connection, sdk.mcpReq.id)) {
+  const refused = isModern(sdk) ? undefined : waiting.enter(connection, sdk.mcpReq.id, sdk.mcpReq.signal);
+  if (refused) {
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
-      `${what} needs an answer from the client, but ${waiting.max} calls are waiting for answers already. Try again later.`,
+      `${what} needs an answer from the client, but ${refused}. Try again later.`,
     );
   }
   return rounds.ask(key, state, round, sdk);

@@ -172,7 +172,7 @@ class LegacySessions {
       if (!session || session.principal !== principalOf(authInfo)) {
         return jsonError(404, -32600, 'Session not found: initialize a new session');
       }
-      return this.track(session, session.transport.handleRequest(request, extra));
+      return this.track(session, request, session.transport.handleRequest(request, extra));
     }
     if (this.sessions.size >= this.max && !this.evictIdle()) {
       return jsonError(503, -32603, `Too many open sessions (${this.max}); try again later`, { 'retry-after': '60' });
@@ -205,12 +205,24 @@ class LegacySessions {
     const deliver = transport.onmessage;
     transport.onmessage = (message, info) => {
       deliver?.(message, info);
+      // A client that goes away without a word (its POST's stream closed) cancels the calls that POST carried, as
+      // a cancellation would: the handler's signal aborts, and a call waiting for answers frees its slot.
+      if ('method' in message && 'id' in message && info?.request) {
+        const requestId = message.id;
+        this.whenGone(info.request, () =>
+          deliver?.({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId, reason: 'the client closed the request' },
+          }),
+        );
+      }
       if ('method' in message && message.method === 'notifications/cancelled') {
         const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
         if (typeof id === 'string' || typeof id === 'number') transport.closeSSEStream(id);
       }
     };
-    const response = await this.track(session, transport.handleRequest(request, extra));
+    const response = await this.track(session, request, transport.handleRequest(request, extra));
     if (!transport.sessionId) void transport.close();
     return response;
   }
@@ -222,8 +234,27 @@ class LegacySessions {
     await Promise.all(all.map((s) => s.transport.close()));
   }
 
-  /** Counts the request as busy until its response (a stream, maybe) ends. */
-  private async track(session: Session, pending: Promise<Response>): Promise<Response> {
+  /** What to do for each call a POST carried when its client leaves before the answer (the response unread). */
+  private readonly gone = new WeakMap<Request, (() => void)[]>();
+
+  private whenGone(request: Request, cancel: () => void) {
+    let list = this.gone.get(request);
+    if (!list) {
+      this.gone.set(request, (list = []));
+      // The runtime aborts a request's signal when its client disconnects (Node's adapter, Deno, Bun, workerd).
+      request.signal.addEventListener('abort', () => this.left(request), { once: true });
+    }
+    list.push(cancel);
+  }
+
+  private left(request: Request) {
+    const list = this.gone.get(request);
+    this.gone.delete(request);
+    for (const cancel of list ?? []) cancel();
+  }
+
+  /** Counts the request as busy until its response (a stream, maybe) ends; a response left unread cancels. */
+  private async track(session: Session, request: Request, pending: Promise<Response>): Promise<Response> {
     session.busy++;
     session.lastSeen = Date.now();
     let response: Response;
@@ -231,11 +262,13 @@ class LegacySessions {
       response = await pending;
     } catch (error) {
       session.busy--;
+      this.gone.delete(request);
       throw error;
     }
     const done = () => {
       session.busy--;
       session.lastSeen = Date.now();
+      this.gone.delete(request);
     };
     if (!response.body) {
       done();
@@ -261,7 +294,8 @@ class LegacySessions {
           controller.error(error);
         }
       },
-      cancel(reason) {
+      cancel: (reason) => {
+        this.left(request);
         end();
         return reader.cancel(reason);
       },

@@ -395,6 +395,31 @@ describe('the cap on 2025 requests waiting for answers', () => {
     }
   });
 
+  it.each([
+    ['leaves without answering (its stream closes)', 'close'],
+    ['ends its session (DELETE)', 'delete'],
+  ] as const)('frees the slot of a waiting call at once when its client %s', async (_what, how) => {
+    const slow = await slowUser();
+    const other = newClient('legacy');
+    await other.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    try {
+      const waiting = slow.client.callTool({ name: 'pick_focus', arguments: {} });
+      waiting.catch(() => undefined);
+      await slow.asked;
+      expect((await failure(other.getPrompt({ name: 'ask_first' }))).message).toContain('1 calls are waiting');
+      if (how === 'delete') await (slow.client.transport as StreamableHTTPClientTransport).terminateSession();
+      await slow.client.close();
+      // Without the release, the slot would stay taken for the question's 5 minutes.
+      await expect
+        .poll(async () => (await other.getPrompt({ name: 'ask_first' }).catch(() => undefined))?.messages.length, {
+          timeout: 5000,
+        })
+        .toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('counts a waiting tools/call against a prompt that asks', async () => {
     const slow = await slowUser();
     const other = newClient('legacy');

@@ -940,6 +940,67 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
     }
   });
 
+  it.each([
+    ['its response stream is cancelled', 'body'],
+    ['its request is aborted (the runtime saw the connection close)', 'signal'],
+  ] as const)('cancels a call at once when its client leaves without a word: %s', async (_what, how) => {
+    const g = await loadGenerated();
+    const endpoint = g.createWebHandler(g.handlers, {});
+    const modern = (id: number, name: string) =>
+      endpoint.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': MODERN,
+            'mcp-method': 'tools/call',
+            'mcp-name': name,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name, arguments: {}, _meta: modernMeta() },
+          }),
+        }),
+      );
+    try {
+      const session = (await open(endpoint)).headers.get('mcp-session-id')!;
+      const gone = new AbortController();
+      const call = await endpoint.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          signal: gone.signal,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': session,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'tools/call',
+            params: { name: 'slow', arguments: { steps: 1000, ms: 20 } },
+          }),
+        }),
+      );
+      expect(await (await modern(6, 'last_cancel')).text()).toContain('"text":"false"');
+      if (how === 'body') await call.body!.cancel();
+      else gone.abort();
+      // The session stays open (its idle time is 30 minutes): only the closed request ends the call.
+      await expect
+        .poll(async () => (await (await modern(7, 'last_cancel')).text()).includes('"text":"true"'), {
+          timeout: 5000,
+        })
+        .toBe(true);
+      expect((await ping(endpoint, session)).status).toBe(200);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it('closes a session that sees no request for sessionIdleMs', async () => {
     const g = await loadGenerated();
     const endpoint = g.createWebHandler(g.handlers, { sessionIdleMs: 300 });
