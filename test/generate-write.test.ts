@@ -1,7 +1,7 @@
 /** `toolspec generate` on disk, through the built CLI: determinism, ownership, all-or-nothing. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 
@@ -173,6 +173,32 @@ describe('toolspec generate (built CLI)', () => {
       expect(fileSystemError(e, dir)?.message).toBe(`cannot write src/generated: ${words} (${code})`);
     }
     expect(fileSystemError(new Error('a bug'), dir)).toBeUndefined();
+  });
+
+  it('ends a full disk with the file it could not write, exit 2, and the previous generation whole', async () => {
+    const dir = project();
+    expect((await runMain(['generate'], dir)).code).toBe(0);
+    const before = snapshot(path.join(dir, 'src/generated'));
+    fs.writeFileSync(path.join(dir, 'toolspec.yaml'), SPEC.replace('description: First.', 'description: Full.'));
+    // The real error of a full disk: each write toolspec makes goes to /dev/full instead (ENOSPC from write(2),
+    // which names no file).
+    const write = fs.writeFileSync;
+    const spy = vi
+      .spyOn(fs, 'writeFileSync')
+      .mockImplementation((file, data, options) =>
+        String(file).includes('.toolspec-new') ? write('/dev/full', data, options) : write(file, data, options),
+      );
+    try {
+      const r = await runMain(['generate'], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^toolspec: cannot write src\/generated\.toolspec-new\/\S+: no space left on the device \(ENOSPC\)$/m,
+      );
+      expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(snapshot(path.join(dir, 'src/generated'))).toEqual(before);
   });
 
   it('never leaves an empty or half-written stub: killed while writing one, the next run creates it whole', async () => {

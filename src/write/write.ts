@@ -192,7 +192,7 @@ function writeLocked(
     // never replaces a file that appeared meanwhile.
     const temp = path.join(path.dirname(s.abs), `.${path.basename(s.abs)}.toolspec-${process.pid}`);
     try {
-      fs.writeFileSync(temp, s.contents);
+      writeFile(temp, s.contents);
       failpoint('stub-written');
       try {
         fs.linkSync(temp, s.abs);
@@ -226,7 +226,7 @@ function placeWhole(abs: string, contents: string): boolean {
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   const temp = path.join(path.dirname(abs), `.${path.basename(abs)}.toolspec-${process.pid}`);
   try {
-    fs.writeFileSync(temp, contents);
+    writeFile(temp, contents);
     try {
       fs.linkSync(temp, abs);
     } catch (e) {
@@ -265,7 +265,7 @@ function swapGeneration(
       carryOver(from, path.join(stage, name));
     }
     for (const [name, contents] of changed) {
-      fs.writeFileSync(path.join(stage, name), contents);
+      writeFile(path.join(stage, name), contents);
       failpoint('staged-file');
     }
   } catch (e) {
@@ -280,6 +280,20 @@ function swapGeneration(
     fs.rmSync(old, { recursive: true, force: true });
   } else {
     fs.renameSync(stage, genDir);
+  }
+}
+
+/**
+ * fs.writeFileSync, with the file named in its error: a full disk fails in write(2), whose error names no path,
+ * and the user is told which file could not be written (exit 2), not shown an internal error.
+ */
+function writeFile(abs: string, contents: string): void {
+  try {
+    fs.writeFileSync(abs, contents);
+  } catch (e) {
+    const error = e as NodeJS.ErrnoException;
+    if (error instanceof Error && error.path === undefined) error.path = abs;
+    throw e;
   }
 }
 

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
+import { validateHostHeader } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './handler-types.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './server.js';
 import { createWebHandler, DEFAULT_MAX_BODY, LOOPBACK, type WebHandlerOptions } from './web.js';
@@ -14,7 +15,10 @@ export interface HttpOptions extends WebHandlerOptions {
   host?: string;
   /** Default 3000; 0 picks a free port. */
   port?: number;
-  /** Open TCP connections at most (default 1000); past it new ones are closed at once. */
+  /**
+   * Open TCP connections at most (default 1000); past it a request is answered 503 with `Retry-After: 1` and its
+   * connection closed, and past twice as many a connection is closed at once.
+   */
   maxConnections?: number;
   /**
    * A request must arrive whole, headers and body, within this time (default 30 s), and its headers within
@@ -41,6 +45,17 @@ export interface HttpServer {
    * 10 s), then closes. Resolves false when calls were still running at the end of the grace period.
    */
   shutdown(graceMs?: number): Promise<boolean>;
+}
+
+function refuse(
+  res: http.ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /** Starts a Node HTTP server speaking MCP Streamable HTTP at `path`, on 127.0.0.1 unless told otherwise. */
@@ -77,6 +92,11 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
       connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(requestTimeout / 4))),
     },
     (req, res) => {
+      if (over.has(req.socket)) {
+        return refuse(res, 503, -32603, `Too many open connections (${maxConnections}); try again shortly`, {
+          'retry-after': '1',
+        });
+      }
       if (req.method === 'POST') {
         active++;
         res.once('close', () => {
@@ -86,18 +106,28 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
           for (const resolve of waiting) resolve();
         });
       }
-      if (draining) {
-        res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '5' });
-        res.end(
-          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'The server is shutting down' }, id: null }),
-        );
-        return;
-      }
+      if (draining) return refuse(res, 503, -32603, 'The server is shutting down', { 'retry-after': '5' });
+      // Checked here, before the adapter builds a URL from it: `localhost:3000@evil.example` would make a URL with
+      // credentials, which a Request refuses (a 500), before web.ts could answer 403.
+      const hostHeader = req.headers.host ?? '';
+      if (/[@/\\?#\s]/.test(hostHeader)) return refuse(res, 400, -32600, 'Bad Request: malformed Host header');
+      if (allowedHosts.length && !validateHostHeader(hostHeader, allowedHosts).ok)
+        return refuse(res, 403, -32600, 'Forbidden: this Host is not allowed (DNS-rebinding protection)');
       // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
       void toNode(req as NodeIncomingMessageLike, res);
     },
   );
-  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  // Past the cap a connection is answered 503 with Retry-After (and closed), so a client that opens one per call
+  // sees why; past twice the cap Node closes it at once, so a flood of idle sockets still holds nothing.
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const over = new WeakSet<object>();
+  let open = 0;
+  server.on('connection', (socket) => {
+    if (open >= maxConnections) return void over.add(socket);
+    open++;
+    socket.once('close', () => open--);
+  });
+  server.maxConnections = 2 * maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, host, () => {

@@ -535,6 +535,9 @@ for (const stateless of [false, true]) {
       for (const body of [init, list]) {
         const evil = await rawPost(url, { ...headers, host: `evil.example:${url.port}` }, JSON.stringify(body));
         expect(evil.status).toBe(403);
+        // A Host that would make a URL with credentials: refused, not a 500.
+        const credentials = await rawPost(url, { ...headers, host: `localhost:${url.port}@evil.example` }, '{}');
+        expect(credentials.status).toBe(400);
         const big = await rawPost(url, headers, JSON.stringify({ ...body, padding: 'x'.repeat(2 * 1024 * 1024) }));
         expect(big.status).toBe(413);
       }
@@ -674,7 +677,7 @@ describe('main.js flags', () => {
 });
 
 describe('HTTP connections: bounded in number, and in how long a request may take to arrive', () => {
-  it('closes a request whose body arrives too slowly, and connections past maxConnections', async () => {
+  it('closes a request whose body arrives too slowly, and answers 503 to connections past maxConnections', async () => {
     const net = await import('node:net');
     const g = await loadGenerated();
     const server = await g.serveHttp(g.handlers, { port: 0, requestTimeoutMs: 1000, maxConnections: 3 });
@@ -701,10 +704,23 @@ describe('HTTP connections: bounded in number, and in how long a request may tak
       expect(Date.now() - started).toBeLessThan(20_000);
 
       const held = [await open(), await open(), await open()];
+      // Past maxConnections: a request is answered 503 with Retry-After, and the connection closed.
       const extra = await open();
-      await closed(extra); // past maxConnections: closed by the server at once
+      extra.write(`GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${url.port}\r\n\r\n`);
+      const refused = await new Promise<string>((resolve) => {
+        let got = '';
+        extra.on('data', (d: Buffer) => (got += d.toString()));
+        extra.once('close', () => resolve(got));
+      });
+      expect(refused.split('\r\n')[0]).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(refused.toLowerCase()).toContain('retry-after: 1');
+      expect(refused).toContain('Too many open connections (3)');
+      // Past twice as many: closed at once, without reading a byte.
+      const band = [await open(), await open(), await open()];
+      const flood = await open();
+      await closed(flood);
       for (const s of held) expect(s.closed).toBe(false);
-      held.forEach((s) => s.destroy());
+      [...held, ...band].forEach((s) => s.destroy());
     } finally {
       await server.close();
     }
