@@ -23,11 +23,15 @@ const KEY = 'k'.repeat(32);
 const FORM = { type: 'object', properties: { sure: { type: 'boolean' } }, required: ['sure'] } as const;
 const yes = { action: 'accept', content: { sure: true } };
 
-function request(options: LocalCallOptions & { clientId?: string } = {}): ServerContext {
+function request(options: LocalCallOptions & { clientId?: string; sub?: string } = {}): ServerContext {
   const { sdk } = localRequest(options);
+  const extra = options.sub === undefined ? {} : { extra: { sub: options.sub } };
   return options.clientId === undefined
     ? sdk
-    : ({ ...sdk, http: { authInfo: { clientId: options.clientId, token: 't', scopes: [] } } } as ServerContext);
+    : ({
+        ...sdk,
+        http: { authInfo: { clientId: options.clientId, token: 't', scopes: [], ...extra } },
+      } as ServerContext);
 }
 
 afterEach(() => {
@@ -123,6 +127,13 @@ describe('the sealed requestState', () => {
     const mine = await firstState(r, { id: 1 }, request({ clientId: 'alice' }));
     expect(await refusal({ id: 1 }, { requestState: mine, clientId: 'mallory' })).toMatch(/issued to another caller/);
     expect(await refusal({ id: 1 }, { requestState: mine, clientId: 'alice' })).toBe('accepted');
+    // One OAuth client, many users: bound to the user too (the verifier's extra.sub), as sessions are.
+    const ann = await firstState(r, { id: 1 }, request({ clientId: 'app', sub: 'ann' }));
+    expect(await refusal({ id: 1 }, { requestState: ann, clientId: 'app', sub: 'bob' })).toMatch(
+      /issued to another caller/,
+    );
+    expect(await refusal({ id: 1 }, { requestState: ann, clientId: 'app' })).toMatch(/issued to another caller/);
+    expect(await refusal({ id: 1 }, { requestState: ann, clientId: 'app', sub: 'ann' })).toBe('accepted');
 
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 61_000);

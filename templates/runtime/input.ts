@@ -24,6 +24,7 @@ import {
   inputResponse,
   ProtocolError,
   ProtocolErrorCode,
+  type AuthInfo,
   type CreateMessageRequestParams,
   type CreateMessageResult,
   type CreateMessageResultWithTools,
@@ -314,6 +315,11 @@ export class WaitingCalls {
   }
 }
 
+/** The caller: the client, and the user when the verifier names one (`extra.sub`). Sessions and state bind to it. */
+export function principalOf(authInfo: AuthInfo | undefined): string {
+  return authInfo ? `${authInfo.clientId}\0${String(authInfo.extra?.['sub'] ?? '')}` : '';
+}
+
 /** Seals and opens the rounds of every call a server serves; one per process. */
 export class InputRounds {
   private readonly codec: RequestStateCodec<Carried>;
@@ -332,8 +338,8 @@ export class InputRounds {
     this.codec = createRequestStateCodec<Carried>({
       key,
       ttlSeconds: this.ttlSeconds,
-      // Bound to the caller: state minted for one authenticated client is refused for another.
-      bind: (ctx) => ctx.http?.authInfo?.clientId ?? '',
+      // Bound to the caller: state minted for one authenticated client and user is refused for another.
+      bind: (ctx) => principalOf(ctx.http?.authInfo),
     });
   }
 

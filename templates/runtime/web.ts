@@ -23,6 +23,7 @@ import {
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './handler-types.js';
+import { principalOf } from './input.js';
 import { resourceEvents } from './resources.js';
 import { createServerFactory, type ServerFactory, type ServerOptions } from './server.js';
 import { mcpHeaders } from './tools.js';
@@ -395,11 +396,6 @@ function decodeParam(value: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The caller a session belongs to: the client, and the user when the verifier names one (`extra.sub`). */
-function principalOf(authInfo: AuthInfo | undefined): string {
-  return authInfo ? `${authInfo.clientId}\0${String(authInfo.extra?.['sub'] ?? '')}` : '';
 }
 
 async function authenticate(options: HttpSecurityOptions, headers: Headers): Promise<AuthInfo | 'refused' | undefined> {
