@@ -30,8 +30,11 @@ export interface StdioOptions extends ServerOptions {
  */
 export function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): StdioServer {
   const maxBufferSize = options.maxMessageBytes ?? 64 * 1024 * 1024;
-  const transport = new LineTransport(process.stdin, protocolChannel(), maxBufferSize);
   const factory = createServerFactory(handlers, options);
+  // stdin closing ends the requests, not the answers: the calls in flight finish first, as on SIGTERM.
+  const transport = new LineTransport(process.stdin, protocolChannel(), maxBufferSize, () =>
+    factory.settled(DEFAULT_SHUTDOWN_GRACE_MS),
+  );
   // The entry pins one instance per connection. A 2026-07-28 one is where notifyResourceUpdated sends its updates:
   // the entry routes them onto the connection's subscriptions/listen streams (it takes no event bus, as HTTP does).
   const pinned = (context: McpRequestContext) => {
@@ -102,6 +105,8 @@ class LineTransport implements Transport {
     private readonly input: Readable,
     private readonly output: Writable,
     private readonly max: number,
+    /** Resolves when the calls in flight have answered (or given up): awaited between stdin's end and closing. */
+    private readonly settled: () => Promise<unknown> = async () => undefined,
   ) {}
 
   async start(): Promise<void> {
@@ -152,7 +157,11 @@ class LineTransport implements Transport {
   }
 
   private readonly fail = (error: Error) => this.onerror?.(error);
-  private readonly end = () => void this.close();
+  private readonly end = () =>
+    void this.settled()
+      // The last answers are written a turn after their handlers return.
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => this.close());
 
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {

@@ -545,6 +545,34 @@ for (const stateless of [false, true]) {
   });
 }
 
+describe('stdio: stdin closing', () => {
+  it('answers the calls in flight before the server ends, as SIGTERM does', async () => {
+    const child = spawn(process.execPath, [main], { cwd: project.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    });
+    await expect.poll(() => out, { timeout: 20_000 }).toContain('"id":1');
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { steps: 5, ms: 60 } } });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const answer = out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id?: number; result?: { isError?: boolean } })
+      .find((m) => m.id === 2);
+    expect(answer?.result).toBeDefined();
+    expect(answer?.result?.isError).toBeUndefined();
+  });
+});
+
 describe('main.js flags', () => {
   const run = (args: string[]) =>
     spawnSync(process.execPath, [main, ...args], { cwd: project.dir, encoding: 'utf8', timeout: 20_000 });
