@@ -246,22 +246,38 @@ export function enableSubscriptions(on: boolean): void {
   subscriptionsEnabled = on;
 }
 
+/** The URIs one connection (a 2025 session, a stdio connection) may subscribe to at once. */
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1000;
+
+/** What each connection subscribes to, so that closing it forgets exactly those, with one close hook per connection. */
+const subscribedBy = new WeakMap<Server, Set<string>>();
+
 export function subscribe(uri: string, server: Server): void {
+  let mine = subscribedBy.get(server);
+  if (!mine) {
+    subscribedBy.set(server, (mine = new Set()));
+    const previous = server.onclose;
+    server.onclose = () => {
+      for (const u of subscribedBy.get(server) ?? []) unsubscribe(u, server);
+      subscribedBy.delete(server);
+      previous?.();
+    };
+  }
+  if (mine.has(uri)) return;
+  if (mine.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Invalid params: this connection is subscribed to ${MAX_SUBSCRIPTIONS_PER_CONNECTION} resources already; unsubscribe from one first`,
+    );
+  }
+  mine.add(uri);
   let set = subscribers.get(uri);
   if (!set) subscribers.set(uri, (set = new Set()));
-  if (set.has(server)) return;
   set.add(server);
-  const previous = server.onclose;
-  server.onclose = () => {
-    for (const [u, s] of subscribers) {
-      s.delete(server);
-      if (!s.size) subscribers.delete(u);
-    }
-    previous?.();
-  };
 }
 
 export function unsubscribe(uri: string, server: Server): void {
+  subscribedBy.get(server)?.delete(uri);
   const set = subscribers.get(uri);
   if (!set) return;
   set.delete(server);

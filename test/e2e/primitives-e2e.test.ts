@@ -240,6 +240,23 @@ function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: 
       const e = await failure(client.subscribeResource({ uri: 'other://x' }));
       expect(e.code).toBe(ProtocolErrorCode.InvalidParams);
     });
+
+    it('holds at most 1,000 subscriptions a connection, and forgets them all when it closes', async () => {
+      const own = await connect();
+      try {
+        for (let i = 0; i < 1000; i += 100)
+          await Promise.all(Array.from({ length: 100 }, (_, j) => own.subscribeResource({ uri: `notes://${i + j}` })));
+        const past = await failure(own.subscribeResource({ uri: 'notes://1000' }));
+        expect(past.code).toBe(ProtocolErrorCode.InvalidParams);
+        expect(past.message).toContain('subscribed to 1000 resources already');
+        // Again for one it has: not a new subscription.
+        await own.subscribeResource({ uri: 'notes://7' });
+        // Over HTTP, ending the session (DELETE) is answered whatever it held (it threw on a 500 before).
+        if (own.transport instanceof StreamableHTTPClientTransport) await own.transport.terminateSession();
+      } finally {
+        await own.close();
+      }
+    }, 60_000);
   }
 }
 
@@ -315,7 +332,7 @@ describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
           await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
           return client;
         },
-        { subscriptions: false },
+        { subscriptions: era === 'legacy' },
       ),
     );
   }
