@@ -360,18 +360,41 @@ function failed(name: string, why: string, onError: (e: unknown, t: string) => v
  * a value that cannot be serialized, no answer at all.
  */
 function invalidResult(result: CallToolResult): string | undefined {
+  return invalidSpecResult('CallToolResult', result, (segments) => {
+    const pointer = segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+    return argumentPath(pointer, undefined, result);
+  });
+}
+
+/** The first problem the SDK's schema `type` finds in a value: where (its path) and what. */
+export function specIssue(
+  type: keyof typeof specTypeSchemas,
+  value: unknown,
+): { segments: string[]; message: string } | undefined {
+  const checked = specTypeSchemas[type]['~standard'].validate(value);
+  const issue = 'issues' in checked ? checked.issues?.[0] : undefined;
+  if (!issue) return undefined;
+  return { segments: (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)), message: issue.message };
+}
+
+/**
+ * Why a handler's result is not what the protocol takes (undefined when it is): it cannot be serialized, or the
+ * SDK's schema `type` refuses it, said with the place (`where`, by default the dotted path) and the reason.
+ */
+export function invalidSpecResult(
+  type: 'CallToolResult' | 'GetPromptResult' | 'ReadResourceResult',
+  result: unknown,
+  where: (segments: string[]) => string = (segments) => segments.join('.'),
+): string | undefined {
   try {
     JSON.stringify(result);
   } catch (error) {
     return `its result cannot be serialized as JSON (${publicMessage(error)})`;
   }
-  const checked = specTypeSchemas.CallToolResult['~standard'].validate(result);
-  if (!('issues' in checked) || !checked.issues) return undefined;
-  const issue = checked.issues[0];
-  const segments = (issue?.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p));
-  const pointer = segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-  const where = segments.length ? `${argumentPath(pointer, undefined, result)}: ` : '';
-  return `its result is not a valid CallToolResult (${where}${issue?.message ?? 'invalid'})`;
+  const issue = specIssue(type, result);
+  if (!issue) return undefined;
+  const at = issue.segments.length ? `${where(issue.segments)}: ` : '';
+  return `its result is not a valid ${type} (${at}${issue.message})`;
 }
 
 function isCallToolResult(v: unknown): v is CallToolResult {

@@ -7,7 +7,6 @@
 import {
   ProtocolError,
   ProtocolErrorCode,
-  specTypeSchemas,
   type CompleteResult,
   type GetPromptResult,
   type InputRequiredResult,
@@ -16,7 +15,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { createContext, isModern, type Connection } from './context.js';
-import { DEFAULT_MAX_WAITING, DEFAULT_WAITING_MS, publicMessage } from './dispatcher.js';
+import { DEFAULT_MAX_WAITING, DEFAULT_WAITING_MS, invalidSpecResult, publicMessage } from './dispatcher.js';
 import { InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
 import type { AnyModule, CompletionRule, PromptContext, PromptRule } from './primitive-types.js';
 
@@ -227,16 +226,7 @@ function promptResult(value: unknown, description: string | undefined): GetPromp
 }
 
 function invalidResult(result: GetPromptResult): string | undefined {
-  try {
-    JSON.stringify(result);
-  } catch (error) {
-    return `its result cannot be serialized as JSON (${publicMessage(error)})`;
-  }
-  const checked = specTypeSchemas.GetPromptResult['~standard'].validate(result);
-  if (!('issues' in checked) || !checked.issues) return undefined;
-  const issue = checked.issues[0];
-  const where = (issue?.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
-  return `its result is not a valid GetPromptResult (${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'})`;
+  return invalidSpecResult('GetPromptResult', result);
 }
 
 const EMPTY: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };

@@ -11,7 +11,6 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
-  specTypeSchemas,
   type CompleteResult,
   type InputRequiredResult,
   type ListResourcesResult,
@@ -23,7 +22,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { createContext, type Connection } from './context.js';
-import { publicMessage } from './dispatcher.js';
+import { invalidSpecResult, publicMessage } from './dispatcher.js';
 import { InputRounds, type Round } from './input.js';
 import type { ResourceContext, ResourceRule } from './primitive-types.js';
 import {
@@ -222,16 +221,7 @@ function readResult(value: unknown, uri: string, mimeType: string | undefined): 
 }
 
 function invalidResult(result: ReadResourceResult): string | undefined {
-  try {
-    JSON.stringify(result);
-  } catch (error) {
-    return `its result cannot be serialized as JSON (${publicMessage(error)})`;
-  }
-  const checked = specTypeSchemas.ReadResourceResult['~standard'].validate(result);
-  if (!('issues' in checked) || !checked.issues) return undefined;
-  const issue = checked.issues[0];
-  const where = (issue?.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
-  return `its result is not a valid ReadResourceResult (${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'})`;
+  return invalidSpecResult('ReadResourceResult', result);
 }
 
 /**

@@ -5,8 +5,14 @@
  */
 import {
   isInputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
+  specTypeSchemas,
+  type JSONRPCRequest,
   type McpRequestContext,
+  type Result,
+  type ServerContext,
   type ServerOptions as SdkServerOptions,
 } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './handler-types.js';
@@ -14,6 +20,7 @@ import {
   createDispatcher,
   DEFAULT_MAX_WAITING,
   DEFAULT_WAITING_MS,
+  specIssue,
   type AnyHandler,
   type DispatcherOptions,
   legacyTools,
@@ -68,6 +75,40 @@ export interface ServerFactory {
 
 /** How long a shutdown waits for calls in flight before it ends them (SIGTERM, SIGINT): 10 s by default. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+/** The params of the methods besides tools/call whose shape the SDK checks before their handlers. */
+const PARAMS: Record<string, keyof typeof specTypeSchemas> = {
+  'prompts/get': 'GetPromptRequestParams',
+  'resources/read': 'ReadResourceRequestParams',
+  'resources/subscribe': 'SubscribeRequestParams',
+  'resources/unsubscribe': 'SubscribeRequestParams',
+  'completion/complete': 'CompleteRequestParams',
+};
+
+/**
+ * A wrong-shaped prompts/get, resources/read or completion/complete is answered as a wrong tools/call is: −32602
+ * with one line naming the parameter. (The SDK answers those methods −32603 with its whole validation report.) The
+ * check is the SDK's own schema for the params, run first; what passes it reaches the SDK's check unchanged.
+ */
+class ParamsCheckedServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    const type = PARAMS[method];
+    if (!type) return wrapped;
+    return (request, ctx) => {
+      const issue = specIssue(type, request.params ?? {});
+      if (!issue) return wrapped(request, ctx);
+      const where = issue.segments.length ? `${issue.segments.join('.')}: ` : '';
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid params for ${method}: ${where}${issue.message.replace(/^Invalid input: /, '')}`,
+      );
+    };
+  }
+}
 
 /**
  * The factory the SDK's serving entries call for each stdio connection and each HTTP request: a Server with the
@@ -138,7 +179,7 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
   let inFlight = 0;
   let idle: (() => void)[] = [];
   const factory = () => {
-    const server = new Server(serverInfo, sdkOptions);
+    const server = new ParamsCheckedServer(serverInfo, sdkOptions);
     server.setRequestHandler('tools/list', (request, ctx) =>
       dispatcher.listTools(request.params?.cursor, !isModern(ctx)),
     );

@@ -160,6 +160,33 @@ function suite(era: Era, connect: () => Promise<Client>, opts: { subscriptions: 
     expect(e.message).toContain('uri is longer than 8192 characters');
   });
 
+  it('answers wrong-shaped params with -32602 and one line naming the parameter, as tools/call does', async () => {
+    const cases: [() => Promise<unknown>, string][] = [
+      [
+        () => client.getPrompt({ name: 5 } as never),
+        'Invalid params for prompts/get: name: expected string, received number',
+      ],
+      [
+        () => client.getPrompt({ name: 'summarise', arguments: { topic: 3 } } as never),
+        'Invalid params for prompts/get: arguments.topic: expected string, received number',
+      ],
+      [
+        () => client.readResource({ uri: 7 } as never),
+        'Invalid params for resources/read: uri: expected string, received number',
+      ],
+      [
+        () => client.complete({ ref: { type: 'ref/prompt', name: 'summarise' }, argument: { name: 'style' } } as never),
+        'Invalid params for completion/complete: argument.value: expected string, received undefined',
+      ],
+    ];
+    for (const [call, message] of cases) {
+      const e = await failure(call());
+      expect(e.code, message).toBe(ProtocolErrorCode.InvalidParams);
+      expect(e.message).toContain(message);
+      expect(e.message).not.toContain('\n');
+    }
+  });
+
   it('answers a handler that throws with -32603 naming the resource, its paths left out', async () => {
     const e = await failure(client.readResource({ uri: 'notes://broken' }));
     expect(e.code).toBe(ProtocolErrorCode.InternalError);
