@@ -294,11 +294,11 @@ always reads JSON (note:=null). A value of the wrong type is passed on, and the 
 server would.
 
 Output: text content as text, structured content as JSON (the whole result with --format json); an error result's
-text on stderr. Log messages and progress go to stderr. The handler runs with no client: a tool that asks for input
+text on stderr. Log messages, progress and whatever the handler prints go to stderr: stdout holds the result alone. The handler runs with no client: a tool that asks for input
 (elicitation, sampling) ends with exit 1.
 
 Exit codes: 0 the tool returned a result; 1 the result is an error (rejected arguments, a failing handler, output
-that breaks the schema) or the tool asked for input; 2 usage (unknown tool, unreadable arguments, invalid spec,
+that breaks the schema), the tool asked for input, or its handler can never finish; 2 usage (unknown tool, unreadable arguments, invalid spec,
 handler missing or not parsing, dependencies not installed); 3 internal error.
 
 Examples:
@@ -310,21 +310,24 @@ Examples:
     run: async (r, [tool, pairs], o) => {
       const { callCommand } = await import('./commands/call.js');
       const given = (k: string) => (str(o[k]) === undefined ? {} : { [k]: str(o[k]) });
+      const called = callCommand({
+        tool: str(tool),
+        pairs: (pairs as string[] | undefined) ?? [],
+        ...given('json'),
+        ...given('prompt'),
+        ...given('read'),
+        list: Boolean(o['list']),
+        spec: r.specOf(str(o['spec'])).spec,
+        cwd: r.cwd,
+        format: o.format as 'text' | 'json',
+        style: r.styles(),
+        err: r.err,
+      });
       r.finish(
-        await callCommand({
-          tool: str(tool),
-          pairs: (pairs as string[] | undefined) ?? [],
-          ...given('json'),
-          ...given('prompt'),
-          ...given('read'),
-          list: Boolean(o['list']),
-          spec: r.specOf(str(o['spec'])).spec,
-          cwd: r.cwd,
-          format: o.format as 'text' | 'json',
-          style: r.styles(),
-          err: r.err,
-        }),
-        { raw: true },
+        r.asProcess ? await asHandlersRun(called, str(o['prompt']) ?? str(o['read']) ?? str(tool)) : await called,
+        {
+          raw: true,
+        },
       );
       // The handler's module may hold the event loop open (a connection pool, a timer): once the result is out, the
       // process ends anyway. Only as the real process: main() in a test's process leaves the process alone.
@@ -370,6 +373,33 @@ Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the 
     },
   },
 ];
+
+/**
+ * A command that runs the project's handlers in this process: stdout is the command's own output (JSON with
+ * --format json), so whatever a handler writes there meanwhile (a console.log) goes to stderr; and a handler whose
+ * promise can never settle (nothing left running that could settle it) ends the command with exit 1 and a message,
+ * where Node would exit 13 without a word.
+ */
+async function asHandlersRun(pending: Promise<CommandResult>, what: string | undefined): Promise<CommandResult> {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof write;
+  let idle!: () => void;
+  const never = new Promise<CommandResult>((resolve) => {
+    idle = () =>
+      resolve({
+        code: EXIT.failed,
+        stdout: '',
+        stderr: `toolspec: ${JSON.stringify(what ?? '')} never finished: its handler's promise neither resolved nor rejected, and nothing it started was left running that could settle it`,
+      });
+  });
+  process.once('beforeExit', idle);
+  try {
+    return await Promise.race([pending, never]);
+  } finally {
+    process.removeListener('beforeExit', idle);
+    process.stdout.write = write;
+  }
+}
 
 export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
   const { stdout, stderr, env, cwd } = {

@@ -62,9 +62,6 @@ interface ListedTool {
   outputSchema?: unknown;
 }
 
-/** The tool's result is an error, or it asked for input: exit 1, as a check that found something. */
-const TOOL_FAILED = 1;
-
 const usage = (message: string): CommandResult => ({
   code: EXIT.invalid,
   stdout: '',
@@ -230,7 +227,8 @@ interface CallResult {
 
 function formatResult(name: string, result: CallResult, format: 'text' | 'json'): CommandResult {
   const asked = result.resultType === 'input_required';
-  const code = asked || result.isError ? TOOL_FAILED : EXIT.ok;
+  // The tool's result is an error, or it asked for input: exit 1, as a check that found something.
+  const code = asked || result.isError ? EXIT.failed : EXIT.ok;
   if (format === 'json') return { code, stdout: `${JSON.stringify(result, null, 2)}\n`, stderr: '' };
   if (asked) {
     const questions = Object.entries(result.inputRequests ?? {}).map(

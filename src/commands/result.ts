@@ -9,8 +9,8 @@ import { renderTexts } from '../report/findings.js';
 import type { CompileOptions, Compiled } from '../compile.js';
 import type { LoadResult } from '../compile.js';
 
-/** 0 fine · 1 drift found, lint fails (options.lint.failOn) or diff finds a breaking change · 2 invalid spec, config or usage · 3 internal error. */
-export const EXIT = { ok: 0, drift: 1, lint: 1, invalid: 2, internal: 3 } as const;
+/** 0 fine · 1 drift found, lint fails (options.lint.failOn), diff finds a breaking change or a called tool fails · 2 invalid spec, config or usage · 3 internal error. */
+export const EXIT = { ok: 0, drift: 1, lint: 1, failed: 1, invalid: 2, internal: 3 } as const;
 
 export interface CommandResult {
   code: number;

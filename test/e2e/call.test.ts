@@ -99,6 +99,37 @@ describe('toolspec call (built CLI)', () => {
     expect(r.stdout).toBe('still ticking\n');
   });
 
+  it('keeps stdout for the result: what a handler prints goes to stderr, and --format json stays JSON', () => {
+    fs.appendFileSync(
+      path.join(project.dir, 'toolspec.yaml'),
+      '  - name: chatty\n    description: Prints while it works.\n    inputSchema: { type: object }\n',
+    );
+    fs.writeFileSync(
+      path.join(project.dir, 'src/handlers/chatty.ts'),
+      "export const handler = () => {\n  console.log('working…');\n  process.stdout.write('raw\\n');\n  return 'done';\n};\n",
+    );
+    const r = call('chatty', '--format', 'json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(r.stderr).toContain('working…');
+    expect(r.stderr).toContain('raw');
+  });
+
+  it('ends a handler that can never finish with exit 1 and a message, not a silent exit 13', () => {
+    fs.appendFileSync(
+      path.join(project.dir, 'toolspec.yaml'),
+      '  - name: stuck\n    description: Waits for nothing.\n    inputSchema: { type: object }\n',
+    );
+    fs.writeFileSync(
+      path.join(project.dir, 'src/handlers/stuck.ts'),
+      'export const handler = () => new Promise<string>(() => {});\n',
+    );
+    const r = call('stuck');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('"stuck" never finished');
+  });
+
   it('lists the tools and their arguments', () => {
     const r = call('--list');
     expect(r.code).toBe(0);
