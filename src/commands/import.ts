@@ -350,7 +350,13 @@ function leftOut(n: ImportNote): ImportNote {
 
 function formatNote(n: ImportNote): string {
   const who =
-    n.tool === undefined ? '' : n.tool.startsWith('#') ? `tool ${n.tool}: ` : `tool ${JSON.stringify(n.tool)}: `;
+    n.about !== undefined
+      ? `${n.about}: `
+      : n.tool === undefined
+        ? ''
+        : n.tool.startsWith('#')
+          ? `tool ${n.tool}: `
+          : `tool ${JSON.stringify(n.tool)}: `;
   return `${n.severity}: ${who}${n.message}${n.hint ? `\n  hint: ${n.hint}` : ''}`;
 }
 

@@ -3,7 +3,8 @@
  * every field of MCP's Tool object kept as sent, and output options only where the server's behaviour needs them
  * (its tools/list page size). Fields MCP does not define cannot be kept: they are left out, and said so.
  */
-import { parseUriTemplate } from '../../templates/runtime/uri-template.js';
+import { hasScheme, parseUriTemplate } from '../../templates/runtime/uri-template.js';
+import { MAX_TEXT_CHARS } from '../pipeline/load/limits.js';
 import type { Listing } from './listing.js';
 
 /** One thing to tell the user: about one tool (by name, or by position when it has no usable name), or the server. */
@@ -11,6 +12,8 @@ export interface ImportNote {
   severity: 'error' | 'warning';
   /** The tool's name, or `#3` for the third tool when it has no name; undefined for the server. */
   tool?: string;
+  /** A prompt, resource or resource template the note is about, as the user reads it: `prompt "summarise"`. */
+  about?: string;
   message: string;
   hint?: string;
 }
@@ -168,7 +171,6 @@ function ordinal(n: number): string {
 
 const NAME = /^[A-Za-z0-9._-]{1,128}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/;
 const MIME = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(;.*)?$/;
 const pick = (raw: Record<string, unknown>, keys: readonly string[]) =>
   Object.fromEntries(keys.flatMap((k) => (raw[k] === undefined ? [] : [[k, structuredClone(raw[k])]])));
@@ -185,7 +187,20 @@ function primitives(listing: Listing, notes: ImportNote[]) {
     resourceTemplates: [] as Record<string, unknown>[],
   };
   const leave = (what: string, why: string): void => {
-    notes.push({ severity: 'warning', tool: what, message: `left out: ${why}`, hint: 'add it to the spec by hand' });
+    notes.push({ severity: 'warning', about: what, message: `left out: ${why}`, hint: 'add it to the spec by hand' });
+  };
+  /** `prompt "summarise"`, or `prompt #2` when it has no name to show. */
+  const label = (kind: string, raw: unknown, i: number) =>
+    isRecord(raw) && typeof raw['name'] === 'string' ? `${kind} ${JSON.stringify(raw['name'])}` : `${kind} #${i + 1}`;
+  /** A text longer than a spec may hold (its loader would refuse the whole spec for it): where, or undefined. */
+  const tooLong = (value: unknown, at = ''): string | undefined => {
+    if (typeof value === 'string') return value.length > MAX_TEXT_CHARS ? at || 'a value' : undefined;
+    if (Array.isArray(value)) return value.map((v, i) => tooLong(v, `${at}[${i}]`)).find(Boolean);
+    if (isRecord(value))
+      return Object.entries(value)
+        .map(([k, v]) => tooLong(v, at ? `${at}.${k}` : k))
+        .find(Boolean);
+    return undefined;
   };
   const names = { prompt: new Set<string>(), resource: new Set<string>() };
   const named = (kind: 'prompt' | 'resource', raw: Record<string, unknown>, what: string): string | undefined => {
@@ -202,15 +217,14 @@ function primitives(listing: Listing, notes: ImportNote[]) {
     return name;
   };
   (listing.prompts ?? []).forEach((raw, i) => {
-    const what = `prompt #${i + 1}`;
-    if (
-      !isRecord(raw) ||
-      !named('prompt', raw, isRecord(raw) && typeof raw['name'] === 'string' ? `prompt ${raw['name']}` : what)
-    )
-      return;
+    const what = label('prompt', raw, i);
+    if (!isRecord(raw)) return leave(what, 'it is not an object');
+    const long = tooLong(raw);
+    if (long) return leave(what, `its ${long} is longer than ${MAX_TEXT_CHARS} characters, more than a spec may hold`);
+    if (!named('prompt', raw, what)) return;
     const args = Array.isArray(raw['arguments']) ? raw['arguments'] : [];
     if (!args.every((a) => isRecord(a) && typeof a['name'] === 'string' && IDENTIFIER.test(a['name']))) {
-      leave(`prompt ${String(raw['name'])}`, 'an argument name is not an identifier, which the handler receives it as');
+      leave(what, 'an argument name is not an identifier, which the handler receives it as');
       return;
     }
     const prompt = pick(raw, ['name', 'title', 'description', 'icons', '_meta']);
@@ -222,12 +236,15 @@ function primitives(listing: Listing, notes: ImportNote[]) {
   });
   const resource = (raw: unknown, i: number, kind: 'resources' | 'resourceTemplates'): void => {
     const field = kind === 'resources' ? 'uri' : 'uriTemplate';
-    const label = kind === 'resources' ? 'resource' : 'resource template';
-    if (!isRecord(raw)) return leave(`${label} #${i + 1}`, 'it is not an object');
-    const what = `${label} ${typeof raw['name'] === 'string' ? raw['name'] : `#${i + 1}`}`;
+    const what = label(kind === 'resources' ? 'resource' : 'resource template', raw, i);
+    if (!isRecord(raw)) return leave(what, 'it is not an object');
+    const long = tooLong(raw);
+    if (long) return leave(what, `its ${long} is longer than ${MAX_TEXT_CHARS} characters, more than a spec may hold`);
     const uri = raw[field];
-    if (typeof uri !== 'string' || !URI.test(uri))
-      return leave(what, `its ${field} ${JSON.stringify(uri)} has no scheme`);
+    if (typeof uri !== 'string' || !hasScheme(uri))
+      return leave(what, `its ${field} ${JSON.stringify(uri)?.slice(0, 200)} has no scheme`);
+    if (/[\s\u0000-\u001f\u007f]/u.test(uri))
+      return leave(what, `its ${field} ${JSON.stringify(uri).slice(0, 200)} holds white space or a control character`);
     if (kind === 'resourceTemplates') {
       const parsed = parseUriTemplate(uri);
       if ('error' in parsed) return leave(what, `its uriTemplate: ${parsed.error.message}`);

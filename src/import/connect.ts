@@ -20,6 +20,9 @@ import { MAX_TOOLS } from '../pipeline/load/limits.js';
 import type { Listing } from './listing.js';
 import { ChildProcessTransport, MAX_OUTPUT_BYTES, splitCommand } from './stdio.js';
 
+/** How long the era probe waits before trying the 2025 handshake. */
+export const PROBE_TIMEOUT_MS = 3_000;
+
 export interface ConnectOptions {
   /** Limit for starting up and answering initialize, and for each tools/list page, in milliseconds. */
   timeoutMs: number;
@@ -144,7 +147,12 @@ async function read(
 ): Promise<Listing> {
   const client = new Client(
     { name: 'toolspec-import', version: options.clientVersion },
-    { capabilities: {}, versionNegotiation: { mode: 'auto', probe: { timeoutMs: options.timeoutMs } } },
+    // The era probe (2026-07-28's server/discover) waits a few seconds at most: a 2025 server that ignores it would
+    // otherwise cost the whole --timeout before the initialize fallback.
+    {
+      capabilities: {},
+      versionNegotiation: { mode: 'auto', probe: { timeoutMs: Math.min(options.timeoutMs, PROBE_TIMEOUT_MS) } },
+    },
   );
   // Errors reach the pending request as well; the transport's own reports would only repeat them.
   client.onerror = () => undefined;

@@ -415,6 +415,17 @@ describe('import failures: clear messages, exit 2, nothing written, no process l
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('a 2025 server that ignores the era probe (server/discover): imported after a short probe, not the whole --timeout', async () => {
+    const dir = scratch('deaf');
+    const started = Date.now();
+    const r = await runCliAsync(['import', '--from-command', serverCommand('deaf'), '--timeout', '30s'], dir);
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('imported 9 tools from the server legacy-docs 2.3.1');
+    // The probe waits 3 s; the whole import took 30 s and more before.
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+
   it('a server that never answers initialize: stopped after --timeout', async () => {
     const dir = scratch('silent');
     const pidFile = path.join(dir, 'server.pid');
