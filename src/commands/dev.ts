@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createBuilder } from '../dev/build.js';
-import { DevServer, freePort } from '../dev/server.js';
+import { DevServer } from '../dev/server.js';
 import { PLAIN, type Style } from '../report/text.js';
 import { EXIT, plural } from './result.js';
 import { clock, describeChanges, runGenerate, stopOnSignals, watchLoop, type Change } from './watch.js';
@@ -41,7 +41,14 @@ const TRACKED = /\.(ya?ml|[cm]?tsx?)$/i;
 export async function devCommand(input: DevInput): Promise<number> {
   const specPath = path.resolve(input.cwd, input.spec);
   const rootDir = path.dirname(specPath);
-  const port = await freePort(HOST, input.port);
+  const server = new DevServer({
+    cwd: rootDir,
+    host: HOST,
+    port: input.port,
+    flags: input.sessions ? [] : ['--stateless'],
+    output: input.err,
+  });
+  const port = await server.listen();
   if (port === undefined) {
     input.err(
       `toolspec dev: port ${input.port} on ${HOST} is in use: stop what uses it, or pick another with --port (0 picks a free one)`,
@@ -50,13 +57,6 @@ export async function devCommand(input: DevInput): Promise<number> {
   }
   const url = `http://${HOST}:${port}/mcp`;
   const builder = await createBuilder(rootDir, input.cwd);
-  const server = new DevServer({
-    cwd: rootDir,
-    host: HOST,
-    port,
-    flags: input.sessions ? [] : ['--stateless'],
-    output: input.err,
-  });
   const signals = input.stop ? undefined : stopOnSignals();
   let generatedDir: string | undefined;
   let skip: string[] = [];
@@ -135,7 +135,7 @@ export async function devCommand(input: DevInput): Promise<number> {
       run: cycle,
     });
   } finally {
-    await server.stop();
+    await server.close();
     signals?.dispose();
   }
   return EXIT.ok;

@@ -1,11 +1,14 @@
 /**
- * The server `toolspec dev` runs: the project's built entry point (`main.js --http`) in a child process, always on
- * the same address, so a client stays pointed at it across restarts. A restart stops the old process (SIGTERM: it
- * lets calls in flight finish; SIGKILL after a grace period), then starts the new one and waits until its port
- * accepts connections. What the server prints while it starts is kept, and shown only when it fails to start;
- * afterwards its output (the handlers' failures it logs) is passed on as it comes.
+ * The server `toolspec dev` runs: the project's built entry point (`main.js --http`) in a child process, behind a
+ * small proxy that dev keeps listening on the one address clients use. A restart stops the old process (SIGTERM:
+ * it lets calls in flight finish; SIGKILL after a grace period), starts the new one on a port of its own and waits
+ * until it accepts connections; meanwhile the proxy holds the requests that arrive and then hands them to the new
+ * process, so a connected client (keep-alive connections included) carries on without an error. What the server
+ * prints while it starts is kept, and shown only when it fails to start; afterwards its output (the handlers'
+ * failures it logs) is passed on as it comes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 
 export interface ServerOptions {
@@ -29,11 +32,19 @@ const ORPHAN_GUARD = `data:text/javascript,${encodeURIComponent(
 )}`;
 
 const STOP_GRACE_MS = 5_000;
+/** The generated server takes 1 MiB bodies by default; dev passes on a little more and lets it answer. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const START_LIMIT_MS = 30_000;
 
 export class DevServer {
   private child: ChildProcess | undefined;
   private exited: Promise<void> | undefined;
+  private proxy: http.Server | undefined;
+  /** The running server's own port, while it accepts requests. */
+  private target: number | undefined;
+  /** While a restart is under way: requests wait for it. */
+  private switching: Promise<void> | undefined;
+  private agent = new http.Agent({ keepAlive: true });
 
   constructor(private readonly options: ServerOptions) {}
 
@@ -41,10 +52,83 @@ export class DevServer {
     return this.child !== undefined;
   }
 
+  /** Starts listening on the clients' address; the port it listens on (port 0 picks one), undefined when taken. */
+  listen(): Promise<number | undefined> {
+    const proxy = http.createServer((req, res) => void this.forward(req, res));
+    return new Promise((resolve) => {
+      proxy.once('error', () => resolve(undefined));
+      proxy.listen(this.options.port, this.options.host, () => {
+        this.proxy = proxy;
+        resolve((proxy.address() as net.AddressInfo).port);
+      });
+    });
+  }
+
+  /**
+   * One request, to the running server once it accepts them; 503 when none runs (the last build failed). The body
+   * is read first, so that a request the old server never read (its idle connection closed as it stopped, or its
+   * port already shut) is sent again to the new one: the retry Node's documentation gives for a reused socket.
+   */
+  private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) return refuse(res, 413, `toolspec dev: a request body over ${MAX_BODY_BYTES} bytes`);
+      chunks.push(chunk);
+    }
+    const body = Buffer.concat(chunks);
+    for (let attempt = 0; ; attempt++) {
+      if (this.switching) await this.switching;
+      const port = this.target;
+      if (port === undefined) return refuse(res, 503, 'toolspec dev: no server is running (see the dev output)');
+      const unread = await new Promise<boolean>((resolve) => {
+        const upstream = http.request(
+          { host: this.options.host, port, method: req.method, path: req.url, headers: req.headers, agent: this.agent },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            answer.once('end', () => resolve(false));
+            answer.once('error', () => resolve(false));
+          },
+        );
+        upstream.on('error', (error: NodeJS.ErrnoException) => {
+          const neverRead =
+            error.code === 'ECONNREFUSED' ||
+            (upstream.reusedSocket && ['ECONNRESET', 'EPIPE'].includes(error.code ?? ''));
+          if (neverRead && !res.headersSent && attempt < 3) return resolve(true);
+          if (!res.headersSent) refuse(res, 502, 'toolspec dev: the server ended before it answered');
+          else res.destroy();
+          resolve(false);
+        });
+        // A client that goes away cancels its request on the server too.
+        res.once('close', () => {
+          if (!res.writableFinished) upstream.destroy();
+          resolve(false);
+        });
+        upstream.end(body);
+      });
+      if (!unread) return;
+    }
+  }
+
   /** Stops the running server (if any), starts `main` (the built main.js), and resolves once it listens or failed. */
   async restart(main: string): Promise<StartResult> {
+    let done!: () => void;
+    this.switching ??= new Promise<void>((resolve) => (done = resolve));
+    try {
+      return await this.start(main);
+    } finally {
+      done?.();
+      this.switching = undefined;
+    }
+  }
+
+  private async start(main: string): Promise<StartResult> {
     await this.stop();
-    const { cwd, host, port, flags } = this.options;
+    const { cwd, host, flags } = this.options;
+    const port = await freePort(host, 0);
+    if (port === undefined) return { ok: false, why: `no free port on ${host} for the server` };
     const child = spawn(
       process.execPath,
       ['--import', ORPHAN_GUARD, main, '--http', '--host', host, '--port', String(port), ...flags],
@@ -73,6 +157,7 @@ export class DevServer {
         if (this.child === child) {
           // Not stopped by dev: the server ended on its own.
           this.child = undefined;
+          this.target = undefined;
           if (ready) {
             if (rest) this.options.output(rest);
             this.options.output(
@@ -94,6 +179,7 @@ export class DevServer {
     while (!exit && Date.now() < end) {
       if (await accepts(host, port)) {
         ready = true;
+        this.target = port;
         return { ok: true, pid: child.pid! };
       }
       await new Promise((r) => setTimeout(r, 50));
@@ -109,17 +195,36 @@ export class DevServer {
     return { ok: false, why: `${early.trimEnd()}\nthe server ${how} while starting`.trimStart() };
   }
 
-  /** Stops the server and waits until its process has ended. */
+  /** Stops the server and waits until its process has ended; the connections to it are not reused. */
   async stop(): Promise<void> {
     const child = this.child;
     if (!child) return;
     this.child = undefined;
+    this.target = undefined;
+    this.agent.destroy();
+    this.agent = new http.Agent({ keepAlive: true });
     const exited = this.exited;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
   }
+
+  /** Stops the server and the proxy: nothing listens on the clients' address any more. */
+  async close(): Promise<void> {
+    await this.stop();
+    const proxy = this.proxy;
+    this.proxy = undefined;
+    if (!proxy) return;
+    const closed = new Promise<void>((resolve) => proxy.close(() => resolve()));
+    proxy.closeAllConnections();
+    await closed;
+  }
+}
+
+function refuse(res: http.ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '1' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message }, id: null }));
 }
 
 /** Whether something accepts TCP connections at host:port. */

@@ -146,12 +146,31 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
       expect(await echo(legacy)).toBe('hi');
 
       // A handler edit: one cycle, the server restarted on the same address, the same clients see the new code.
+      // Calls made all through the restart are answered, none dropped: dev holds them while the server changes.
+      let going = true;
+      const answered: string[] = [];
+      const failed: unknown[] = [];
+      const load = (async () => {
+        while (going) {
+          for (const client of [modern, legacy]) {
+            await echo(client).then(
+              (t) => answered.push(t),
+              (e: unknown) => failed.push(e),
+            );
+          }
+        }
+      })();
       const file = path.join(dir, 'src/handlers/echo.ts');
       fs.writeFileSync(file, handler('(args) => args.text.toUpperCase()'));
       expect(await cycle(dev, 2), output(dev)).toEqual([
         'src/handlers/echo.ts changed',
         `generated files unchanged, type-checked, restarted on ${url[1]}`,
       ]);
+      await until(() => answered.includes('HI'), 'a call answered by the new server', dev);
+      going = false;
+      await load;
+      expect(failed).toEqual([]);
+      expect(answered).toContain('hi');
       expect(await echo(modern)).toBe('HI');
       expect(await echo(legacy)).toBe('HI');
 
