@@ -16,6 +16,14 @@ afterAll(() => {
   fs.rmSync(path.join(repoRoot, 'node_modules/.cache/toolspec/run/fs', project.dir), { recursive: true, force: true });
 });
 const call = (...args: string[]) => runCli(['call', ...args], project.dir);
+/** A tool added to the spec with its handler's source. */
+const addTool = (name: string, description: string, source: string) => {
+  fs.appendFileSync(
+    path.join(project.dir, 'toolspec.yaml'),
+    `  - name: ${name}\n    description: ${description}\n    inputSchema: { type: object }\n`,
+  );
+  fs.writeFileSync(path.join(project.dir, `src/handlers/${name}.ts`), source);
+};
 
 describe('toolspec call (built CLI)', () => {
   it('calls before any generate: the generated code is built in memory, nothing written', () => {
@@ -85,12 +93,9 @@ describe('toolspec call (built CLI)', () => {
   });
 
   it('ends once the result is printed, even when the handler keeps the event loop busy', () => {
-    fs.appendFileSync(
-      path.join(project.dir, 'toolspec.yaml'),
-      '  - name: busy\n    description: Starts a timer that never ends.\n    inputSchema: { type: object }\n',
-    );
-    fs.writeFileSync(
-      path.join(project.dir, 'src/handlers/busy.ts'),
+    addTool(
+      'busy',
+      'Starts a timer that never ends.',
       "setInterval(() => {}, 1000);\nexport const handler = () => 'still ticking';\n",
     );
     const r = call('busy');
@@ -100,12 +105,9 @@ describe('toolspec call (built CLI)', () => {
   });
 
   it('keeps stdout for the result: what a handler prints goes to stderr, and --format json stays JSON', () => {
-    fs.appendFileSync(
-      path.join(project.dir, 'toolspec.yaml'),
-      '  - name: chatty\n    description: Prints while it works.\n    inputSchema: { type: object }\n',
-    );
-    fs.writeFileSync(
-      path.join(project.dir, 'src/handlers/chatty.ts'),
+    addTool(
+      'chatty',
+      'Prints while it works.',
       "export const handler = () => {\n  console.log('working…');\n  process.stdout.write('raw\\n');\n  return 'done';\n};\n",
     );
     const r = call('chatty', '--format', 'json');
@@ -116,14 +118,7 @@ describe('toolspec call (built CLI)', () => {
   });
 
   it('ends a handler that can never finish with exit 1 and a message, not a silent exit 13', () => {
-    fs.appendFileSync(
-      path.join(project.dir, 'toolspec.yaml'),
-      '  - name: stuck\n    description: Waits for nothing.\n    inputSchema: { type: object }\n',
-    );
-    fs.writeFileSync(
-      path.join(project.dir, 'src/handlers/stuck.ts'),
-      'export const handler = () => new Promise<string>(() => {});\n',
-    );
+    addTool('stuck', 'Waits for nothing.', 'export const handler = () => new Promise<string>(() => {});\n');
     const r = call('stuck');
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');

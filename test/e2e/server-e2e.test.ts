@@ -813,20 +813,51 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
         }),
       }),
     );
-  /** A ping on the session, its answer read to the end (a response still being read keeps its session busy). */
-  const ping = async (endpoint: { fetch(r: Request): Promise<Response> }, session: string) => {
-    const res = await endpoint.fetch(
+  type Endpoint = { fetch(r: Request): Promise<Response> };
+  /** A JSON-RPC message posted on a 2025 session (`signal`: the runtime's view of the client's connection). */
+  const inSession = (endpoint: Endpoint, session: string, message: unknown, signal?: AbortSignal) =>
+    endpoint.fetch(
       new Request('http://127.0.0.1/mcp', {
         method: 'POST',
+        ...(signal ? { signal } : {}),
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
           'mcp-session-id': session,
           'mcp-protocol-version': '2025-11-25',
         },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+        body: JSON.stringify(message),
       }),
     );
+  /** A 2026-07-28 tools/call without arguments. */
+  const modernCall = (endpoint: Endpoint, id: number, name: string) =>
+    endpoint.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': name,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name, arguments: {}, _meta: modernMeta() },
+        }),
+      }),
+    );
+  const slowCall = (id: number, steps: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'slow', arguments: { steps, ms: 20 } },
+  });
+  /** A ping on the session, its answer read to the end (a response still being read keeps its session busy). */
+  const ping = async (endpoint: Endpoint, session: string) => {
+    const res = await inSession(endpoint, session, { jsonrpc: '2.0', id: 2, method: 'ping' });
     await res.text();
     return res;
   };
@@ -851,25 +882,7 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
       expect((await ping(endpoint, first)).status).toBe(200);
       // Two sessions, each with a call in flight (a stream still open): no room, and none to close.
       const busy = await Promise.all(
-        [first, third.headers.get('mcp-session-id')!].map((sid) =>
-          endpoint.fetch(
-            new Request('http://127.0.0.1/mcp', {
-              method: 'POST',
-              headers: {
-                'content-type': 'application/json',
-                accept: 'application/json, text/event-stream',
-                'mcp-session-id': sid,
-                'mcp-protocol-version': '2025-11-25',
-              },
-              body: JSON.stringify({
-                jsonrpc: '2.0',
-                id: 3,
-                method: 'tools/call',
-                params: { name: 'slow', arguments: { steps: 50, ms: 20 } },
-              }),
-            }),
-          ),
-        ),
+        [first, third.headers.get('mcp-session-id')!].map((sid) => inSession(endpoint, sid, slowCall(3, 50))),
       );
       const refused = await initialize(endpoint);
       expect(refused.status).toBe(503);
@@ -940,45 +953,11 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
     const endpoint = g.createWebHandler(g.handlers, { sessionIdleMs: 300 });
     try {
       const session = (await open(endpoint)).headers.get('mcp-session-id')!;
-      const call = await endpoint.fetch(
-        new Request('http://127.0.0.1/mcp', {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-session-id': session,
-            'mcp-protocol-version': '2025-11-25',
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 5,
-            method: 'tools/call',
-            params: { name: 'slow', arguments: { steps: 1000, ms: 20 } },
-          }),
-        }),
-      );
+      const call = await inSession(endpoint, session, slowCall(5, 1000));
       await call.body!.cancel(); // the client goes away without a word
       await new Promise((r) => setTimeout(r, 2500));
       expect((await ping(endpoint, session)).status).toBe(404);
-      const asked = await endpoint.fetch(
-        new Request('http://127.0.0.1/mcp', {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': MODERN,
-            'mcp-method': 'tools/call',
-            'mcp-name': 'last_cancel',
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 6,
-            method: 'tools/call',
-            params: { name: 'last_cancel', arguments: {}, _meta: modernMeta() },
-          }),
-        }),
-      );
-      expect(await asked.text()).toContain('"text":"true"');
+      expect(await (await modernCall(endpoint, 6, 'last_cancel')).text()).toContain('"text":"true"');
     } finally {
       await endpoint.close();
     }
@@ -990,46 +969,11 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
   ] as const)('cancels a call at once when its client leaves without a word: %s', async (_what, how) => {
     const g = await loadGenerated();
     const endpoint = g.createWebHandler(g.handlers, {});
-    const modern = (id: number, name: string) =>
-      endpoint.fetch(
-        new Request('http://127.0.0.1/mcp', {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': MODERN,
-            'mcp-method': 'tools/call',
-            'mcp-name': name,
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id,
-            method: 'tools/call',
-            params: { name, arguments: {}, _meta: modernMeta() },
-          }),
-        }),
-      );
+    const modern = (id: number, name: string) => modernCall(endpoint, id, name);
     try {
       const session = (await open(endpoint)).headers.get('mcp-session-id')!;
       const gone = new AbortController();
-      const call = await endpoint.fetch(
-        new Request('http://127.0.0.1/mcp', {
-          method: 'POST',
-          signal: gone.signal,
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-session-id': session,
-            'mcp-protocol-version': '2025-11-25',
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 5,
-            method: 'tools/call',
-            params: { name: 'slow', arguments: { steps: 1000, ms: 20 } },
-          }),
-        }),
-      );
+      const call = await inSession(endpoint, session, slowCall(5, 1000), gone.signal);
       expect(await (await modern(6, 'last_cancel')).text()).toContain('"text":"false"');
       if (how === 'body') await call.body!.cancel();
       else gone.abort();
