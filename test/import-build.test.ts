@@ -20,7 +20,10 @@ describe('import: prompts, resources and templates it cannot keep', () => {
   it('leaves out one with a text longer than a spec may hold, and keeps the others', () => {
     const built = build({
       prompts: [{ name: 'long', description: 'x'.repeat(100_001) }, { name: 'short' }],
-      resources: [{ uri: `x://${'a'.repeat(200_000)}`, name: 'huge' }, { uri: 'x://fine', name: 'fine' }],
+      resources: [
+        { uri: `x://${'a'.repeat(200_000)}`, name: 'huge' },
+        { uri: 'x://fine', name: 'fine' },
+      ],
     });
     expect(built.data.prompts).toEqual([{ name: 'short' }]);
     expect(built.data.resources).toEqual([{ uri: 'x://fine', name: 'fine' }]);
