@@ -178,18 +178,6 @@ describe('compileUriTemplate: linear matching', () => {
       );
     }
   });
-
-  it('refuses a near-miss of a megabyte at once, on every template shape', () => {
-    // Timing-free: the regex would take about 20 minutes here; the test tier's time limit is what would fail.
-    for (const [source, uri] of [
-      ['fx://pair/{owner}-{repo}', 'fx://pair/' + '-'.repeat(1 << 20) + '/'],
-      ['fx://f/{name}.{ext}', 'fx://f/' + '.'.repeat(1 << 20) + '/'],
-      ['fx://l/{a},{b}', 'fx://l/' + ','.repeat(1 << 20) + '/'],
-      ['fx://t/{+dir}/{+file}', 'fx://t/' + '/'.repeat(1 << 20) + '#'],
-    ] as const) {
-      expect(matcher(source).match(uri), source).toBeUndefined();
-    }
-  });
 });
 
 describe('resources: the URI cap', () => {

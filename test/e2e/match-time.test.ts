@@ -1,11 +1,15 @@
 /**
- * TS041 against the clock (issue: patterns that validate but cost seconds per call). Each shape validate refuses is
+ * The two kinds of matching a request can make the server do, against the clock. URI templates: a near-miss of a
+ * megabyte against every template shape that backtracked (two variables around a literal their characters allow)
+ * is refused well within a second (the regex they compiled to took about 20 minutes). TS041 (patterns that
+ * validate but cost seconds per call): Each shape validate refuses is
  * shown to be exponential in the real engine on a 22-character near-miss (0.1–0.4 s here, refused well below
  * that: a loaded machine is slower, never faster), and each shape it accepts answers a 100,000-character near-miss
  * quickly. The engine is the server's own: V8's irregexp with the `u` flag, as ajv compiles a `pattern`.
  */
 import { describe, expect, it } from 'vitest';
 import { backtracksExponentially } from '../../src/pipeline/validate/regex.js';
+import { compileUriTemplate, parseUriTemplate } from '../../templates/runtime/uri-template.js';
 
 const elapsed = (pattern: string, text: string) => {
   const re = new RegExp(pattern, 'u');
@@ -13,6 +17,23 @@ const elapsed = (pattern: string, text: string) => {
   re.test(text);
   return performance.now() - start;
 };
+
+describe('URI templates and the time a match takes', () => {
+  it.each([
+    ['fx://pair/{owner}-{repo}', 'fx://pair/' + '-'.repeat(1 << 20) + '/'],
+    ['fx://f/{name}.{ext}', 'fx://f/' + '.'.repeat(1 << 20) + '/'],
+    ['fx://l/{a},{b}', 'fx://l/' + ','.repeat(1 << 20) + '/'],
+    ['fx://t/{+dir}/{+file}', 'fx://t/' + '/'.repeat(1 << 20) + '#'],
+    ['fx://q/{a}-{b}{?x}', 'fx://q/' + '-'.repeat(1 << 20) + '/?x=1'],
+  ])('%s refuses a near-miss of a megabyte in under a second', (source, uri) => {
+    const parsed = parseUriTemplate(source);
+    if ('error' in parsed) throw new Error(parsed.error.message);
+    const matcher = compileUriTemplate(parsed.template);
+    const start = performance.now();
+    expect(matcher.match(uri)).toBeUndefined();
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+});
 
 describe('TS041 and the time a pattern takes', () => {
   it.each([
