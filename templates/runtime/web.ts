@@ -146,6 +146,8 @@ interface Session {
   /** Requests whose response is still open (a stream counts until it ends). */
   busy: number;
   lastSeen: number;
+  /** When it was last used, in order: two uses in one millisecond are still told apart. */
+  used: number;
 }
 
 /** The sessionful 2025 leg: one transport and one server instance per session, capped, idle ones expired. */
@@ -154,6 +156,7 @@ class LegacySessions {
   private readonly max: number;
   private readonly idleMs: number;
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  private uses = 0;
 
   constructor(
     private readonly factory: ServerFactory,
@@ -184,6 +187,7 @@ class LegacySessions {
       principal: principalOf(authInfo),
       busy: 0,
       lastSeen: Date.now(),
+      used: ++this.uses,
     };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
@@ -258,6 +262,7 @@ class LegacySessions {
   private async track(session: Session, request: Request, pending: Promise<Response>): Promise<Response> {
     session.busy++;
     session.lastSeen = Date.now();
+    session.used = ++this.uses;
     let response: Response;
     try {
       response = await pending;
@@ -269,6 +274,7 @@ class LegacySessions {
     const done = () => {
       session.busy--;
       session.lastSeen = Date.now();
+      session.used = ++this.uses;
       this.gone.delete(request);
     };
     if (!response.body) {
@@ -308,7 +314,7 @@ class LegacySessions {
   private evictIdle(): boolean {
     let oldest: [string, Session] | undefined;
     for (const entry of this.sessions) {
-      if (entry[1].busy === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+      if (entry[1].busy === 0 && (!oldest || entry[1].used < oldest[1].used)) oldest = entry;
     }
     if (!oldest) return false;
     this.sessions.delete(oldest[0]);

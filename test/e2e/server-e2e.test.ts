@@ -16,7 +16,7 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
 
@@ -871,14 +871,16 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
     const g = await loadGenerated();
     const endpoint = g.createWebHandler(g.handlers, { maxSessions: 2 });
     try {
+      // The clock stands still (as it seems to when requests come within one millisecond): the order of use decides.
+      vi.useFakeTimers({ toFake: ['Date'] });
       const first = (await open(endpoint)).headers.get('mcp-session-id')!;
-      await new Promise((r) => setTimeout(r, 5));
       const second = (await open(endpoint)).headers.get('mcp-session-id')!;
       expect((await ping(endpoint, first)).status).toBe(200);
       const third = await open(endpoint);
       expect(third.status).toBe(200);
       // The second was idle longest (the first answered a ping since): it is gone, the others stay.
       expect((await ping(endpoint, second)).status).toBe(404);
+      vi.useRealTimers();
       expect((await ping(endpoint, first)).status).toBe(200);
       // Two sessions, each with a call in flight (a stream still open): no room, and none to close.
       const busy = await Promise.all(
@@ -889,6 +891,7 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
       expect(refused.headers.get('retry-after')).toBe('60');
       for (const r of busy) await r.body?.cancel();
     } finally {
+      vi.useRealTimers();
       await endpoint.close();
     }
   });
