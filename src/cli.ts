@@ -450,7 +450,8 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
   }
 
   try {
-    await program.parseAsync([...argv]);
+    // -V as well as -v: commander's own default, which people try first.
+    await program.parseAsync(argv.map((a, i) => (i >= 2 && a === '-V' ? '--version' : a)));
     return code;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;

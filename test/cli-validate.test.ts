@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, runMain } from './helpers/cli.js';
+import { repoRoot, runCli, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 
 const good = `# yaml-language-server: $schema=x
@@ -103,10 +104,30 @@ describe('toolspec validate (built CLI, end to end)', () => {
     expect(r.stderr).toContain('hint: did you mean "string"?');
     expect(r.stderr).toContain('hint: did you mean "annotations"?');
     expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
-      '3 errors in bad/toolspec.yaml and the files it includes; nothing was written',
+      // validate writes nothing whatever happens: the summary does not say so as generate's does.
+      '3 errors in bad/toolspec.yaml and the files it includes',
     );
     expect(r.stderr).not.toMatch(/\u001b\[/); // no colour without a terminal
     expect(r.stderr).not.toMatch(/ at .*\.js:\d+/); // no stack trace
+  });
+
+  it('counts prompts and resources beside tools, in text and JSON', async () => {
+    const spec = path.join(repoRoot, 'test/fixtures/e2e-primitives/toolspec.yaml');
+    const r = await runMain(['validate', spec], project.dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/ is valid: \d+ tools?, \d+ prompts?, \d+ resources? in 1 file/);
+    const json = JSON.parse((await runMain(['validate', spec, '--format', 'json'], project.dir)).stdout) as Record<
+      string,
+      unknown
+    >;
+    expect(json).toMatchObject({ ok: true, valid: true, prompts: expect.any(Number), resources: expect.any(Number) });
+  });
+
+  it('prints its version for -v, --version and -V', async () => {
+    const outs = await Promise.all(['-v', '--version', '-V'].map((flag) => runMain([flag], project.dir)));
+    expect(outs.map((o) => o.code)).toEqual([0, 0, 0]);
+    expect(new Set(outs.map((o) => o.stdout)).size).toBe(1);
+    expect(outs[0]!.stdout).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('explains a YAML syntax error at its position', async () => {
@@ -118,7 +139,8 @@ describe('toolspec validate (built CLI, end to end)', () => {
   it('prints diagnostics as JSON for machines', async () => {
     const r = await runMain(['validate', 'bad/toolspec.yaml', '--format', 'json'], project.dir);
     expect(r.code).toBe(2);
-    const json = JSON.parse(r.stdout) as { valid: boolean; diagnostics: Record<string, unknown>[] };
+    const json = JSON.parse(r.stdout) as { ok: boolean; valid: boolean; diagnostics: Record<string, unknown>[] };
+    expect(json.ok).toBe(false);
     expect(json.valid).toBe(false);
     expect(json.diagnostics[0]).toEqual({
       code: 'TS022',

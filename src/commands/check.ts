@@ -4,7 +4,16 @@
  */
 import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
 import { renderGithub, renderJson } from '../report/findings.js';
-import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+import {
+  EXIT,
+  lintBeside,
+  loadForCommand,
+  countsOf,
+  PLAIN_STYLES,
+  served,
+  type CommandResult,
+  type Styles,
+} from './result.js';
 
 export interface CheckInput {
   spec: string;
@@ -43,7 +52,7 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   else if (format === 'github')
     stdout = (lint.findings.length ? `${formatLintGithub(lint.findings)}\n` : '') + formatFindingsGithub(findings);
   else if (!findings.length)
-    stdout = `${spec}: no drift — generated files, handlers and spec agree (${plural(result.model.tools.length, 'tool')})\n`;
+    stdout = `${spec}: no drift — generated files, handlers and spec agree (${served(countsOf(result.model))})\n`;
   else stdout = formatFindingsText(findings, style.out, { diff: input.diff });
   return { code: findings.length || lint.failed ? EXIT.drift : EXIT.ok, stdout, stderr: loaded.stderr + stderr };
 }

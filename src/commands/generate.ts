@@ -10,7 +10,7 @@ import { countSummary, PLAIN, type Style } from '../report/text.js';
 import { renderJson, renderTexts } from '../report/findings.js';
 import { writeOutput } from '../write/write.js';
 import { compile } from '../compile.js';
-import { plural } from './result.js';
+import { plural, served } from './result.js';
 
 export interface GenerateInput {
   /** The spec file as the user named it. */
@@ -207,10 +207,6 @@ export function formatSummary(s: GenerateSummary): string {
   return (
     `${s.generatedDir}: ${plural(s.files, 'file')}, ${s.written} written, ${s.unchanged} unchanged` +
     (s.removed.length ? `, ${s.removed.length} removed (${s.removed.join(', ')})` : '') +
-    ` — ${[
-      plural(s.tools, 'tool'),
-      ...(s.prompts ? [plural(s.prompts, 'prompt')] : []),
-      ...(s.resources ? [plural(s.resources, 'resource')] : []),
-    ].join(', ')} in ${s.ms} ms`
+    ` — ${served(s)} in ${s.ms} ms`
   );
 }

@@ -48,7 +48,8 @@ export async function loadForCommand(
       : '';
   if (result.model) return { result, stderr, code: EXIT.ok };
   if (format === 'text') {
-    stderr += `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}; nothing was written\n`;
+    // (These commands write nothing whatever happens: the summary does not say "nothing was written", as generate's does.)
+    stderr += `${countSummary(result.diagnostics)} in ${spec}${result.files.length > 1 ? ' and the files it includes' : ''}\n`;
   }
   return { result, stderr, code: EXIT.invalid };
 }
@@ -75,3 +76,19 @@ export async function lintBeside(
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/** "3 tools, 1 prompt, 2 resources": what a spec serves (prompts and resources when it has any). */
+export function served(counts: { tools: number; prompts?: number; resources?: number }): string {
+  return [
+    plural(counts.tools, 'tool'),
+    ...(counts.prompts ? [plural(counts.prompts, 'prompt')] : []),
+    ...(counts.resources ? [plural(counts.resources, 'resource')] : []),
+  ].join(', ');
+}
+
+/** The counts `served` takes, from a model. */
+export const countsOf = (model: { tools: unknown[]; prompts: unknown[]; resources: unknown[] }) => ({
+  tools: model.tools.length,
+  prompts: model.prompts.length,
+  resources: model.resources.length,
+});

@@ -1,6 +1,16 @@
 /** `toolspec validate`: load and check the spec, lint it, and say so; prints every problem at once. */
 import { renderGithub, renderJson } from '../report/findings.js';
-import { EXIT, lintBeside, loadForCommand, plural, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+import {
+  EXIT,
+  lintBeside,
+  loadForCommand,
+  countsOf,
+  plural,
+  PLAIN_STYLES,
+  served,
+  type CommandResult,
+  type Styles,
+} from './result.js';
 
 export interface ValidateInput {
   spec: string;
@@ -35,7 +45,8 @@ export async function validateCommand(input: ValidateInput): Promise<CommandResu
     ];
     stdout = lines.length ? `${lines.join('\n')}\n` : '';
   } else if (format === 'json') {
-    stdout = `${JSON.stringify({ valid, spec, tools: result.model?.tools.length ?? null, diagnostics: result.diagnostics.map(renderJson), lint: lint ? (await import('../lint/index.js')).lintResultJson(lint) : null }, null, 2)}\n`;
+    // `ok` as every command's JSON says it (true when the exit code is 0); `valid` kept for scripts that read it.
+    stdout = `${JSON.stringify({ ok: code === EXIT.ok, valid, spec, ...(result.model ? countsOf(result.model) : { tools: null }), diagnostics: result.diagnostics.map(renderJson), lint: lint ? (await import('../lint/index.js')).lintResultJson(lint) : null }, null, 2)}\n`;
   } else if (lint?.failed) {
     stdout = `${spec} is valid, but ${(await import('../lint/index.js')).lintSummary(lint)}\n`;
   } else if (valid) {
@@ -44,7 +55,7 @@ export async function validateCommand(input: ValidateInput): Promise<CommandResu
       plural(result.diagnostics.length + (lint?.warnings ?? 0), 'warning'),
     ].filter((c) => !c.startsWith('0 '));
     const warn = counts.length ? ` (${counts.join(', ')})` : '';
-    stdout = `${spec} is valid: ${plural(result.model!.tools.length, 'tool')} in ${plural(result.files.length, 'file')}${warn}\n`;
+    stdout = `${spec} is valid: ${served(countsOf(result.model!))} in ${plural(result.files.length, 'file')}${warn}\n`;
   }
   return { code, stdout, stderr };
 }
