@@ -6,7 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { explicitDependency, runningToolspec, toolspecDependency, type ToolspecOrigin } from '../src/init/scaffold.js';
+import {
+  explicitDependency,
+  projectRelative,
+  runningToolspec,
+  toolspecDependency,
+  type ToolspecOrigin,
+} from '../src/init/scaffold.js';
 import { repoRoot, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 
@@ -73,6 +79,22 @@ describe('the toolspec dependency init writes', () => {
   });
 });
 
+describe('the dependency as package.json holds it', () => {
+  it('is relative to the project, for a path; anything else as it is', () => {
+    const dep = (spec: string) => ({ spec, why: 'w' });
+    expect(projectRelative(dep('file:/home/ada/vend/toolspec-0.1.0.tgz'), '/home/ada/notes', '0.1.0')).toEqual({
+      spec: 'file:../vend/toolspec-0.1.0.tgz',
+      why: 'w; once toolspec is on your registry: npm install -D toolspec@^0.1.0',
+    });
+    expect(projectRelative(dep('file:/home/ada/notes/vend/t.tgz'), '/home/ada/notes', '0.1.0').spec).toBe(
+      'file:./vend/t.tgz',
+    );
+    for (const kept of ['^0.2.0', 'github:ada/toolspec', 'file:../already/relative']) {
+      expect(projectRelative(dep(kept), '/home/ada/notes', '0.1.0')).toEqual(dep(kept));
+    }
+  });
+});
+
 describe('--toolspec', () => {
   it('takes a path from the folder init runs in and writes it absolute; anything else as it is', () => {
     const cwd = path.resolve('/home/ada/work');
@@ -136,8 +158,11 @@ describe('toolspec init', () => {
     const real = path.join(scratch.dir, 'my-server');
     const clone = fs.realpathSync(repoRoot);
     const pkgJson = JSON.parse(fs.readFileSync(path.join(real, 'package.json'), 'utf8'));
-    expect(pkgJson.devDependencies.toolspec).toBe(`file:${clone}`);
-    expect(r.stdout).toContain(`toolspec dependency: "toolspec": "file:${clone}" (toolspec runs from ${clone}`);
+    // Relative to the project, so that the two can move together (npm reads it from the project's folder).
+    const relative = `file:${path.relative(fs.realpathSync(real), clone).split(path.sep).join('/')}`;
+    expect(pkgJson.devDependencies.toolspec).toBe(relative);
+    expect(r.stdout).toContain(`toolspec dependency: "toolspec": "${relative}" (toolspec runs from ${clone}`);
+    expect(r.stdout).toContain('once toolspec is on your registry: npm install -D toolspec@^');
     const main = path.join(path.resolve(scratch.dir, 'my-server'), 'dist/src/generated/main.js');
     expect(JSON.parse(fs.readFileSync(path.join(real, '.mcp.json'), 'utf8'))).toEqual({
       mcpServers: { 'my-server': { command: 'node', args: [main] } },
@@ -159,8 +184,10 @@ describe('toolspec init', () => {
     expect(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8')).toBe('{"mcpServers":{}}\n');
     expect(r.stdout).toContain('kept .mcp.json: it exists already');
     expect(r.stdout).toContain('Claude Code     .mcp.json, yours was kept: add the entry below to it');
-    const spec = `file:${path.resolve(scratch.dir, '../toolspec').split(path.sep).join('/')}`;
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).devDependencies.toolspec).toBe(spec);
+    // ../toolspec typed in scratch.dir is ../../toolspec from the project inside it.
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).devDependencies.toolspec).toBe(
+      'file:../../toolspec',
+    );
   });
 });
 

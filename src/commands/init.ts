@@ -8,6 +8,7 @@ import path from 'node:path';
 import {
   clientConfig,
   explicitDependency,
+  projectRelative,
   initFiles,
   INIT_MAIN,
   packageName,
@@ -47,10 +48,14 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
       stderr: `toolspec: ${dir} is not empty; pass --force to add the project files beside what is there (no existing file is overwritten)\n`,
     };
   }
-  const dependency =
+  const running = runningToolspec();
+  const dependency = projectRelative(
     input.toolspec === undefined
-      ? toolspecDependency(runningToolspec(), (f) => fs.existsSync(f))
-      : explicitDependency(input.toolspec, cwd);
+      ? toolspecDependency(running, (f) => fs.existsSync(f))
+      : explicitDependency(input.toolspec, cwd),
+    abs,
+    running.version,
+  );
   const name = packageName(abs);
   const kept: string[] = [];
   // Beside a spec of the user's own, the example tool's handler and its test would describe a tool the spec does

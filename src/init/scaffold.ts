@@ -176,6 +176,27 @@ export function explicitDependency(spec: string, cwd: string): ToolspecDependenc
   return { spec: `file:${slash(path.resolve(cwd, target))}`, why: `${why}: ${spec}, from ${slash(cwd)}` };
 }
 
+/**
+ * A `file:` dependency as package.json should hold it: relative to the project (npm reads it from there), so that
+ * the project, its lock file and the tarball or clone beside it can move together or be checked in; with a word on
+ * moving to a registry version later. Anything else is kept as it is.
+ */
+export function projectRelative(
+  dependency: ToolspecDependency,
+  projectDir: string,
+  version: string,
+): ToolspecDependency {
+  if (!dependency.spec.startsWith('file:')) return dependency;
+  const target = dependency.spec.slice('file:'.length);
+  if (!path.isAbsolute(target)) return dependency;
+  const relative = slash(path.relative(projectDir, target)) || '.';
+  return {
+    ...dependency,
+    spec: `file:${relative.startsWith('.') ? relative : `./${relative}`}`,
+    why: `${dependency.why}; once toolspec is on your registry: npm install -D toolspec@^${version}`,
+  };
+}
+
 /** Reads what `toolspecDependency` needs about the toolspec that is running, from the disk. */
 export function runningToolspec(root: string = packageRoot): ToolspecOrigin {
   const real = fs.realpathSync(root);

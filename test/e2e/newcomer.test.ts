@@ -47,7 +47,7 @@ const cases = [
       ok(npm(['link'], clone, { npm_config_prefix: prefix }));
       expect(fs.lstatSync(path.join(prefix, 'lib', 'node_modules', 'toolspec')).isSymbolicLink()).toBe(true);
     },
-    dependency: `file:${clone}`,
+    target: clone,
     why: `toolspec runs from ${clone}, not from a registry install`,
   },
   {
@@ -63,7 +63,7 @@ const cases = [
       );
       expect(fs.lstatSync(path.join(prefix, 'lib', 'node_modules', 'toolspec')).isSymbolicLink()).toBe(false);
     },
-    dependency: `file:${tarball}`,
+    target: tarball,
     why: `toolspec was installed from the tarball ${tarball}, made by npm pack`,
   },
 ] as const;
@@ -72,6 +72,9 @@ for (const c of cases) {
   describe(`toolspec from ${c.name}`, () => {
     const prefix = path.join(root, `prefix-${c.server}`);
     const dir = path.join(root, c.server);
+    // Written relative to the project, so that the two can move together.
+    const relative = path.relative(dir, c.target);
+    const dependency = `file:${relative.startsWith('.') ? relative : `./${relative}`}`;
     let printed = '';
 
     it('init writes the dependency that installs here, and says which and why', () => {
@@ -84,9 +87,10 @@ for (const c of cases) {
       expect(init.stderr).toBe('');
       expect(init.status).toBe(0);
       printed = init.stdout;
-      expect(printed).toContain(`toolspec dependency: "toolspec": "${c.dependency}" (${c.why}`);
+      expect(printed).toContain(`toolspec dependency: "toolspec": "${dependency}" (${c.why}`);
+      expect(printed).toContain('once toolspec is on your registry: npm install -D toolspec@^');
       const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-      expect(pkg.devDependencies.toolspec).toBe(c.dependency);
+      expect(pkg.devDependencies.toolspec).toBe(dependency);
     }, 240_000);
 
     it('installs, and passes its own npm test', () => {
