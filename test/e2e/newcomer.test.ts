@@ -146,6 +146,27 @@ for (const c of cases) {
       }
       expect(stderr).toBe(`${c.server} 0.1.0 ready on stdio\n`);
     }, 120_000);
+
+    it('builds into a clean dist/, without the tests, and stops on a type error', () => {
+      // What an earlier build left (a handler since renamed or deleted) does not survive the next one.
+      const stale = path.join(dir, 'dist/src/handlers/renamed_away.js');
+      fs.writeFileSync(stale, 'export const handler = () => "stale";\n');
+      ok(npm(['run', 'build'], dir));
+      expect(fs.existsSync(stale)).toBe(false);
+      expect(fs.existsSync(path.join(dir, 'dist/test'))).toBe(false);
+      expect(fs.existsSync(path.join(dir, 'dist/src/generated/examples.test.js'))).toBe(false);
+      expect(fs.existsSync(path.join(dir, 'dist/src/generated/main.js'))).toBe(true);
+      const broken = path.join(dir, 'src/broken.ts');
+      fs.writeFileSync(broken, 'export const n: number = "not a number";\n');
+      try {
+        const failed = npm(['run', 'build'], dir);
+        expect(failed.status).not.toBe(0);
+        expect(fs.existsSync(path.join(dir, 'dist/src/generated/main.js'))).toBe(false);
+      } finally {
+        fs.rmSync(broken);
+      }
+      ok(npm(['run', 'build'], dir));
+    }, 120_000);
   });
 }
 
