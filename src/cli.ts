@@ -194,6 +194,32 @@ const COMMANDS: CommandSpec[] = [
     },
   },
   {
+    name: 'clients',
+    summary: "print the entry each MCP client needs to start this server, or write it into the client's project file",
+    args: [['[client]', 'claude-code, claude-desktop, cursor or vscode (default: all of them)']],
+    options: [
+      specOption(),
+      option('--http <url>', 'reach the server at this Streamable HTTP URL instead of starting it over stdio'),
+      option(
+        '--write',
+        "write the entry into the client's file in the project (.mcp.json, .cursor/mcp.json, .vscode/mcp.json), keeping the others",
+      ),
+    ],
+    run: async (r, [client], o) => {
+      const { clientsCommand } = await import('./commands/clients.js');
+      r.finish(
+        await clientsCommand({
+          ...r.specOf(str(o['spec'])),
+          cwd: r.cwd,
+          client: str(client),
+          http: str(o['http']),
+          write: Boolean(o['write']),
+          style: r.styles(),
+        }),
+      );
+    },
+  },
+  {
     name: 'import',
     summary: 'write a spec from an existing MCP server: its tools exactly as it lists them',
     options: [

@@ -106,6 +106,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     `  Claude Desktop  claude_desktop_config.json: ${oneLine(config.mcpServers)}`,
     `  Cursor          .cursor/mcp.json: the same`,
     `  VS Code         .vscode/mcp.json: ${oneLine(config.vscode)}`,
+    '(toolspec clients prints these again; toolspec clients vscode --write writes one into the project)',
   ];
   const warning = dependency.warning ? `toolspec: warning: ${dependency.warning}\n` : '';
   return { code: EXIT.ok, stdout: `${lines.join('\n')}\n`, stderr: `${stderr}${warning}` };

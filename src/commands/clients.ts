@@ -1,0 +1,146 @@
+/**
+ * `toolspec clients`: the entry each MCP client needs to start (or reach) this server, printed again whenever it
+ * is wanted (init prints it once), named after the spec's `server.name`; `--write` puts it into the project's own
+ * configuration file of a client, beside the servers already there.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../core/diagnostics.js';
+import { displayPath } from '../core/paths.js';
+import { INIT_MAIN } from '../init/scaffold.js';
+import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+
+export interface ClientsInput {
+  spec: string;
+  lookedIn?: string | undefined;
+  cwd: string;
+  /** One client; all of them when absent. */
+  client?: string | undefined;
+  /** The server's Streamable HTTP URL: the entries reach it there instead of starting it. */
+  http?: string | undefined;
+  write: boolean;
+  style?: Styles;
+}
+
+type Entry = Record<string, unknown>;
+
+interface ClientKind {
+  label: string;
+  /** The project's own file of this client, relative to the spec's folder; undefined when it has none. */
+  file?: string;
+  /** Where the file keeps its servers. */
+  key: 'mcpServers' | 'servers';
+  stdio: (command: string, args: string[]) => Entry;
+  /** undefined when the client cannot reach a server over HTTP from its file. */
+  http?: (url: string) => Entry;
+  note?: string;
+}
+
+export const CLIENTS: Record<string, ClientKind> = {
+  'claude-code': {
+    label: 'Claude Code',
+    file: '.mcp.json',
+    key: 'mcpServers',
+    stdio: (command, args) => ({ command, args }),
+    http: (url) => ({ type: 'http', url }),
+  },
+  'claude-desktop': {
+    label: 'Claude Desktop',
+    key: 'mcpServers',
+    stdio: (command, args) => ({ command, args }),
+    note: 'claude_desktop_config.json (Settings → Developer → Edit Config); a remote server is added in its settings instead',
+  },
+  cursor: {
+    label: 'Cursor',
+    file: '.cursor/mcp.json',
+    key: 'mcpServers',
+    stdio: (command, args) => ({ command, args }),
+    http: (url) => ({ url }),
+  },
+  vscode: {
+    label: 'VS Code',
+    file: '.vscode/mcp.json',
+    key: 'servers',
+    stdio: (command, args) => ({ type: 'stdio', command, args }),
+    http: (url) => ({ type: 'http', url }),
+  },
+};
+
+export async function clientsCommand(input: ClientsInput): Promise<CommandResult> {
+  const style = input.style ?? PLAIN_STYLES;
+  const names = input.client === undefined ? Object.keys(CLIENTS) : [input.client];
+  const unknown = names.find((n) => !Object.hasOwn(CLIENTS, n));
+  if (unknown !== undefined) {
+    return usage(`unknown client ${JSON.stringify(unknown)}: one of ${Object.keys(CLIENTS).join(', ')}`);
+  }
+  if (input.write && input.client === undefined)
+    return usage('--write needs the client to write for, e.g. clients vscode --write');
+  if (input.http !== undefined && !/^https?:\/\/[^\s/]+/.test(input.http)) {
+    return usage(`--http ${JSON.stringify(input.http)} is not an http(s) URL, e.g. http://127.0.0.1:3000/mcp`);
+  }
+  const loaded = await loadForCommand(input.spec, input.cwd, 'text', style.err, input.lookedIn);
+  if (!loaded.result.model) return { code: loaded.code, stdout: '', stderr: loaded.stderr };
+  const { server, rootDir } = loaded.result.model;
+  // The built entry point of a project laid out as init makes it; the path is this machine's, resolved now.
+  const main = path.join(rootDir, ...INIT_MAIN.split('/'));
+  const entryFor = (kind: ClientKind): Entry | undefined =>
+    input.http === undefined ? kind.stdio('node', [main]) : kind.http?.(input.http);
+
+  if (input.write) {
+    const kind = CLIENTS[input.client!]!;
+    const entry = entryFor(kind);
+    if (!kind.file) return usage(`${kind.label} keeps its configuration outside the project: ${kind.note}`);
+    if (!entry) return usage(`${kind.label} cannot reach a server over HTTP from ${kind.file}`);
+    const file = path.join(rootDir, kind.file);
+    writeEntry(file, kind.key, server.name, entry);
+    return {
+      code: EXIT.ok,
+      stdout: `${displayPath(file, input.cwd)}: "${server.name}" ${input.http ? `at ${input.http}` : `started with node ${displayPath(main, input.cwd)}`}\n`,
+      stderr: loaded.stderr,
+    };
+  }
+  const lines = names.map((n) => {
+    const kind = CLIENTS[n]!;
+    const entry = entryFor(kind);
+    const where = kind.file ?? kind.note ?? '';
+    return entry
+      ? `${kind.label.padEnd(15)} ${where}: ${JSON.stringify({ [kind.key]: { [server.name]: entry } })}`
+      : `${kind.label.padEnd(15)} cannot reach a server over HTTP from its configuration file`;
+  });
+  const built = fs.existsSync(main)
+    ? ''
+    : `\n(${displayPath(main, input.cwd)} is not built yet: npm run build makes it)`;
+  return { code: EXIT.ok, stdout: `${lines.join('\n')}${input.http ? '' : built}\n`, stderr: loaded.stderr };
+}
+
+/**
+ * Sets one server in a client's JSON file, keeping everything else in it; written whole beside it, then renamed,
+ * so a failure never leaves half a file. A file that is not a JSON object is refused, never replaced.
+ */
+function writeEntry(file: string, key: string, name: string, entry: Entry): void {
+  let data: Record<string, unknown> = {};
+  if (fs.existsSync(file)) {
+    const text = fs.readFileSync(file, 'utf8');
+    try {
+      data = JSON.parse(text.replace(/^\uFEFF/, '')) as Record<string, unknown>;
+    } catch (e) {
+      throw new UserError(`${file} is not JSON (${(e as Error).message}); fix it or move it, nothing was written`);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw new UserError(`${file} does not hold a JSON object; nothing was written`);
+  }
+  const servers = data[key];
+  if (servers !== undefined && (typeof servers !== 'object' || servers === null || Array.isArray(servers)))
+    throw new UserError(`"${key}" in ${file} is not an object; nothing was written`);
+  data[key] = { ...(servers as Record<string, unknown> | undefined), [name]: entry };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.toolspec-${process.pid}`;
+  fs.writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`);
+  fs.renameSync(temp, file);
+}
+
+const usage = (message: string): CommandResult => ({
+  code: EXIT.invalid,
+  stdout: '',
+  stderr: `toolspec: ${message}\n`,
+});
