@@ -286,6 +286,8 @@ const YAML_HINTS: Partial<Record<string, string>> = {
     'a spec file holds one YAML document: remove the "---" line and what follows, or move it to an included file',
   BAD_INDENT: 'align the keys of one mapping at the same column, with spaces',
   MISSING_CHAR: 'close every "[" with "]" and every "{" with "}"; quote text that contains a comma inside { }',
+  BAD_DQ_ESCAPE:
+    "in double quotes a backslash starts an escape (\\n, \\t, \\\\): write a pattern in single quotes, where it stays as it is ('^\\w+$'), or double each backslash (\"^\\\\w+$\")",
 };
 
 function yamlMessage(message: string): string {

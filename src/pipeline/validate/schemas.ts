@@ -164,14 +164,23 @@ export function prepareToolSchema(
   }
 
   // Every $ref must land somewhere inside the bundled schema.
+  const names = [...Object.keys(localDefs), ...defs.keys()];
   for (const { ref, loc, path } of refs) {
     const at = loc([...path, '$ref']);
     if (!ref.startsWith('#')) {
+      // "$defs/Priority", "/$defs/Priority" or "Priority": a ref into the spec without its "#".
+      const bare = /^\/?(?:\$defs|definitions)\/[^/]+$/.test(ref)
+        ? `#${ref.startsWith('/') ? '' : '/'}${ref}`
+        : names.includes(ref)
+          ? `#/$defs/${ref}`
+          : undefined;
       report(
         'TS027',
         at,
         `$ref ${JSON.stringify(ref)} points outside the spec`,
-        'toolspec resolves only refs inside the spec: put the schema under $defs and write $ref: "#/$defs/Name"',
+        bare
+          ? `did you mean "${bare}"? a $ref to a schema in this spec starts with "#"`
+          : 'toolspec resolves only refs inside the spec: put the schema under $defs and write $ref: "#/$defs/Name"',
       );
     } else if (/[\u2028\u2029]/.test(ref)) {
       // ajv reads a $ref as a URI, where a raw line or paragraph separator cannot stand: it would not resolve.
@@ -192,7 +201,6 @@ export function prepareToolSchema(
     } else if (ref.startsWith('#/') || ref === '#') {
       if (resolvePointer(bundled, ref) === undefined) {
         const segs = pointerSegments(ref);
-        const names = [...Object.keys(localDefs), ...defs.keys()];
         const suggestion = segs[0] === '$defs' && segs[1] ? didYouMean(segs[1], names) : '';
         report(
           'TS025',
