@@ -343,3 +343,29 @@ describe('the dispatcher with handlers that ask', () => {
     expect(waiting.size).toBe(0);
   });
 });
+
+describe('what the dispatcher says of a result that breaks its outputSchema', () => {
+  it('names a field the schema does not allow as a field, not as an argument', async () => {
+    const { Ajv } = await import('ajv');
+    const ajv = new Ajv({ allErrors: true });
+    const output = ajv.compile({ type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false });
+    const dispatcher = createDispatcher({
+      tools: [{ name: 'count', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } }],
+      bindings: new Map([
+        [
+          'count',
+          { input: Object.assign((_d: unknown): _d is unknown => true, { errors: null }), output: output as never },
+        ],
+      ]),
+      handlers: { count: (() => ({ n: 1, extra: true })) as AnyHandler },
+      onError: () => undefined,
+    });
+    const { sdk, connection } = localRequest();
+    const result = (await dispatcher.callTool('count', {}, sdk, connection)) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toContain('does not match the outputSchema: extra: is not an accepted field');
+  });
+});

@@ -417,7 +417,7 @@ export function describeInvalidArguments(tool: string, errors: readonly Validati
 }
 
 function describeInvalidOutput(errors: readonly ValidationError[], value: unknown): string {
-  return `its result does not match the outputSchema: ${uniqueLines(errors, value).join('; ')}`;
+  return `its result does not match the outputSchema: ${uniqueLines(errors, value, 'field').join('; ')}`;
 }
 
 /** At most this many problems are named (a model acts on the first ones; thousands would only cost tokens). */
@@ -425,8 +425,11 @@ const MAX_LINES = 20;
 /** And each line is cut at this length (a value, a path or a list of choices can be long). */
 const MAX_LINE = 300;
 
-/** One line per problem, the same ones once, at most MAX_LINES of them, each at most MAX_LINE characters. */
-function uniqueLines(errors: readonly ValidationError[], data?: unknown): string[] {
+/**
+ * One line per problem, the same ones once, at most MAX_LINES of them, each at most MAX_LINE characters. `noun` is
+ * what the properties are: the arguments of a call, or the fields of a result.
+ */
+function uniqueLines(errors: readonly ValidationError[], data?: unknown, noun = 'argument'): string[] {
   const lines = new Set<string>();
   let more = 0;
   for (const e of errors) {
@@ -434,20 +437,20 @@ function uniqueLines(errors: readonly ValidationError[], data?: unknown): string
       more++;
       continue;
     }
-    const line = describeError(e, data);
+    const line = describeError(e, data, noun);
     lines.add(line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line);
   }
   return more ? [...lines, `… and ${more} more`] : [...lines];
 }
 
-function describeError(e: ValidationError, data: unknown): string {
+function describeError(e: ValidationError, data: unknown, noun: string): string {
   const p = e.params;
   const argPath = (pointer: string, child?: string) => argumentPath(pointer, child, data);
   switch (e.keyword) {
     case 'required':
       return `${argPath(e.instancePath, String(p['missingProperty']))}: is required`;
     case 'additionalProperties':
-      return `${argPath(e.instancePath, String(p['additionalProperty']))}: is not an accepted argument`;
+      return `${argPath(e.instancePath, String(p['additionalProperty']))}: is not an accepted ${noun}`;
     case 'enum':
       return `${argPath(e.instancePath)}: must be one of ${(p['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
