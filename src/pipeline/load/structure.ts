@@ -205,6 +205,23 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
         );
       if (last === 'src')
         return make('TS009', at(), `icon src must be an https: or data: URI`, 'e.g. src: https://example.com/icon.png');
+      if (last === 'uri' || last === 'uriTemplate') {
+        const value = String(err.data);
+        const what = last === 'uri' ? 'a resource URI' : 'a URI template';
+        return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)
+          ? make(
+              'TS009',
+              at(),
+              `${what} cannot hold white space or a control character`,
+              'percent-encode it, e.g. %20 for a space',
+            )
+          : make(
+              'TS009',
+              at(),
+              `${what} must be absolute: ${JSON.stringify(value)} has no scheme`,
+              `start it with a scheme of your server's own, e.g. ${JSON.stringify(`app://${value.replace(/^\/+/, '')}`)}`,
+            );
+      }
       return make('TS009', at(), `${label(path)} must match ${String(err.params['pattern'])}`);
     case 'propertyNames': {
       const name = String(err.params['propertyName']);
