@@ -369,3 +369,31 @@ describe('what the dispatcher says of a result that breaks its outputSchema', ()
     expect(result.content[0]!.text).toContain('does not match the outputSchema: extra: is not an accepted field');
   });
 });
+
+describe('what prompts and resources say of a handler that returns the wrong shape', () => {
+  it('names what it got, and what to return instead', async () => {
+    const module = (value: unknown) => ({ handler: async () => value }) as unknown as AnyModule;
+    const prompts = createPrompts(
+      [{ name: 'p' }],
+      { p: { arguments: [] } },
+      { p: async () => module({ text: 'hi' }) },
+      {
+        onError: () => undefined,
+      },
+    );
+    const resources = createResources(
+      [{ uri: 'notes://a', name: 'r' }],
+      [],
+      [{ name: 'r', uri: 'notes://a', complete: {} }],
+      { r: async () => module(42) },
+      { onError: () => undefined },
+    );
+    const { sdk, connection } = localRequest({ era: 'legacy' });
+    await expect(prompts.get('p', {}, sdk, connection)).rejects.toThrow(
+      'Prompt "p" failed: the handler returned an object without a messages array; return text, a list of messages or a GetPromptResult',
+    );
+    await expect(resources.read('notes://a', sdk, connection)).rejects.toThrow(
+      'Resource "r" failed: the handler returned a number; return text, bytes, contents or a ReadResourceResult',
+    );
+  });
+});

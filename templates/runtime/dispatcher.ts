@@ -460,11 +460,12 @@ function describeError(e: ValidationError, data: unknown, noun: string): string 
   }
 }
 
-function describeValue(v: unknown): string {
+/** What a handler returned, in a few words, for a message saying what it should have returned. */
+export function describeValue(v: unknown, object = 'an object without a content array'): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object without a content array' : `a ${typeof v}`;
+  if (Array.isArray(v)) return v.length ? `an array of ${describeValue(v[0], 'an object')}s` : 'an empty array';
+  return typeof v === 'object' ? object : `a ${typeof v}`;
 }
 
 /**

@@ -15,7 +15,13 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { createContext, isModern, type Connection } from './context.js';
-import { DEFAULT_MAX_WAITING, DEFAULT_WAITING_MS, invalidSpecResult, publicMessage } from './dispatcher.js';
+import {
+  DEFAULT_MAX_WAITING,
+  DEFAULT_WAITING_MS,
+  describeValue,
+  invalidSpecResult,
+  publicMessage,
+} from './dispatcher.js';
 import { InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
 import type { AnyModule, CompletionRule, PromptContext, PromptRule } from './primitive-types.js';
 
@@ -162,7 +168,10 @@ export function createPrompts(
       }
       if (round.hasAsked) return ask();
       const result = promptResult(value, descriptions.get(prompt));
-      const why = result === undefined ? 'return text, a list of messages or a GetPromptResult' : invalidResult(result);
+      const why =
+        result === undefined
+          ? `the handler returned ${describeValue(value, 'an object without a messages array')}; return text, a list of messages or a GetPromptResult`
+          : invalidResult(result);
       if (why) {
         onError(new Error(why), prompt);
         throw new ProtocolError(ProtocolErrorCode.InternalError, `Prompt ${JSON.stringify(prompt)} failed: ${why}`);

@@ -22,7 +22,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { createContext, type Connection } from './context.js';
-import { invalidSpecResult, publicMessage } from './dispatcher.js';
+import { describeValue, invalidSpecResult, publicMessage } from './dispatcher.js';
 import { InputRounds, type Round } from './input.js';
 import type { ResourceContext, ResourceRule } from './primitive-types.js';
 import {
@@ -162,7 +162,10 @@ export function createResources(
       if (round.hasAsked) return ask();
       if (value === undefined || value === null) throw notFound(u);
       const result = readResult(value, u, rule.mimeType);
-      const why = result === undefined ? 'return text, bytes, contents or a ReadResourceResult' : invalidResult(result);
+      const why =
+        result === undefined
+          ? `the handler returned ${describeValue(value, 'an object without a contents array')}; return text, bytes, contents or a ReadResourceResult`
+          : invalidResult(result);
       if (why) {
         onError(new Error(why), rule.name);
         throw new ProtocolError(
