@@ -131,4 +131,17 @@ describe('toolspec call (built CLI)', () => {
     expect(r.stdout).toContain('add — Add numbers; the scale defaults to 1.\n  numbers  number[]  required\n');
     expect(r.stdout).toMatch(/^ {2}scale +integer +default 1$/m);
   });
+
+  it('calls the other tools while a tool new in the spec has no handler yet, and says to generate it', () => {
+    fs.appendFileSync(
+      path.join(project.dir, 'toolspec.yaml'),
+      '  - name: brand_new\n    description: Not generated yet.\n    inputSchema: { type: object }\n',
+    );
+    const echo = call('echo', 'text=still');
+    expect(echo.stderr).toBe('');
+    expect(echo.stdout).toBe('still\n');
+    const fresh = call('brand_new');
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toContain('src/handlers/brand_new.ts does not exist; `toolspec generate` writes its stub');
+  });
 });
