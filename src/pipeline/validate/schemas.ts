@@ -329,6 +329,22 @@ function checkNode(
     for (const k of Object.keys(node['patternProperties'])) patterns.push([k, [...path, 'patternProperties', k]]);
   }
   for (const [pattern, at] of patterns) {
+    // Said here, at the pattern: ajv would name only the schema's root, once for every tool that uses it.
+    let invalid: string | undefined;
+    try {
+      new RegExp(pattern, 'u');
+    } catch (e) {
+      invalid = (e as Error).message.replace(/^Invalid regular expression: \/[\s\S]*\/u?: /, '');
+    }
+    if (invalid !== undefined) {
+      report(
+        'TS028',
+        loc(at, at[at.length - 2] === 'patternProperties'),
+        `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${invalid}`,
+        'a pattern is an ECMAScript regular expression, read with the u flag as ajv compiles it: escape a literal [ ] { } ( ) | as \\[ \\] \\{ \\} \\( \\) \\|',
+      );
+      continue;
+    }
     const verdict = backtracksExponentially(pattern);
     if (verdict) {
       report(
