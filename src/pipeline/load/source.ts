@@ -64,12 +64,17 @@ export class SourceFile {
     }
     this.document = parsed;
     for (const e of [...this.document.errors, ...this.document.warnings]) {
+      const indent = e.code === 'BAD_INDENT' ? this.#misindented(e.pos[0]) : undefined;
       this.diagnostics.push(
         diagnostic(
           'TS001',
-          this.spanOf(e.pos[0], Math.max(e.pos[1], e.pos[0] + 1)),
+          indent?.span ?? this.spanOf(e.pos[0], Math.max(e.pos[1], e.pos[0] + 1)),
           yamlMessage(e.message),
-          YAML_HINTS[e.code] ?? YAML_HINT,
+          indent?.hint ??
+            // "flow sequence … must … end with a ]": an unclosed [ or { above, not an indentation to fix.
+            (/flow (sequence|mapping)/i.test(e.message) ? YAML_HINTS['MISSING_CHAR'] : undefined) ??
+            YAML_HINTS[e.code] ??
+            YAML_HINT,
         ),
       );
     }
@@ -256,6 +261,38 @@ export class SourceFile {
     return this.spanOf(0, 1);
   }
 
+  /**
+   * A key out of line with its mapping: the span of the key itself (YAML names the line's start), and a hint with
+   * the columns where the keys above it start (the mapping it may belong to, and the one around that).
+   */
+  #misindented(offset: number): { span: Span; hint: string } | undefined {
+    const lineStart = this.text.lastIndexOf('\n', offset - 1) + 1;
+    const newline = this.text.indexOf('\n', lineStart);
+    const line = this.text.slice(lineStart, newline === -1 ? this.text.length : newline);
+    const column = line.search(/\S/);
+    const key = /^[^\s:#[\]{},-][^:#]*(?=:)/.exec(line.slice(Math.max(column, 0)))?.[0].trimEnd();
+    if (column < 0 || !key) return undefined;
+    // The key lines above: the nearest one indented deeper than this line, and the nearest one indented less.
+    let deeper: [string, number] | undefined;
+    let shallower: [string, number] | undefined;
+    for (const l of this.text.slice(0, lineStart).split('\n').reverse()) {
+      const m = /^(\s*)(?:- )?([^\s:#][^:#]*?)\s*:/.exec(l);
+      if (!m) continue;
+      const at = m[1]!.length + (l.slice(m[1]!.length).startsWith('- ') ? 2 : 0);
+      if (at === column) return undefined; // lined up with a key above: something else is wrong here
+      if (at > column) deeper ??= [m[2]!, at];
+      else shallower ??= [m[2]!, at];
+      if (shallower) break;
+    }
+    const place = (k: [string, number]) => `column ${k[1] + 1} ("${k[0]}")`;
+    const above = [deeper, shallower].filter((k): k is [string, number] => k !== undefined).map(place);
+    if (!above.length) return undefined;
+    return {
+      span: this.spanOf(lineStart + column, lineStart + column + key.length),
+      hint: `"${key}" starts at column ${column + 1}; the keys above it start at ${above.join(' and ')}: put it at the column of the mapping it belongs to, with spaces`,
+    };
+  }
+
   readonly #index = new WeakMap<YAMLMap, Map<string, Pair>>();
 
   /** A mapping's pairs by key (the first of duplicates), built once: locating is then linear in the path only. */
@@ -287,7 +324,7 @@ const YAML_HINTS: Partial<Record<string, string>> = {
   BAD_INDENT: 'align the keys of one mapping at the same column, with spaces',
   MISSING_CHAR: 'close every "[" with "]" and every "{" with "}"; quote text that contains a comma inside { }',
   BAD_DQ_ESCAPE:
-    "in double quotes a backslash starts an escape (\\n, \\t, \\\\): write a pattern in single quotes, where it stays as it is ('^\\w+$'), or double each backslash (\"^\\\\w+$\")",
+    'in double quotes a backslash starts an escape (\\n, \\t, \\\\): write a pattern in single quotes, where it stays as it is (\'^\\w+$\'), or double each backslash ("^\\\\w+$")',
 };
 
 function yamlMessage(message: string): string {
