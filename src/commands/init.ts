@@ -30,12 +30,11 @@ export interface InitInput {
   style?: Styles;
 }
 
-/** The template's example tool, prompt and resource beyond its spec: their handlers and the test that calls them. */
+/** The template's example tool, prompt and resource beyond its spec: their handlers. */
 const EXAMPLE_FILES = [
   'src/handlers/greet.ts',
   'src/handlers/prompts/introduce.ts',
   'src/handlers/resources/languages.ts',
-  'test/server.test.ts',
 ];
 
 export async function initCommand(input: InitInput): Promise<CommandResult> {

@@ -109,7 +109,7 @@ for (const c of cases) {
       expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2026-07-28 > lists its tools/);
       expect(test.stdout).toMatch(/✓ test\/server\.test\.ts > the MCP server, protocol 2025 > lists its tools/);
       expect(test.stdout).not.toContain('dist/');
-      expect(test.stdout).toMatch(/Tests\s+15 passed \(15\)/);
+      expect(test.stdout).toMatch(/Tests\s+11 passed \(11\)/);
     }, 300_000);
 
     it('serves a client started as its .mcp.json says, the same command init printed', async () => {
