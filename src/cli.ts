@@ -275,6 +275,7 @@ const COMMANDS: CommandSpec[] = [
     args: [['[dir]', 'the project folder', '.']],
     options: [
       option('--force', 'add the files to a folder that is not empty (existing files are still never overwritten)'),
+      option('--blank', 'start from a spec with no tools, without the example tool, prompt and resource'),
       option(
         '--toolspec <spec>',
         'the toolspec devDependency to write in package.json (a version range, file:<path>, a URL); default: one that installs here (a registry range, or the clone or tarball this toolspec runs from)',
@@ -288,6 +289,7 @@ const COMMANDS: CommandSpec[] = [
           dir: str(dir) ?? '.',
           cwd: r.cwd,
           force: Boolean(o['force']),
+          blank: Boolean(o['blank']),
           ...(toolspec === undefined ? {} : { toolspec }),
           style: r.styles(),
         }),

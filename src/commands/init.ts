@@ -27,6 +27,8 @@ export interface InitInput {
   force: boolean;
   /** The toolspec devDependency to write in package.json; by default, one that installs here (src/init/scaffold.ts). */
   toolspec?: string;
+  /** Start from a spec with no tools: no example tool, prompt or resource. */
+  blank?: boolean;
   style?: Styles;
 }
 
@@ -57,11 +59,12 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   );
   const name = packageName(abs);
   const kept: string[] = [];
-  // Beside a spec of the user's own, the example tool's handler and its test would describe a tool the spec does
-  // not have (and the test would fail): the project gets stubs for the user's tools instead.
+  // Beside a spec of the user's own, or from a blank one, the example's handlers would describe what the spec does
+  // not have: the project gets stubs for the spec's tools instead.
   const ownSpec = fs.existsSync(path.join(abs, 'toolspec.yaml'));
-  const files = initFiles({ name, dir: abs, toolspec: dependency.spec }).filter(
-    (f) => !(ownSpec && EXAMPLE_FILES.includes(f.path)),
+  const blank = Boolean(input.blank) && !ownSpec;
+  const files = initFiles({ name, dir: abs, toolspec: dependency.spec, blank }).filter(
+    (f) => !((ownSpec || blank) && EXAMPLE_FILES.includes(f.path)),
   );
   for (const f of files) {
     const target = path.join(abs, f.path);
@@ -83,6 +86,8 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     { stubs: (file) => !fs.existsSync(path.join(abs, file)) },
   );
   if (!result.model) return { code, stdout: '', stderr };
+  // A blank project has no tools on purpose: the warning that says so would be noise here.
+  const quiet = blank && result.diagnostics.every((d) => d.code === 'TS035');
   writeOutput(result.model.rootDir, result.model.options, result.output!);
   const shown = displayPath(abs, cwd);
   const config = clientConfig({ name, dir: abs });
@@ -91,11 +96,14 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     ...(ownSpec
       ? [`kept your toolspec.yaml: the example tool, prompt and resource (${EXAMPLE_FILES.join(', ')}) were left out`]
       : []),
-    `created an MCP server project in ${shown || '.'}`,
+    `created ${blank ? 'a blank' : 'an'} MCP server project in ${shown || '.'}`,
     `toolspec dependency: "toolspec": "${dependency.spec}" (${dependency.why})`,
     '',
     'next:',
     ...(shown ? [`  cd ${shown}`] : []),
+    ...(blank
+      ? ['  add your first tool to toolspec.yaml (the comment at its top shows one), then npm run generate']
+      : []),
     '  npm install && npm test',
     `  npm run build      # compiles ${INIT_MAIN}, what clients start (run it again after a change)`,
     '',
@@ -108,7 +116,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     '(toolspec clients prints these again; toolspec clients vscode --write writes one into the project)',
   ];
   const warning = dependency.warning ? `toolspec: warning: ${dependency.warning}\n` : '';
-  return { code: EXIT.ok, stdout: `${lines.join('\n')}\n`, stderr: `${stderr}${warning}` };
+  return { code: EXIT.ok, stdout: `${lines.join('\n')}\n`, stderr: `${quiet ? '' : stderr}${warning}` };
 }
 
 /** JSON on one line, spaced as people write it, for pasting into a client's configuration file. */

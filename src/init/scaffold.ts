@@ -35,6 +35,8 @@ export interface InitProject {
   dir: string;
   /** The toolspec devDependency, as package.json will say. */
   toolspec: string;
+  /** A spec with no tools (templates/blank/toolspec.yaml) instead of the example. */
+  blank?: boolean;
 }
 
 export function initFiles(project: InitProject): InitFile[] {
@@ -52,7 +54,13 @@ export function initFiles(project: InitProject): InitFile[] {
     .map((f) => ({
       // npm drops .gitignore files from published packages, so the template carries it without the dot.
       path: f === 'gitignore' ? '.gitignore' : f,
-      contents: fill(fs.readFileSync(path.join(root, f), 'utf8'), f.endsWith('.json')),
+      contents: fill(
+        fs.readFileSync(
+          f === 'toolspec.yaml' && project.blank ? path.join(packageRoot, 'templates', 'blank', f) : path.join(root, f),
+          'utf8',
+        ),
+        f.endsWith('.json'),
+      ),
     }));
   // Claude Code's project file, and the shape Claude Desktop and Cursor read too: a real, working entry (the
   // absolute path of this machine's build, which is why the project's .gitignore leaves it out of git).

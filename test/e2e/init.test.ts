@@ -2,10 +2,12 @@
  * `toolspec init` into a folder that has files. The installed project (npm install, npm test, npm start, a client
  * started as its .mcp.json says), from a clone and from a tarball, is test/e2e/newcomer.test.ts.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
+import { compile, tsFiles } from '../helpers/project.js';
 import { tempProject } from '../helpers/tmp.js';
 
 const scratch = tempProject({});
@@ -26,4 +28,31 @@ describe('toolspec init', () => {
     expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('mine\n');
     expect(fs.existsSync(path.join(dir, 'src/generated/contract.ts'))).toBe(true);
   });
+});
+
+describe('toolspec init --blank', () => {
+  it('starts from a spec with no tools: no example, no warning, and a project whose tests pass', () => {
+    // Inside the repository, so that the project's bare imports resolve from its node_modules.
+    const base = path.join(repoRoot, 'test', '.tmp');
+    fs.mkdirSync(base, { recursive: true });
+    const dir = fs.mkdtempSync(path.join(base, 'blank-'));
+    try {
+      const r = runCli(['init', dir, '--blank', '--force', '--toolspec', 'file:.'], base);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('created a blank MCP server project');
+      expect(fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8')).toMatch(/^tools: \[\]$/m);
+      expect(fs.existsSync(path.join(dir, 'src/handlers'))).toBe(false);
+      expect(compile(tsFiles(path.join(dir, 'src')).concat(tsFiles(path.join(dir, 'test'))))).toEqual([]);
+      const tests = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules/vitest/vitest.mjs'), 'run'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      expect(tests.status, `${tests.stdout}\n${tests.stderr}`).toBe(0);
+      expect(tests.stdout).toMatch(/test\/server\.test\.ts/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

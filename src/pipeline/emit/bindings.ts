@@ -45,7 +45,7 @@ export const timeouts: Readonly<Record<string, number>> = ${literal(timeouts(mod
 
 /** Each tool's validators. They load on first use: answering tools/list needs none of them. */
 export function loadBindings(): Promise<ReadonlyMap<string, ToolBinding>> {
-  bindings ??= import('./validators.js').then((v) => new Map<string, ToolBinding>([
+  bindings ??= import('./validators.js').then((${rows.length ? 'v' : ''}) => new Map<string, ToolBinding>([
 ${rows.join('\n')}
   ]));
   return bindings;
@@ -67,9 +67,9 @@ export { handlerFileName } from '../../core/names.js';
 export function emitRegistry(model: ServerModel): string[] {
   const rows = model.tools.map((t) => `${key(t.name)}: lazy(() => import(${str(handlerImport(model, t))})),`);
   return [
+    // (A spec with no tools yet imports no lazy: a project compiled with noUnusedLocals stays clean.)
     `import type { ToolHandlers } from './contract.js';
-import { lazy } from './lazy.js';
-`,
+${rows.length ? "import { lazy } from './lazy.js';\n" : ''}`,
     `/** Every tool bound to the \`handler\` export of its module in ${commentLine(model.options.handlersDir)}/. */
 export const handlers: ToolHandlers = {
 ${rows.join('\n')}
