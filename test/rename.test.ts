@@ -158,6 +158,30 @@ describe('renaming a tool keeps its handler', () => {
     expect(check.stdout).toMatch(/\n1 problem: a handler needs a person: src\/handlers\/search\.ts\n$/);
   });
 
+  it("asks once, listing them, when several new tools sit beside a vanished tool's handler", async () => {
+    const dir = await project();
+    const tool = (name: string) =>
+      `  - name: ${name}\n    description: A tool that has nothing to do with the old ones.\n    inputSchema: { type: object, additionalProperties: false }\n`;
+    // The search tool replaced by two tools whose names are nothing like it.
+    spec(
+      dir,
+      SPEC.replace(
+        SPEC.slice(SPEC.indexOf('  - name: search'), SPEC.indexOf('  - name: add')),
+        tool('open_note') + tool('close_note'),
+      ),
+    );
+    const before = snapshot(dir);
+    const r = await runMain(['generate'], dir);
+    expect(r.code).toBe(2);
+    const asked = r.stderr.split('\n').filter((l) => l.includes(' error TS044 '));
+    expect(asked).toEqual([
+      'toolspec.yaml:4:5 error TS044 2 tools have no handler ("open_note", "close_note"), and the handlers of tools the spec no longer has are there: src/handlers/search.ts ("search"); was one of those tools renamed to one of these?',
+    ]);
+    expect(r.stderr).toContain('run toolspec generate --new-stubs to create their stubs');
+    expect(r.stderr).toMatch(/1 rename to confirm; nothing was written\n$/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
   it('leaves both files when the renamed tool has a handler already, and says so', async () => {
     const dir = await project();
     spec(dir, RENAMED);

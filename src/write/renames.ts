@@ -153,26 +153,40 @@ export const renamedFromLine = (former: string) => `renamedFrom: ${former}`;
 export const NEW_STUBS_FLAG = '--new-stubs';
 
 /**
- * What generate asks, one question per tool without a handler, when handler modules of vanished tools are there:
- * is the tool one of them renamed? At the tool in the spec, with the line to add.
+ * What generate asks when handler modules of vanished tools are there beside tools without one: for a tool whose
+ * name is close to a vanished one's, was it renamed (at the tool, with the line to add); for the others, one
+ * question for all of them (at the first), since a new tool and a rename look the same until the user says.
  */
 export function renameQuestions(plan: HandlerPlan, cwd: string): { tool: string; diagnostic: Diagnostic }[] {
   const likely = likelyRenames(plan);
-  return plan.missing.map((tool) => {
-    const at = tool.source ?? { file: '?', line: 1, column: 1 };
-    const span = { ...at, endLine: at.line, endColumn: at.column };
+  const place = (tool: RenameTool) => tool.source ?? { file: '?', line: 1, column: 1 };
+  const spanAt = (tool: RenameTool) => ({ ...place(tool), endLine: place(tool).line, endColumn: place(tool).column });
+  const where = (tool: RenameTool) => `${place(tool).file}:${place(tool).line}:${place(tool).column}`;
+  const paired = plan.missing.flatMap((tool) => {
     const orphan = likely.get(tool);
-    const shown = (o: OrphanHandler) => `${displayPath(o.abs, cwd)} ("${o.tool}")`;
-    const former = orphan?.tool ?? plan.orphans[0]!.tool;
-    const message = orphan
-      ? `tool "${tool.name}" has no handler, and ${displayPath(orphan.abs, cwd)} is the handler of "${orphan.tool}", which the spec no longer has: was "${orphan.tool}" renamed to "${tool.name}"?`
-      : `tool "${tool.name}" has no handler, and the handlers of tools the spec no longer has are there: ${plan.orphans.map(shown).join(', ')}; is "${tool.name}" one of them renamed?`;
+    if (!orphan) return [];
+    const message = `tool "${tool.name}" has no handler, and ${displayPath(orphan.abs, cwd)} is the handler of "${orphan.tool}", which the spec no longer has: was "${orphan.tool}" renamed to "${tool.name}"?`;
     const hint =
-      `if it is, add "${renamedFromLine(former)}" to tool "${tool.name}" (${at.file}:${at.line}:${at.column})${orphan ? '' : ', naming the right one'}, ` +
+      `if it is, add "${renamedFromLine(orphan.tool)}" to tool "${tool.name}" (${where(tool)}), ` +
       `and generate moves the handler with your code to ${displayPath(tool.handler, cwd)}; ` +
       `if "${tool.name}" is a new tool, run toolspec generate ${NEW_STUBS_FLAG} to create its stub (nothing else is touched)`;
-    return { tool: tool.name, diagnostic: diagnostic('TS044', span, message, hint) };
+    return [{ tool: tool.name, diagnostic: diagnostic('TS044', spanAt(tool), message, hint) }];
   });
+  const rest = plan.missing.filter((tool) => !likely.get(tool));
+  if (!rest.length) return paired;
+  const orphans = plan.orphans.map((o) => `${displayPath(o.abs, cwd)} ("${o.tool}")`).join(', ');
+  const first = rest[0]!;
+  const former = plan.orphans[0]!.tool;
+  const one = rest.length === 1;
+  const message = one
+    ? `tool "${first.name}" has no handler, and the handlers of tools the spec no longer has are there: ${orphans}; is "${first.name}" one of them renamed?`
+    : `${rest.length} tools have no handler (${rest.map((t) => `"${t.name}"`).join(', ')}), and the handlers of tools the spec no longer has are there: ${orphans}; was one of those tools renamed to one of these?`;
+  const hint = one
+    ? `if it is, add "${renamedFromLine(former)}" to tool "${first.name}" (${where(first)}), naming the right one, and generate moves the handler with your code to ${displayPath(first.handler, cwd)}; ` +
+      `if "${first.name}" is a new tool, run toolspec generate ${NEW_STUBS_FLAG} to create its stub (nothing else is touched)`
+    : `for a rename, add "${renamedFromLine(former)}" (naming the right one) to the tool it became (${rest.map((t) => `"${t.name}" at ${where(t)}`).join(', ')}), and generate moves its handler with your code; ` +
+      `if they are all new tools, run toolspec generate ${NEW_STUBS_FLAG} to create their stubs (nothing else is touched)`;
+  return [...paired, { tool: first.name, diagnostic: diagnostic('TS044', spanAt(first), message, hint) }];
 }
 
 /**
