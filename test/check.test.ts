@@ -237,6 +237,29 @@ describe('declaration files shared between checks in one process', () => {
 });
 
 describe('contract types a user would write, and messages that name the field', () => {
+  it('names the argument a stub-style handler uses as the wrong type, with what the spec says', async () => {
+    const dir = await baseProject();
+    edit(
+      dir,
+      'toolspec.yaml',
+      'limit: { type: integer, minimum: 1, default: 10 }',
+      'limit: { type: string, default: "10" }',
+    );
+    await runMain(['generate'], dir);
+    edit(
+      dir,
+      'src/handlers/search_notes.ts',
+      "import { notes } from './notes.js';",
+      "import { notes } from './notes.js';\n\nconst half = (n: number) => n / 2;",
+    );
+    edit(dir, 'src/handlers/search_notes.ts', '.slice(0, args.limit),', '.slice(0, half(args.limit)),');
+    const check = await runMain(['check'], dir);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(
+      'handler-contract search_notes args.limit: the handler uses it as number, the spec says string',
+    );
+  });
+
   it('an array stays an array whatever maxItems says, and a wrong result field is named by check and by tsc', async () => {
     const dir = await baseProject();
     edit(

@@ -241,7 +241,7 @@ export async function checkContracts(
         fix: 'handler',
         message: againstContract
           ? explain(ts, d.messageText, tool)
-          : (fieldMismatch(ts, d, sf) ?? flatten(d).split('\n')[0]!),
+          : (fieldMismatch(ts, d, sf) ?? argumentUse(ts, d, sf, checker, init, tool) ?? flatten(d).split('\n')[0]!),
         ...(againstContract ? { expected, actual: text(actual, decl) } : {}),
       });
     }
@@ -326,6 +326,7 @@ function links(chain: string | ts.DiagnosticMessageChain, code = 0): ChainLink[]
 /** The compiler's messages that explain() reads, by code; their arguments are read with the compiler's own templates. */
 const CODES = {
   notAssignable: 2322, // Type '{0}' is not assignable to type '{1}'.
+  argumentNotAssignable: 2345, // Argument of type '{0}' is not assignable to parameter of type '{1}'.
   propertiesIncompatible: 2326, // Types of property '{0}' are incompatible.
   parametersIncompatible: 2328, // Types of parameters '{0}' and '{1}' are incompatible.
   returnTypesIncompatible: 2202, // Call signature return types '{0}' and '{1}' are incompatible.
@@ -427,6 +428,41 @@ function fieldMismatch(api: typeof ts, d: ts.Diagnostic, sf: ts.SourceFile): str
     literal.parent && api.isParenthesizedExpression(literal.parent) ? literal.parent.parent : literal.parent;
   const returned = parent !== undefined && (api.isReturnStatement(parent) || api.isArrowFunction(parent));
   return `${returned ? 'result.' : ''}${names.join('.')}: ${got} in the handler, the contract says ${wanted}`;
+}
+
+/**
+ * An argument the handler's body uses as a type the spec does not give it (a stub-style handler, whose parameter
+ * takes the contract's type): the compiler reports it where the value is used, with only the two types
+ * (`Argument of type 'string' is not assignable to parameter of type 'number'`). Said with the argument's path,
+ * read from the source, and the type the spec gives: `args.id: the handler uses it as number, the spec says string`.
+ */
+function argumentUse(
+  api: typeof ts,
+  d: ts.Diagnostic,
+  sf: ts.SourceFile,
+  checker: ts.TypeChecker,
+  handler: ts.Expression | undefined,
+  tool: ContractTool,
+): string | undefined {
+  const [first] = links(d.messageText, d.code);
+  if (!first || d.start === undefined || !handler) return undefined;
+  if (first.code !== CODES.notAssignable && first.code !== CODES.argumentNotAssignable) return undefined;
+  const [, wanted] = argumentsOf(api, first);
+  let node: ts.Node | undefined = tokenAt(api, sf, d.start);
+  // `const n: number = args.id` is reported at `n`: the value is its initializer.
+  if (node && api.isIdentifier(node) && node.parent && api.isVariableDeclaration(node.parent))
+    node = node.parent.initializer;
+  while (node?.parent && api.isPropertyAccessExpression(node.parent) && node.parent.expression === node)
+    node = node.parent;
+  const path: string[] = [];
+  for (; node && api.isPropertyAccessExpression(node); node = node.expression) path.unshift(node.name.text);
+  if (!node || !api.isIdentifier(node) || !path.length || !wanted) return undefined;
+  // Rooted at the handler's first parameter: the arguments the spec describes.
+  const declaration = checker.getSymbolAtLocation(node)?.valueDeclaration;
+  if (!declaration || !api.isParameter(declaration) || declaration.parent !== handler) return undefined;
+  if ((handler as ts.FunctionLikeDeclaration).parameters?.[0] !== declaration) return undefined;
+  const spec = schemaTypeAt(tool.inputSchema, path);
+  return `${[node.text, ...path].join('.')}: the handler uses it as ${wanted}, the spec says ${spec ?? 'otherwise'}`;
 }
 
 /** The innermost node that starts at a position. */
