@@ -258,6 +258,14 @@ describe('contract types a user would write, and messages that name the field', 
     expect(check.stdout).toContain(
       'handler-contract search_notes args.limit: the handler uses it as number, the spec says string',
     );
+    // Assigned to a variable of the type it had: reported at the variable, named the same way.
+    fs.writeFileSync(
+      path.join(dir, 'src/handlers/search_notes.ts'),
+      "import type { Handler } from '../generated/contract.js';\nimport { notes } from './notes.js';\n\nexport const handler: Handler<'search_notes'> = (args) => {\n  const limit: number = args.limit;\n  return { hits: notes.slice(0, limit) };\n};\n",
+    );
+    expect((await runMain(['check'], dir)).stdout).toContain(
+      'src/handlers/search_notes.ts:5:9 error handler-contract search_notes args.limit: the handler uses it as number, the spec says string',
+    );
   });
 
   it('an array stays an array whatever maxItems says, and a wrong result field is named by check and by tsc', async () => {
