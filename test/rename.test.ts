@@ -182,6 +182,32 @@ describe('renaming a tool keeps its handler', () => {
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('asks only about tools that vanished in this edit: a handler left from an earlier one is not a question', async () => {
+    const dir = await project();
+    const searchTool = SPEC.slice(SPEC.indexOf('  - name: search'), SPEC.indexOf('  - name: add'));
+    // search goes, and the next generate drops it (its handler stays, the user's code).
+    spec(dir, SPEC.replace(searchTool, ''));
+    expect((await runMain(['generate'], dir)).code).toBe(0);
+    expect(exists(dir, 'src/handlers/search.ts')).toBe(true);
+    // A later edit adds a tool: not a rename of search, which was gone before it.
+    spec(
+      dir,
+      SPEC.replace(
+        searchTool,
+        '  - name: open_note\n    description: Open a note by its title.\n    inputSchema: { type: object, additionalProperties: false }\n',
+      ),
+    );
+    const r = await runMain(['generate'], dir);
+    expect(r.stderr).not.toContain('TS044');
+    expect(r.code).toBe(0);
+    expect(exists(dir, 'src/handlers/open_note.ts')).toBe(true);
+    expect(read(dir, 'src/handlers/search.ts')).toBe(IMPLEMENTATION);
+    // check says the old handler is an orphan, not a rename to confirm.
+    const check = await runMain(['check'], dir);
+    expect(check.stdout).toContain('orphan-handler');
+    expect(check.stdout).not.toContain('unconfirmed-rename');
+  });
+
   it('leaves both files when the renamed tool has a handler already, and says so', async () => {
     const dir = await project();
     spec(dir, RENAMED);

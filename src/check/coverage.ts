@@ -6,7 +6,14 @@
  */
 import path from 'node:path';
 import { displayPath } from '../core/paths.js';
-import { likelyName, likelyRenames, planHandlers, renamedFromLine, renameQuestions } from '../write/renames.js';
+import {
+  askableOrphans,
+  likelyName,
+  likelyRenames,
+  planHandlers,
+  renamedFromLine,
+  renameQuestions,
+} from '../write/renames.js';
 import type { CheckSubject } from './subject.js';
 import type { Finding } from './findings.js';
 
@@ -52,9 +59,11 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
 
   // A vanished tool's handler beside a new tool without one: a question for the spec, as generate asks it.
   const paired = new Set<string>();
-  if (plan.orphans.length && plan.missing.length) {
-    for (const o of likelyRenames(plan).values()) if (o) paired.add(o.abs);
-    for (const { tool, diagnostic: q } of renameQuestions(plan, cwd)) {
+  const askable = plan.missing.length ? askableOrphans(plan, subject.generatedDir) : [];
+  if (askable.length) {
+    const asked = { ...plan, orphans: askable };
+    for (const o of likelyRenames(asked).values()) if (o) paired.add(o.abs);
+    for (const { tool, diagnostic: q } of renameQuestions(asked, cwd)) {
       findings.push({
         kind: 'unconfirmed-rename',
         tool,

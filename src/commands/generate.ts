@@ -137,10 +137,11 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   const subject = (await import('../check/subject.js')).subjectOf(model);
   const renames = await import('../write/renames.js');
   const plan = renames.planHandlers(subject.handlersDir, subject.tools);
-  if (plan.orphans.length && plan.missing.length && !input.newStubs) {
-    // A new tool and the handler of a vanished one: most likely a rename. A stub now would leave the user's code
-    // behind in a file that check then calls an orphan; ask instead.
-    const asks = renames.renameQuestions(plan, input.cwd).map((q) => q.diagnostic);
+  const askable = plan.missing.length ? renames.askableOrphans(plan, subject.generatedDir) : [];
+  if (askable.length && !input.newStubs) {
+    // A new tool and the handler of a tool that vanished in this edit: most likely a rename. A stub now would leave
+    // the user's code behind in a file that check then calls an orphan; ask instead.
+    const asks = renames.renameQuestions({ ...plan, orphans: askable }, input.cwd).map((q) => q.diagnostic);
     const diagnostics = [...result.diagnostics, ...asks];
     const json = { ok: false, spec, diagnostics: diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
     const confirm = `${plural(asks.length, 'rename')} to confirm`;

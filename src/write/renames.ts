@@ -103,6 +103,29 @@ export function planHandlers(handlersDir: string, tools: readonly RenameTool[]):
   return plan;
 }
 
+/** A manifest larger than this is not one toolspec wrote (2,000 tools of the largest schemas stay far below). */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The orphans a rename question may be about: the handlers of tools the last generate still had (its
+ * manifest.json in the generated folder), so that a tool that vanished in this edit is asked about, and one that
+ * vanished long ago (its handler left on purpose) is not. All of them when the manifest cannot be read as one: the
+ * question is then asked, never skipped. Only the question depends on it: what is written does not.
+ */
+export function askableOrphans(plan: HandlerPlan, generatedDir: string): OrphanHandler[] {
+  const file = path.join(generatedDir, 'manifest.json');
+  let names: Set<string>;
+  try {
+    if (fs.statSync(file).size > MAX_MANIFEST_BYTES) return plan.orphans;
+    const tools = (JSON.parse(fs.readFileSync(file, 'utf8')) as { tools?: unknown }).tools;
+    if (!Array.isArray(tools)) return plan.orphans;
+    names = new Set(tools.map((t) => (t as { name?: unknown } | null)?.name).filter((n) => typeof n === 'string'));
+  } catch {
+    return plan.orphans;
+  }
+  return plan.orphans.filter((o) => names.has(o.tool));
+}
+
 /** The tool a handler module says it handles: the name in its `Handler<'…'>`. */
 function toolOfModule(abs: string): string | undefined {
   try {
