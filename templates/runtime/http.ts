@@ -5,7 +5,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
-import { validateHostHeader } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './handler-types.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './server.js';
 import { createWebHandler, DEFAULT_MAX_BODY, LOOPBACK, type WebHandlerOptions } from './web.js';
@@ -108,11 +107,9 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
       }
       if (draining) return refuse(res, 503, -32603, 'The server is shutting down', { 'retry-after': '5' });
       // Checked here, before the adapter builds a URL from it: `localhost:3000@evil.example` would make a URL with
-      // credentials, which a Request refuses (a 500), before web.ts could answer 403.
-      const hostHeader = req.headers.host ?? '';
-      if (/[@/\\?#\s]/.test(hostHeader)) return refuse(res, 400, -32600, 'Bad Request: malformed Host header');
-      if (allowedHosts.length && !validateHostHeader(hostHeader, allowedHosts).ok)
-        return refuse(res, 403, -32600, 'Forbidden: this Host is not allowed (DNS-rebinding protection)');
+      // credentials, which a Request refuses (a 500), before web.ts could check the Host against allowedHosts.
+      if (/[@/\\?#\s]/.test(req.headers.host ?? ''))
+        return refuse(res, 400, -32600, 'Bad Request: malformed Host header');
       // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
       void toNode(req as NodeIncomingMessageLike, res);
     },

@@ -87,8 +87,9 @@ const PARAMS: Record<string, keyof typeof specTypeSchemas> = {
 
 /**
  * A wrong-shaped prompts/get, resources/read or completion/complete is answered as a wrong tools/call is: −32602
- * with one line naming the parameter. (The SDK answers those methods −32603 with its whole validation report.) The
- * check is the SDK's own schema for the params, run first; what passes it reaches the SDK's check unchanged.
+ * with one line naming the parameter. (The SDK answers those methods −32603 with its whole validation report.) Only
+ * when the SDK's check has refused the request are its params read again, with the SDK's own schema, to name the
+ * first wrong one: a valid request is checked once.
  */
 class ParamsCheckedServer extends Server {
   protected override _wrapHandler(
@@ -98,14 +99,18 @@ class ParamsCheckedServer extends Server {
     const wrapped = super._wrapHandler(method, handler);
     const type = PARAMS[method];
     if (!type) return wrapped;
-    return (request, ctx) => {
-      const issue = specIssue(type, request.params ?? {});
-      if (!issue) return wrapped(request, ctx);
-      const where = issue.segments.length ? `${issue.segments.join('.')}: ` : '';
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Invalid params for ${method}: ${where}${issue.message.replace(/^Invalid input: /, '')}`,
-      );
+    return async (request, ctx) => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (error) {
+        const issue = error instanceof ProtocolError ? undefined : specIssue(type, request.params ?? {});
+        if (!issue) throw error;
+        const where = issue.segments.length ? `${issue.segments.join('.')}: ` : '';
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Invalid params for ${method}: ${where}${issue.message.replace(/^Invalid input: /, '')}`,
+        );
+      }
     };
   }
 }

@@ -9,10 +9,10 @@
  * - `{+name}`: reserved expansion, a value that may span segments (`docs/{+path}`). `\`, control characters, empty
  *   segments (so no leading `/`: `files:///etc` is not `/etc`) and `.`/`..` segments are refused, so it cannot
  *   climb out of its prefix either, even when a handler hands it to `path.resolve` or `new URL`.
- * Values are percent-decoded exactly once, and a value that still holds a percent-escape once decoded (`%252e`
- * arrives as `%2e`) is refused: decoding it again could only make it something the checks above did not see.
  * - `{?a,b}` and then `{&c}`: query parameters, each optional, in any order; other parameters are ignored.
  * Variable names are identifiers (`[A-Za-z_][A-Za-z0-9_]*`), so handlers receive them as typed properties.
+ * Values are percent-decoded exactly once, and a value that still holds a percent-escape once decoded (`%252e`
+ * arrives as `%2e`) is refused: decoding it again could only make it something the checks above did not see.
  */
 
 export type TemplateOperator = '' | '+' | '?' | '&';

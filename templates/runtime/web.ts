@@ -258,11 +258,16 @@ class LegacySessions {
     for (const cancel of list ?? []) cancel();
   }
 
+  /** The session is used now: for idle expiry (the clock) and for which one was used last (the order). */
+  private touch(session: Session) {
+    session.lastSeen = Date.now();
+    session.used = ++this.uses;
+  }
+
   /** Counts the request as busy until its response (a stream, maybe) ends; a response left unread cancels. */
   private async track(session: Session, request: Request, pending: Promise<Response>): Promise<Response> {
     session.busy++;
-    session.lastSeen = Date.now();
-    session.used = ++this.uses;
+    this.touch(session);
     let response: Response;
     try {
       response = await pending;
@@ -273,8 +278,7 @@ class LegacySessions {
     }
     const done = () => {
       session.busy--;
-      session.lastSeen = Date.now();
-      session.used = ++this.uses;
+      this.touch(session);
       this.gone.delete(request);
     };
     if (!response.body) {
