@@ -253,6 +253,12 @@ describe('toolspec dev (built CLI, real clients over HTTP)', () => {
       const [server] = childrenOf(dev.child.pid!);
       process.kill(server!, 'SIGKILL');
       await until(() => dev.stderr.includes('toolspec dev: the server was ended by SIGKILL'), 'the exit report', dev);
+      // Meanwhile dev still holds the address: a request is told no server runs, and an oversized one is refused.
+      const none = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' });
+      expect(none.status).toBe(503);
+      expect(await none.text()).toContain('toolspec dev: no server is running');
+      const big = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: 'x'.repeat(9 * 1024 * 1024) });
+      expect(big.status).toBe(413);
       fs.writeFileSync(path.join(dir, 'src/handlers/echo.ts'), handler('(args) => args.text.repeat(2)'));
       expect(await cycle(dev, 3), output(dev)).toEqual([
         'src/handlers/echo.ts changed',
