@@ -98,7 +98,7 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
   const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
   const rootDir = path.dirname(raw.specPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
-  const { tools, validators } = checkTools(raw.tools, raw.defs, diags, options.refs, opts.cache);
+  const { tools, validators } = checkTools(raw.tools, raw.defs, diags, opts.cache);
   const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
   const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
   if (!raw.tools.length && !others && raw.main.value !== undefined) {

@@ -333,7 +333,7 @@ describe('toolspec lint (built CLI)', () => {
       'schema-refs',
       'legacy-execution',
     ]);
-    expect(r.stdout).toMatch(/^ {2}tool +tokens +share +description +inputSchema +if inlined +change$/m);
+    expect(r.stdout).toMatch(/^ {2}tool +tokens +share +description +inputSchema +if bundled +change$/m);
     expect(r.stdout.match(/^ {2}[a-z_]+ +\d+ +\d+%/gm)).toHaveLength(15); // 14 tools and the total
   });
 });

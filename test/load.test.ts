@@ -33,7 +33,7 @@ describe('loadModel', () => {
     expect(model!.options).toEqual({
       generatedDir: 'src/generated',
       handlersDir: 'src/handlers',
-      refs: 'bundle',
+      refs: 'inline',
       pageSize: 0,
       timeoutMs: 0,
       contractTests: true,

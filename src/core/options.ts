@@ -8,7 +8,10 @@ export interface Options {
   generatedDir: string;
   /** Folder of the user's handler modules, relative to the spec's folder. */
   handlersDir: string;
-  /** "bundle": each schema carries the $defs it uses; "inline": refs replaced by their targets where possible. */
+  /**
+   * "inline" (default): refs replaced by their targets, keywords beside a ref merged in, recursive refs kept with
+   * their $defs; "bundle": each schema carries the $defs it uses. README: "Which clients read $ref".
+   */
   refs: 'bundle' | 'inline';
   /** Tools per tools/list page; 0 sends every tool in one page. */
   pageSize: number;
@@ -50,7 +53,7 @@ export const DEFAULT_LINT_OPTIONS: Readonly<LintOptions> = Object.freeze({
 export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
   generatedDir: 'src/generated',
   handlersDir: 'src/handlers',
-  refs: 'bundle',
+  refs: 'inline',
   pageSize: 0,
   timeoutMs: 0,
   contractTests: true,

@@ -229,6 +229,29 @@ export async function compareCalls(
     report.problems.push(message);
     report.failing.push(call);
   };
+  // With options.refs: inline, what clients receive (manifest.json) must accept exactly what the spec's schema
+  // accepts: both judged without defaults, since a default is an annotation to a client.
+  const manifest = new Map(
+    (
+      JSON.parse(fs.readFileSync(path.join(genDir, 'manifest.json'), 'utf8')) as { tools: Record<string, unknown>[] }
+    ).tools.map((t) => [t['name'] as string, t]),
+  );
+  const inlined = model.options.refs === 'inline';
+  const asSent = new Map<string, [ValidateFunction, ValidateFunction]>();
+  const sentJudges = (tool: string, kind: Call['kind']) => {
+    const id = `${kind}:${tool}`;
+    let pair = asSent.get(id);
+    if (!pair) {
+      const key = kind === 'input' ? 'inputSchema' : 'outputSchema';
+      const clientSchema = manifest.get(tool)![key] as SchemaObject;
+      pair = [
+        reference.validator(clientSchema, {}, 'output'),
+        reference.validator(specTools.get(tool)![key] as SchemaObject, shared, 'output'),
+      ];
+      asSent.set(id, pair);
+    }
+    return pair;
+  };
 
   for (const call of calls) {
     const schemaKey = call.kind === 'input' ? 'inputSchema' : 'outputSchema';
@@ -236,6 +259,18 @@ export async function compareCalls(
     if (!schema) throw new Error(`calls name ${call.kind} of tool "${call.tool}", which has no ${schemaKey}`);
     const where = `tool "${call.tool}" ${call.kind} ${show(call.value)}\n  schema: ${JSON.stringify(referenceSchema(schema as SchemaObject, shared))}`;
     const validate = validatorOf(call.tool, call.kind);
+    if (inlined && !call.expect) {
+      const [client, spec] = sentJudges(call.tool, call.kind);
+      const value = call.value === undefined ? {} : call.value;
+      const [byClient, bySpec] = [client, spec].map((v) => judge(v, structuredClone(value)).ok);
+      if (byClient !== bySpec) {
+        fail(
+          call,
+          `${where}\n  the inlined schema clients receive ${byClient ? 'accepts' : 'refuses'} it, the spec's schema ${bySpec ? 'accepts' : 'refuses'} it: ${JSON.stringify(manifest.get(call.tool))}`,
+        );
+        continue;
+      }
+    }
 
     if (call.kind === 'input') {
       let expected = structuredClone(call.value === undefined ? {} : call.value);

@@ -6,10 +6,8 @@
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import type { RawDef, RawTool } from '../load/load.js';
 import type { CompiledValidators, SchemaModel, ToolDefinition, ToolModel, ValidatorCode } from '../model.js';
-import { inlineRefs } from '../schema/forms.js';
 import { checkTimeout } from '../../core/duration.js';
 import { handlerFileName, pascalCase } from '../../core/names.js';
-import { compileCode } from './ajv.js';
 import type { Cache } from '../../cache/store.js';
 import { resolveVerdicts } from './verdicts.js';
 import { checkExamples } from './examples.js';
@@ -25,24 +23,17 @@ export interface CheckedTools {
 }
 
 /**
- * The spec's tools, checked. `refs` is the spec's `options.refs`: with `inline`, the validators are compiled from
- * the schema as clients receive it (refs inlined), as the manifest sends it.
+ * The spec's tools, checked. The validators are compiled from each schema as the spec bundles it, whatever
+ * `options.refs` sends to clients: inlining validates the same data (test/fuzz/schema-property.test.ts), and a
+ * default is filled in only where the spec writes it, on the property itself, in both forms.
  */
 export function checkTools(
   tools: readonly RawTool[],
   defs: ReadonlyMap<string, RawDef>,
   diags: Diagnostics,
-  refs: 'bundle' | 'inline' = 'bundle',
   cache?: Cache,
 ): CheckedTools {
   const validators = new Map<string, { input: ValidatorCode; output?: ValidatorCode }>();
-  const code = (c: CheckedSchema): ValidatorCode => {
-    if (refs === 'bundle') return c.compiled.code;
-    const { $schema: _dialect, $id: _id, ...rest } = inlineRefs(c.schema);
-    const kind = c.compiled.code.kind;
-    const { source, inherited } = compileCode(rest, c.dialect, kind);
-    return { source, inherited, kind };
-  };
   const byName = new Map<string, RawTool>();
   const byTypeName = new Map<string, RawTool>();
   const byFileName = new Map<string, RawTool>(); // lower-cased: handler files must differ on any file system
@@ -156,7 +147,7 @@ export function checkTools(
     if (name === undefined || typeName === undefined || !input || (v['outputSchema'] !== undefined && !output))
       continue;
     const pos = at([]);
-    validators.set(name, { input: code(input), ...(output ? { output: code(output) } : {}) });
+    validators.set(name, { input: input.compiled.code, ...(output ? { output: output.compiled.code } : {}) });
     models.push({
       name,
       typeName,
