@@ -50,9 +50,16 @@ describe('toolspec clients', () => {
     const file = path.join(project.dir, '.vscode/mcp.json');
     const first = await clients('vscode', '--write');
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain('.vscode/mcp.json: "notes" started with node');
+    // In the form that travels with the project through git, not this machine's path.
+    expect(first.stdout).toContain(
+      '.vscode/mcp.json: "notes" started with node ${workspaceFolder}/dist/src/generated/main.js (a path that travels',
+    );
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
-      servers: { notes: { type: 'stdio', command: 'node', args: [main] } },
+      servers: { notes: { type: 'stdio', command: 'node', args: ['${workspaceFolder}/dist/src/generated/main.js'] } },
+    });
+    expect((await clients('claude-code', '--write')).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(project.dir, '.mcp.json'), 'utf8'))).toEqual({
+      mcpServers: { notes: { command: 'node', args: ['dist/src/generated/main.js'] } },
     });
     fs.writeFileSync(file, JSON.stringify({ inputs: [], servers: { other: { type: 'stdio', command: 'x' } } }));
     expect((await clients('vscode', '--write', '--http', 'http://127.0.0.1:3000/mcp')).code).toBe(0);

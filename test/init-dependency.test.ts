@@ -151,7 +151,7 @@ describe('what init reads from the disk about the running toolspec', () => {
 });
 
 describe('toolspec init', () => {
-  it('writes the clone it runs from as the dependency, says why, and writes a working .mcp.json', async () => {
+  it('writes the clone it runs from as the dependency, says why, and writes a .mcp.json for git', async () => {
     const r = await runMain(['init', 'my-server'], scratch.dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -164,15 +164,17 @@ describe('toolspec init', () => {
     expect(r.stdout).toContain(`toolspec dependency: "toolspec": "${relative}" (toolspec runs from ${clone}`);
     expect(r.stdout).toContain('once toolspec is on your registry: npm install -D toolspec@^');
     const main = path.join(path.resolve(scratch.dir, 'my-server'), 'dist/src/generated/main.js');
+    // Relative: Claude Code starts a project's servers in its folder, so the file travels through git.
     expect(JSON.parse(fs.readFileSync(path.join(real, '.mcp.json'), 'utf8'))).toEqual({
-      mcpServers: { 'my-server': { command: 'node', args: [main] } },
+      mcpServers: { 'my-server': { command: 'node', args: ['dist/src/generated/main.js'] } },
     });
-    expect(fs.readFileSync(path.join(real, '.gitignore'), 'utf8')).toMatch(/^\.mcp\.json$/m);
+    expect(fs.readFileSync(path.join(real, '.gitignore'), 'utf8')).not.toContain('.mcp.json');
+    expect(r.stdout).toContain('.mcp.json (Claude Code): written, with the relative path dist/src/generated/main.js');
     expect(r.stdout).toContain(`clients start it over stdio with: node ${main}`);
     expect(r.stdout).toContain(
-      `VS Code         .vscode/mcp.json: { "servers": { "my-server": { "type": "stdio", "command": "node", "args": [${JSON.stringify(main)}] } } }`,
+      `VS Code         .vscode/mcp.json: {"servers":{"my-server":{"type":"stdio","command":"node","args":[${JSON.stringify(main)}]}}}`,
     );
-    expect(r.stdout).toContain('Claude Desktop  claude_desktop_config.json: { "mcpServers": { "my-server": {');
+    expect(r.stdout).toMatch(/^ {2}Claude Desktop {2}claude_desktop_config\.json .*: \{"mcpServers":\{"my-server":\{/m);
   });
 
   it('keeps a .mcp.json that is there, and says to add the entry', async () => {
@@ -183,7 +185,7 @@ describe('toolspec init', () => {
     expect(r.code).toBe(0);
     expect(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8')).toBe('{"mcpServers":{}}\n');
     expect(r.stdout).toContain('kept .mcp.json: it exists already');
-    expect(r.stdout).toContain('Claude Code     .mcp.json, yours was kept: add the entry below to it');
+    expect(r.stdout).toContain('.mcp.json (Claude Code): yours was kept');
     // ../toolspec typed in scratch.dir is ../../toolspec from the project inside it.
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).devDependencies.toolspec).toBe(
       'file:../../toolspec',
@@ -200,6 +202,10 @@ describe('init --force beside a spec of the user’s own', () => {
       const r = await runMain(['init', '.', '--force', '--toolspec', '1.0.0'], p.dir);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('kept your toolspec.yaml: the example tool');
+      // Named after the spec's server, not the folder.
+      expect(Object.keys(JSON.parse(fs.readFileSync(path.join(p.dir, '.mcp.json'), 'utf8')).mcpServers)).toEqual([
+        'mine',
+      ]);
       expect(fs.readFileSync(path.join(p.dir, 'toolspec.yaml'), 'utf8')).toBe(spec);
       expect(fs.existsSync(path.join(p.dir, 'src/handlers/greet.ts'))).toBe(false);
       // The server test reads the spec's lists, so it fits the user's tools too.

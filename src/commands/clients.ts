@@ -31,6 +31,11 @@ interface ClientKind {
   /** Where the file keeps its servers. */
   key: 'mcpServers' | 'servers';
   stdio: (command: string, args: string[]) => Entry;
+  /**
+   * How the project's file names a file of the project, so that it travels with the project through git: relative
+   * where the client starts project servers in the project's folder, else through the client's own variable.
+   */
+  inProject?: (relative: string) => string;
   /** undefined when the client cannot reach a server over HTTP from its file. */
   http?: (url: string) => Entry;
   note?: string;
@@ -42,6 +47,7 @@ export const CLIENTS: Record<string, ClientKind> = {
     file: '.mcp.json',
     key: 'mcpServers',
     stdio: (command, args) => ({ command, args }),
+    inProject: (relative) => relative,
     http: (url) => ({ type: 'http', url }),
   },
   'claude-desktop': {
@@ -55,6 +61,7 @@ export const CLIENTS: Record<string, ClientKind> = {
     file: '.cursor/mcp.json',
     key: 'mcpServers',
     stdio: (command, args) => ({ command, args }),
+    inProject: (relative) => `\${workspaceFolder}/${relative}`,
     http: (url) => ({ url }),
   },
   vscode: {
@@ -62,6 +69,7 @@ export const CLIENTS: Record<string, ClientKind> = {
     file: '.vscode/mcp.json',
     key: 'servers',
     stdio: (command, args) => ({ type: 'stdio', command, args }),
+    inProject: (relative) => `\${workspaceFolder}/${relative}`,
     http: (url) => ({ type: 'http', url }),
   },
 };
@@ -81,36 +89,54 @@ export async function clientsCommand(input: ClientsInput): Promise<CommandResult
   const loaded = await loadForCommand(input.spec, input.cwd, 'text', style.err, input.lookedIn);
   if (!loaded.result.model) return { code: loaded.code, stdout: '', stderr: loaded.stderr };
   const { server, rootDir } = loaded.result.model;
-  // The built entry point of a project laid out as init makes it; the path is this machine's, resolved now.
+  // The built entry point of a project laid out as init makes it: printed with this machine's path, resolved now,
+  // to paste anywhere; written into a project's file in the form that travels with the project.
   const main = path.join(rootDir, ...INIT_MAIN.split('/'));
-  const entryFor = (kind: ClientKind): Entry | undefined =>
-    input.http === undefined ? kind.stdio('node', [main]) : kind.http?.(input.http);
+  const entryFor = (kind: ClientKind, inProject = false): Entry | undefined =>
+    input.http !== undefined
+      ? kind.http?.(input.http)
+      : kind.stdio('node', [inProject && kind.inProject ? kind.inProject(INIT_MAIN) : main]);
 
   if (input.write) {
     const kind = CLIENTS[input.client!]!;
-    const entry = entryFor(kind);
+    const entry = entryFor(kind, true);
     if (!kind.file) return usage(`${kind.label} keeps its configuration outside the project: ${kind.note}`);
     if (!entry) return usage(`${kind.label} cannot reach a server over HTTP from ${kind.file}`);
     const file = path.join(rootDir, kind.file);
     writeEntry(file, kind.key, server.name, entry);
     return {
       code: EXIT.ok,
-      stdout: `${displayPath(file, input.cwd)}: "${server.name}" ${input.http ? `at ${input.http}` : `started with node ${displayPath(main, input.cwd)}`}\n`,
+      stdout: `${displayPath(file, input.cwd)}: "${server.name}" ${input.http ? `at ${input.http}` : `started with node ${kind.inProject!(INIT_MAIN)} (a path that travels with the project: commit the file)`}\n`,
       stderr: loaded.stderr,
     };
   }
-  const lines = names.map((n) => {
-    const kind = CLIENTS[n]!;
-    const entry = entryFor(kind);
-    const where = kind.file ?? kind.note ?? '';
-    return entry
-      ? `${kind.label.padEnd(15)} ${where}: ${JSON.stringify({ [kind.key]: { [server.name]: entry } })}`
-      : `${kind.label.padEnd(15)} cannot reach a server over HTTP from its configuration file`;
-  });
+  const lines = clientLines(names, server.name, (kind) => entryFor(kind));
   const built = fs.existsSync(main)
     ? ''
     : `\n(${displayPath(main, input.cwd)} is not built yet: npm run build makes it)`;
   return { code: EXIT.ok, stdout: `${lines.join('\n')}${input.http ? '' : built}\n`, stderr: loaded.stderr };
+}
+
+/** One line per client: where its configuration lives, and the entry to put there. */
+export function clientLines(
+  names: readonly string[],
+  server: string,
+  entryFor: (kind: ClientKind) => Entry | undefined,
+) {
+  return names.map((n) => {
+    const kind = CLIENTS[n]!;
+    const entry = entryFor(kind);
+    const where = kind.file ?? kind.note ?? '';
+    return entry
+      ? `${kind.label.padEnd(15)} ${where}: ${JSON.stringify({ [kind.key]: { [server]: entry } })}`
+      : `${kind.label.padEnd(15)} cannot reach a server over HTTP from its configuration file`;
+  });
+}
+
+/** The entry `toolspec clients claude-code --write` puts in a project's .mcp.json: init writes it too. */
+export function projectMcpJson(server: string): string {
+  const kind = CLIENTS['claude-code']!;
+  return `${JSON.stringify({ [kind.key]: { [server]: kind.stdio('node', [kind.inProject!(INIT_MAIN)]) } }, null, 2)}\n`;
 }
 
 /**

@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  clientConfig,
   explicitDependency,
   projectRelative,
   initFiles,
@@ -17,6 +16,7 @@ import {
 } from '../init/scaffold.js';
 import { displayPath } from '../core/paths.js';
 import { writeOutput } from '../write/write.js';
+import { CLIENTS, clientLines, projectMcpJson } from './clients.js';
 import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
 
 export interface InitInput {
@@ -90,7 +90,16 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   const quiet = blank && result.diagnostics.every((d) => d.code === 'TS035');
   writeOutput(result.model.rootDir, result.model.options, result.output!);
   const shown = displayPath(abs, cwd);
-  const config = clientConfig({ name, dir: abs });
+  // Claude Code's project file, named after the spec's server (a spec of the user's own may name it otherwise than
+  // the folder), with a relative path: it goes into git, and a teammate's clone starts the same server.
+  const server = result.model.server.name;
+  try {
+    fs.writeFileSync(path.join(abs, '.mcp.json'), projectMcpJson(server), { flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    kept.push('.mcp.json');
+  }
+  const main = path.join(abs, ...INIT_MAIN.split('/'));
   const lines = [
     ...kept.map((f) => `kept ${f}: it exists already`),
     ...(ownSpec
@@ -107,24 +116,12 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     '  npm install && npm test',
     `  npm run build      # compiles ${INIT_MAIN}, what clients start (run it again after a change)`,
     '',
-    `clients start it over stdio with: ${config.command} ${config.args.join(' ')}`,
+    `clients start it over stdio with: node ${main}`,
     "(not npm start: npm's banner would reach stdout, the protocol's channel)",
-    `  Claude Code     .mcp.json, ${kept.includes('.mcp.json') ? 'yours was kept: add the entry below to it' : 'written'}`,
-    `  Claude Desktop  claude_desktop_config.json: ${oneLine(config.mcpServers)}`,
-    `  Cursor          .cursor/mcp.json: the same`,
-    `  VS Code         .vscode/mcp.json: ${oneLine(config.vscode)}`,
+    `.mcp.json (Claude Code): ${kept.includes('.mcp.json') ? 'yours was kept' : `written, with the relative path ${INIT_MAIN}: commit it`}`,
+    ...clientLines(Object.keys(CLIENTS), server, (kind) => kind.stdio('node', [main])).map((l) => `  ${l}`),
     '(toolspec clients prints these again; toolspec clients vscode --write writes one into the project)',
   ];
   const warning = dependency.warning ? `toolspec: warning: ${dependency.warning}\n` : '';
   return { code: EXIT.ok, stdout: `${lines.join('\n')}\n`, stderr: `${quiet ? '' : stderr}${warning}` };
-}
-
-/** JSON on one line, spaced as people write it, for pasting into a client's configuration file. */
-function oneLine(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(oneLine).join(', ')}]`;
-  if (value && typeof value === 'object')
-    return `{ ${Object.entries(value)
-      .map(([k, v]) => `${JSON.stringify(k)}: ${oneLine(v)}`)
-      .join(', ')} }`;
-  return JSON.stringify(value);
 }

@@ -62,32 +62,7 @@ export function initFiles(project: InitProject): InitFile[] {
         f.endsWith('.json'),
       ),
     }));
-  // Claude Code's project file, and the shape Claude Desktop and Cursor read too: a real, working entry (the
-  // absolute path of this machine's build, which is why the project's .gitignore leaves it out of git).
-  files.push({ path: '.mcp.json', contents: `${JSON.stringify(clientConfig(project).mcpServers, null, 2)}\n` });
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/**
- * The stdio entry every client configuration uses: `node` with the built entry point's absolute path. Not
- * `npm start`: npm prints its banner (and a build's output) on stdout, which is the protocol's channel.
- */
-export function clientConfig(project: Pick<InitProject, 'name' | 'dir'>): {
-  command: string;
-  args: string[];
-  /** `.mcp.json` (Claude Code), `claude_desktop_config.json`, `.cursor/mcp.json`. */
-  mcpServers: { mcpServers: Record<string, { command: string; args: string[] }> };
-  /** `.vscode/mcp.json`. */
-  vscode: { servers: Record<string, { type: 'stdio'; command: string; args: string[] }> };
-} {
-  const command = 'node';
-  const args = [path.join(project.dir, ...INIT_MAIN.split('/'))];
-  return {
-    command,
-    args,
-    mcpServers: { mcpServers: { [project.name]: { command, args } } },
-    vscode: { servers: { [project.name]: { type: 'stdio', command, args } } },
-  };
 }
 
 /** What is known, on disk, about where the running toolspec came from. */

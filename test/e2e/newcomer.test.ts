@@ -118,19 +118,22 @@ for (const c of cases) {
         mcpServers: Record<string, { command: string; args: string[] }>;
       };
       expect(Object.keys(config.mcpServers)).toEqual([c.server]);
+      // The project's file holds a path relative to the project (it goes into git); what init printed to paste
+      // elsewhere holds this machine's absolute path.
       const entry = config.mcpServers[c.server]!;
-      expect(entry).toEqual({ command: 'node', args: [path.join(dir, 'dist/src/generated/main.js')] });
+      expect(entry).toEqual({ command: 'node', args: ['dist/src/generated/main.js'] });
+      const absolute = { command: 'node', args: [path.join(dir, 'dist/src/generated/main.js')] };
       const vscode = /VS Code +\.vscode\/mcp\.json: (.*)$/m.exec(printed)?.[1];
-      expect(JSON.parse(vscode!)).toEqual({ servers: { [c.server]: { type: 'stdio', ...entry } } });
-      const desktop = /Claude Desktop +claude_desktop_config\.json: (.*)$/m.exec(printed)?.[1];
-      expect(JSON.parse(desktop!)).toEqual(config);
+      expect(JSON.parse(vscode!)).toEqual({ servers: { [c.server]: { type: 'stdio', ...absolute } } });
+      const desktop = /Claude Desktop .*?: (\{.*)$/m.exec(printed)?.[1];
+      expect(JSON.parse(desktop!)).toEqual({ mcpServers: { [c.server]: absolute } });
 
-      // As a client starts it: the command and its arguments, from some other folder, with the SDK's default
+      // As Claude Code starts it: the command and its arguments, in the project's folder, with the SDK's default
       // environment. Any stray byte on stdout would break the connection.
       const transport = new StdioClientTransport({
         command: entry.command,
         args: entry.args,
-        cwd: root,
+        cwd: dir,
         stderr: 'pipe',
       });
       let stderr = '';
