@@ -87,8 +87,8 @@ describe('toolspec diff: every rule, both directions', () => {
     expect(RULE_IDS.filter((r) => !seen.has(r))).toEqual([]);
   });
 
-  it('the README documents every rule', async () => {
-    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  it('docs/commands/diff.md documents every rule', async () => {
+    const readme = fs.readFileSync(path.join(repoRoot, 'docs/commands/diff.md'), 'utf8');
     expect(RULE_IDS.filter((r) => !readme.includes(`\`${r}\``))).toEqual([]);
   });
 
