@@ -302,8 +302,8 @@ function anchors(source: string): Set<string> {
   return out;
 }
 
-/** Every relative link of a page outside code, as `[page, target]`. */
-function links(page: string, source: string): string[] {
+/** Every relative link of a page outside code. */
+function links(source: string): string[] {
   const prose = source
     .replace(/^```[\s\S]*?^```$/gm, '')
     .replace(/^ *```[\s\S]*?^ *```$/gm, '')
@@ -329,7 +329,7 @@ describe('the examples of the docs', () => {
     const broken: string[] = [];
     for (const page of pages()) {
       const source = fs.readFileSync(path.join(repoRoot, page), 'utf8');
-      for (const target of links(page, source)) {
+      for (const target of links(source)) {
         const [file, anchor] = target.split('#') as [string, string | undefined];
         const resolved =
           file === '' ? path.join(repoRoot, page) : path.resolve(path.dirname(path.join(repoRoot, page)), file);
