@@ -98,6 +98,14 @@ const CASES: Record<string, (dir: string) => void> = {
       "export const handler: Handler<'search_notes'> = (args) =>",
       'export const handler: any = (args: any) =>',
     ),
+  // A stub-style async handler whose result escapes the contract through a cast: named at the return.
+  'result-cast-to-any': (d) =>
+    edit(
+      d,
+      'src/handlers/search_notes.ts',
+      "export const handler: Handler<'search_notes'> = (args) => ({\n  hits: notes.filter((n) => n.includes(args.query)).slice(0, args.limit),\n});",
+      "export const handler: Handler<'search_notes'> = async (args) => {\n  const found = notes.filter((n) => n.includes(args.query));\n  return JSON.parse(JSON.stringify({ hits: found.length })) as any;\n};",
+    ),
   'not-annotated-but-wrong': (d) =>
     edit(d, 'src/handlers/delete_note.ts', "args: ToolInputs['delete_note']", 'args: { id: string }'),
   'two-problems': (d) => {

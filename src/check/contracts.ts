@@ -209,8 +209,8 @@ export async function checkContracts(
         kind: 'handler-any',
         tool: h.tool,
         file,
-        ...where,
-        message: anyProblem,
+        ...(anyProblem.at ? at(anyProblem.at.getStart(sf)) : where),
+        message: anyProblem.message,
         fix: 'handler',
         expected,
         actual: text(actual, decl),
@@ -288,25 +288,47 @@ export function ownModules(
     );
 }
 
-/** `any` makes every assignment pass: the handler, or a parameter or result of it, typed `any` cannot be checked. */
+/**
+ * `any` makes every assignment pass: the handler, or a parameter or result of it, typed `any` cannot be checked. A
+ * result is `any` also as a Promise of it (an async handler returning `x as any`); then the problem is placed at the
+ * first return that gives the `any`.
+ */
 function anyIn(
   api: typeof ts,
   checker: ts.TypeChecker,
   declared: ts.Type,
   type: ts.Type,
   decl: ts.Node,
-): string | undefined {
-  const isAny = (t: ts.Type) => (t.flags & api.TypeFlags.Any) !== 0;
+): { message: string; at?: ts.Node } | undefined {
+  const isAny = (t: ts.Type | undefined) => t !== undefined && (t.flags & api.TypeFlags.Any) !== 0;
+  const anyResult = (t: ts.Type) => isAny(t) || isAny(checker.getAwaitedType(t));
   if (isAny(declared) || isAny(type))
-    return 'the handler is typed `any`, so its contract cannot be checked; declare it as Handler<…>';
+    return { message: 'the handler is typed `any`, so its contract cannot be checked; declare it as Handler<…>' };
   for (const sig of checker.getSignaturesOfType(type, api.SignatureKind.Call)) {
     for (const param of sig.getParameters()) {
       if (isAny(checker.getTypeOfSymbolAtLocation(param, decl))) {
-        return `parameter \`${param.name}\` is typed \`any\`, so the contract cannot check it; type it from the contract (ToolInputs[…]) or drop the annotation`;
+        return {
+          message: `parameter \`${param.name}\` is typed \`any\`, so the contract cannot check it; type it from the contract (ToolInputs[…]) or drop the annotation`,
+        };
       }
     }
-    if (isAny(checker.getReturnTypeOfSignature(sig)))
-      return 'the handler returns `any`, so its result cannot be checked against the contract';
+    if (anyResult(checker.getReturnTypeOfSignature(sig))) {
+      const fn = sig.getDeclaration() as ts.SignatureDeclaration | undefined;
+      let at: ts.Node | undefined;
+      const visit = (n: ts.Node): void => {
+        if (at || (n !== fn && api.isFunctionLike(n))) return;
+        if (api.isReturnStatement(n) && n.expression && anyResult(checker.getTypeAtLocation(n.expression))) at = n;
+        else api.forEachChild(n, visit);
+      };
+      const body = fn && (fn as { body?: ts.Node }).body;
+      if (body && !api.isBlock(body)) at = body;
+      else if (body) visit(body);
+      return {
+        message:
+          'the handler returns `any`, so its result cannot be checked against the contract; give the value its type (the output interface) instead of `any`',
+        ...(at && { at }),
+      };
+    }
   }
   return undefined;
 }
