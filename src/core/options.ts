@@ -10,7 +10,7 @@ export interface Options {
   handlersDir: string;
   /**
    * "inline" (default): refs replaced by their targets, keywords beside a ref merged in, recursive refs kept with
-   * their $defs; "bundle": each schema carries the $defs it uses. README: "Which clients read $ref".
+   * their $defs; "bundle": each schema carries the $defs it uses. docs/spec/options.md: "Which clients read $ref".
    */
   refs: 'bundle' | 'inline';
   /** Tools per tools/list page; 0 sends every tool in one page. */

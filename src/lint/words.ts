@@ -1,6 +1,6 @@
 /**
  * Words in names and descriptions, for the description and naming rules. Deliberately small heuristics, documented
- * in README ("Lint and the token budget"): no dictionary beyond the verb list below.
+ * in docs/commands/lint.md: no dictionary beyond the verb list below.
  */
 
 /** The words of a tool name: split at _ - . and at camelCase humps, lower case. */

@@ -2,7 +2,7 @@
  * The arguments of `toolspec call`, from the command line to the object the dispatcher validates, and the argument
  * table of `call --list`. Pure: the tool's input schema (as tools/list shows it) in, values or text out.
  *
- * The rules, as `call --help` and the README state them:
+ * The rules, as `call --help` and docs/commands/call.md state them:
  * - `key=value`: the value is read by the type the schema gives the property. A string property takes the text as
  *   it is (`name=007` stays "007"); a number, integer, boolean or null property takes its JSON reading (`limit=5` →
  *   5, `dry=true` → true); an array property takes a JSON array (`tags='["a","b"]'`), or else the text split at

@@ -421,7 +421,7 @@ describe('the first hour, from a blank spec', () => {
     ok(npm(['run', 'build'], dir));
   }, 180_000);
 
-  it("the evidence for refs: inline — with refs: bundle, Inspector 0.15 sends a $ref'd integer as a string", () => {
+  it("the evidence for refs: inline — with refs: bundle, Inspector 0.15 sends a $ref'd integer as a string", async () => {
     const spec = path.join(dir, 'toolspec.yaml');
     fs.writeFileSync(
       spec,
@@ -436,5 +436,23 @@ describe('the first hour, from a blank spec', () => {
     // The current Inspector resolves local $refs itself.
     const created = callTool('Inspector 2.x on Node 22', STDIO, 'create_note', 'title=Milk', 'priority=5');
     expect(created['structuredContent']).toEqual({ id: 1, title: 'Milk', body: '', priority: 5 });
+    // The SDK's client checks the structured output against the $ref'd output schema, on both eras.
+    for (const pin of ['2026-07-28', undefined]) {
+      const client = new Client(
+        { name: 'first-hour', version: '1.0.0' },
+        pin ? { versionNegotiation: { mode: { pin } } } : {},
+      );
+      await client.connect(
+        new StdioClientTransport({ command: 'node', args: STDIO.slice(1), cwd: dir, stderr: 'ignore' }),
+      );
+      try {
+        const listed = (await client.listTools()).tools.find((t) => t.name === 'get_note')!;
+        expect(listed.outputSchema).toMatchObject({ $ref: '#/$defs/Note' });
+        const result = await client.callTool({ name: 'create_note', arguments: { title: 'Tea', priority: 1 } });
+        expect(result.structuredContent).toEqual({ id: 1, title: 'Tea', body: '', priority: 1 });
+      } finally {
+        await client.close();
+      }
+    }
   }, 120_000);
 });
