@@ -74,6 +74,8 @@ export interface ToolContext {
 export interface Connection {
   getClientCapabilities(): ClientCapabilities | undefined;
   getNegotiatedProtocolVersion(): string | undefined;
+  /** True when it serves one 2025 request without a session (stateless HTTP): it cannot ask the client mid-call. */
+  readonly legacyPerRequest?: boolean;
 }
 
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';

@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { argumentPath, type ValidationError, type Validator } from './arguments.js';
 import { createContext, isModern, type Connection, type ToolContext } from './context.js';
-import { InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
+import { cannotAskPerRequest, InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
 
 export { guardInherited, type ValidationError, type Validator } from './arguments.js';
 
@@ -124,8 +124,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     options.waiting instanceof WaitingCalls
       ? options.waiting
       : new WaitingCalls(options.waiting?.max ?? DEFAULT_MAX_WAITING, options.waiting?.expireMs ?? DEFAULT_WAITING_MS);
-  /** Ends a round that asked: on 2025 connections only while few enough calls wait (each holds a request open). */
+  /**
+   * Ends a round that asked: on 2025 connections only while few enough calls wait (each holds a request open), and
+   * never on a 2025 request served without a session (nothing could carry the question to the client).
+   */
   const ask = (name: string, input: unknown, round: Round, sdk: ServerContext, connection: Connection) => {
+    if (connection.legacyPerRequest) return errorResult(cannotAskPerRequest(`Tool ${JSON.stringify(name)}`, round));
     const refused = isModern(sdk) ? undefined : waiting.enter(connection, sdk.mcpReq.id, sdk.mcpReq.signal);
     if (refused)
       return errorResult(

@@ -7,7 +7,7 @@ export { InputRequired, type Elicited, type ElicitSchema, type SamplingResult } 
 export { handlers } from './registry.js';
 export type * from './primitive-types.js';
 export { notifyResourceUpdated } from './resources.js';
-export { createServerFactory, type ServerFactory, type ServerOptions } from './server.js';
+export { createServerFactory, type ServerFactory, type ServerOptions, type ServingOptions } from './server.js';
 export { serveStdio, type StdioOptions, type StdioServer } from './stdio.js';
 export { loadBindings, serverInfo, tools } from './tools.js';
 export { createWebHandler, type McpFetchHandler, type WebHandlerOptions } from './web.js';

@@ -315,6 +315,20 @@ export class WaitingCalls {
   }
 }
 
+/**
+ * Why a round that asked cannot be answered on a 2025 request served without a session: the SDK's legacy shim would
+ * need to send the client a request mid-call, and such a request has no channel for one. `what` is the tool, prompt
+ * or resource; the methods asked are named.
+ */
+export function cannotAskPerRequest(what: string, round: Round): string {
+  const methods = [...new Set(Object.values(round.asked).map((r) => r.method))].join(', ');
+  return (
+    `${what} needs an answer from the client (${methods}), but this server serves 2025 clients without sessions ` +
+    '(--stateless), so it cannot ask the client mid-call. A client on protocol 2026-07-28, or this server without ' +
+    '--stateless, can.'
+  );
+}
+
 /** The caller: the client, and the user when the verifier names one (`extra.sub`). Sessions and state bind to it. */
 export function principalOf(authInfo: AuthInfo | undefined): string {
   return authInfo ? `${authInfo.clientId}\0${String(authInfo.extra?.['sub'] ?? '')}` : '';

@@ -22,7 +22,7 @@ import {
   invalidSpecResult,
   publicMessage,
 } from './dispatcher.js';
-import { InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
+import { cannotAskPerRequest, InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
 import type { AnyModule, CompletionRule, PromptContext, PromptRule } from './primitive-types.js';
 
 export interface PrimitiveOptions extends InputOptions {
@@ -37,7 +37,8 @@ export interface PrimitiveOptions extends InputOptions {
 
 /**
  * Ends a round that asked. On 2025 connections the SDK's shim then holds the request open while the client answers,
- * so only while fewer than the cap wait already; past it the request fails (prompts and reads have no error result).
+ * so only while fewer than the cap wait already; past it the request fails (prompts and reads have no error result),
+ * as it does on a 2025 request served without a session, which has no channel for the question.
  */
 export function askWithin(
   waiting: WaitingCalls,
@@ -49,6 +50,8 @@ export function askWithin(
   sdk: ServerContext,
   connection: Connection,
 ): Promise<InputRequiredResult> {
+  if (connection.legacyPerRequest)
+    throw new ProtocolError(ProtocolErrorCode.InternalError, cannotAskPerRequest(what, round));
   const refused = isModern(sdk) ? undefined : waiting.enter(connection, sdk.mcpReq.id, sdk.mcpReq.signal);
   if (refused) {
     throw new ProtocolError(

@@ -66,6 +66,19 @@ export interface ServerOptions extends InputOptions {
 
 export const DEFAULT_LEGACY_MAX_ROUNDS = 8;
 
+/** How the serving entry uses the factory's 2025 instances, which decides what they can promise. */
+export interface ServingOptions {
+  /**
+   * Each 2025 instance serves one HTTP request and is gone: createWebHandler's `stateless`, or the SDK's
+   * `createMcpHandler(factory)` with its default `legacy: 'stateless'`. Such an instance declares only what it can
+   * keep: no `logging` (no later request would see the level `logging/setLevel` set; so `ctx.log` sends nothing
+   * there, as a server without the capability must not), no resource subscriptions (`resources/subscribe` is
+   * refused: there is no stream to send the updates on), and a handler that asks the client mid-call ends with an
+   * error saying why. 2026-07-28 instances, and 2025 ones on stdio or sessions, are not affected.
+   */
+  stateless?: boolean;
+}
+
 /** A factory for the SDK's serving entries (an McpServerFactory) that hands back the Server at once. */
 export interface ServerFactory {
   (context?: McpRequestContext): Server;
@@ -92,6 +105,14 @@ const PARAMS: Record<string, keyof typeof specTypeSchemas> = {
  * first wrong one: a valid request is checked once.
  */
 class ParamsCheckedServer extends Server {
+  /** Whether this instance serves one 2025 request without a session (it cannot ask the client anything). */
+  readonly legacyPerRequest: boolean;
+
+  constructor(info: ConstructorParameters<typeof Server>[0], options: SdkServerOptions, legacyPerRequest: boolean) {
+    super(info, options);
+    this.legacyPerRequest = legacyPerRequest;
+  }
+
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
@@ -115,11 +136,24 @@ class ParamsCheckedServer extends Server {
   }
 }
 
+/** A 2025 client served per request subscribes to nothing: no stream would carry the updates to it. */
+function refuseSubscription(method: string): never {
+  throw new ProtocolError(
+    ProtocolErrorCode.MethodNotFound,
+    `${method} is not available: this server serves 2025 clients without sessions (--stateless), so it has no ` +
+      'stream to send notifications/resources/updated on. A client on protocol 2026-07-28 (subscriptions/listen), ' +
+      'or this server without --stateless, can subscribe.',
+  );
+}
+
 /**
  * The factory the SDK's serving entries call for each stdio connection and each HTTP request: a Server with the
  * tools/list and tools/call handlers over one dispatcher shared by all of them.
  */
-export function createServerFactory(handlers: ToolHandlers, options: ServerOptions = {}): ServerFactory {
+export function createServerFactory(
+  handlers: ToolHandlers,
+  options: ServerOptions & ServingOptions = {},
+): ServerFactory {
   const roundTimeoutMs = options.legacyInput?.roundTimeoutMs ?? DEFAULT_WAITING_MS;
   // One cap for every 2025 request that waits for answers: tools/call, prompts/get and resources/read alike.
   const waiting = new WaitingCalls(options.legacyInput?.maxWaiting ?? DEFAULT_MAX_WAITING, roundTimeoutMs);
@@ -160,12 +194,13 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
     resourceRules.some((r) => Object.keys(r.complete).length > 0);
   // What 2025 clients were shown: what the SDK projects their results by (the 2026-07-28 codec needs none).
   const outputSchemas = new Map(legacy.flatMap((t) => (t.outputSchema ? [[t.name, t.outputSchema] as const] : [])));
-  const sdkOptions: SdkServerOptions = {
+  // A 2025 instance that serves one request without a session declares only what it can keep (ServingOptions).
+  const sdkOptions = (perRequest: boolean): SdkServerOptions => ({
     capabilities: {
       tools: {},
-      logging: {},
+      ...(perRequest ? {} : { logging: {} }),
       ...(hasPrompts ? { prompts: {} } : {}),
-      ...(hasResources ? { resources: subscriptions ? { subscribe: true } : {} } : {}),
+      ...(hasResources ? { resources: subscriptions && !perRequest ? { subscribe: true } : {} } : {}),
       ...(completes ? { completions: {} } : {}),
     },
     ...(instructions === undefined ? {} : { instructions }),
@@ -180,11 +215,14 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
       roundTimeoutMs,
       maxRounds: options.legacyInput?.maxRounds ?? DEFAULT_LEGACY_MAX_ROUNDS,
     },
-  };
+  });
+  const served = sdkOptions(false);
+  const servedPerRequest = sdkOptions(true);
   let inFlight = 0;
   let idle: (() => void)[] = [];
-  const factory = () => {
-    const server = new ParamsCheckedServer(serverInfo, sdkOptions);
+  const factory = (context?: McpRequestContext) => {
+    const perRequest = options.stateless === true && context?.era === 'legacy';
+    const server = new ParamsCheckedServer(serverInfo, perRequest ? servedPerRequest : served, perRequest);
     server.setRequestHandler('tools/list', (request, ctx) =>
       dispatcher.listTools(request.params?.cursor, !isModern(ctx)),
     );
@@ -215,7 +253,10 @@ export function createServerFactory(handlers: ToolHandlers, options: ServerOptio
         resourceList.listTemplates(request.params?.cursor),
       );
       server.setRequestHandler('resources/read', (request, ctx) => resourceList.read(request.params.uri, ctx, server));
-      if (subscriptions) {
+      if (subscriptions && perRequest) {
+        server.setRequestHandler('resources/subscribe', () => refuseSubscription('resources/subscribe'));
+        server.setRequestHandler('resources/unsubscribe', () => refuseSubscription('resources/unsubscribe'));
+      } else if (subscriptions) {
         server.setRequestHandler('resources/subscribe', (request) => {
           subscribe(resourceList.known(request.params.uri), server);
           return {};

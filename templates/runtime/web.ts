@@ -7,8 +7,8 @@
  * - 2025 requests go, by default, to a sessionful leg (routed with the SDK's `isLegacyRequest`): `initialize` opens
  *   a session on its own transport, so a tool can ask the client for input mid-call (the SDK's legacy shim) as
  *   before. `stateless: true` serves 2025 clients per request instead: any instance can answer, but a 2025 client
- *   then cannot be asked anything (elicitation, sampling and roots fail with an error result) and gets no
- *   standalone stream.
+ *   then cannot be asked anything (elicitation, sampling and roots fail with an error saying so), gets no
+ *   standalone stream, and is offered neither `logging` nor resource subscriptions (see ServingOptions).
  *
  * Safe by default: loopback only, Host and Origin checked against DNS rebinding, request bodies limited, an
  * optional authentication hook in front of every request (401 before any handler), and bounds on what a client can
@@ -25,7 +25,7 @@ import {
 import type { ToolHandlers } from './handler-types.js';
 import { principalOf } from './input.js';
 import { resourceEvents } from './resources.js';
-import { createServerFactory, type ServerFactory, type ServerOptions } from './server.js';
+import { createServerFactory, type ServerFactory, type ServerOptions, type ServingOptions } from './server.js';
 import { mcpHeaders } from './tools.js';
 
 /** An argument a 2026-07-28 client mirrors into the header Mcp-Param-{header} (the spec's x-mcp-header). */
@@ -61,12 +61,13 @@ export interface HttpLimits {
   maxSubscriptions?: number;
 }
 
-export interface WebHandlerOptions extends ServerOptions, HttpSecurityOptions, HttpLimits {
+export interface WebHandlerOptions extends ServerOptions, ServingOptions, HttpSecurityOptions, HttpLimits {
   /** Default /mcp. */
   path?: string;
   /**
    * Serve 2025 clients per request, without sessions: any instance behind a load balancer can answer, but they
-   * cannot be asked for input mid-call. 2026-07-28 clients are served the same way in both modes.
+   * cannot be asked for input mid-call, and are offered no `logging` and no resource subscriptions, which no
+   * later request could honour. 2026-07-28 clients are served the same way in both modes.
    */
   stateless?: boolean;
 }

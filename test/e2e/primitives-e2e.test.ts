@@ -383,6 +383,74 @@ describe('prompts and resources over Streamable HTTP on 127.0.0.1', () => {
   });
 });
 
+describe('prompts and resources over stateless Streamable HTTP (--stateless)', () => {
+  let server: { url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    const g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as {
+      serveHttp(h: unknown, o: Record<string, unknown>): Promise<typeof server>;
+      handlers: unknown;
+    };
+    server = await g.serveHttp(g.handlers, { port: 0, stateless: true, onError: () => {} });
+  });
+  afterAll(async () => server?.close());
+  const connect = async (era: Era) => {
+    const client = newClient(era);
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    return client;
+  };
+  const STATELESS = 'this server serves 2025 clients without sessions (--stateless)';
+
+  it('offers a 2025 client no subscriptions, and refuses resources/subscribe and unsubscribe saying why', async () => {
+    const client = await connect('legacy');
+    try {
+      expect(client.getServerCapabilities()?.resources).toEqual({});
+      for (const method of ['resources/subscribe', 'resources/unsubscribe'] as const) {
+        const e = await failure(client.request({ method, params: { uri: 'notes://42' } }));
+        expect(e.code).toBe(ProtocolErrorCode.MethodNotFound);
+        expect(e.message).toContain(`${method} is not available: ${STATELESS}, so it has no stream`);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('ends a 2025 prompt that asks with -32603 saying why: no channel, not a missing capability', async () => {
+    const client = await connect('legacy');
+    try {
+      const e = await failure(client.getPrompt({ name: 'ask_first' }));
+      expect(e.code).toBe(ProtocolErrorCode.InternalError);
+      expect(e.message).toContain(
+        `Prompt "ask_first" needs an answer from the client (elicitation/create), but ${STATELESS}, so it cannot ` +
+          'ask the client mid-call. A client on protocol 2026-07-28, or this server without --stateless, can.',
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('still offers a 2026-07-28 client subscriptions, and tells it a resource changed', async () => {
+    const client = await connect('modern');
+    try {
+      expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true });
+      const updates: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        updates.push(n.params.uri);
+      });
+      const sub = await client.listen({ resourceSubscriptions: ['notes://42'] });
+      await client.callTool({ name: 'touch_note', arguments: { id: '42' } });
+      await expect.poll(() => updates).toEqual(['notes://42']);
+      await sub.close();
+      // And it is still asked in-band, as before.
+      expect((await client.getPrompt({ name: 'ask_first' })).messages[0]?.content).toEqual({
+        type: 'text',
+        text: 'Focus on dates.',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('the cap on 2025 requests waiting for answers', () => {
   let server: { url: string; close(): Promise<void> };
   beforeAll(async () => {

@@ -194,10 +194,18 @@ function protocolSuite(era: Era, connect: () => Promise<Client>, leg: Leg) {
       expect(text(r)).toBe('summary: short and sweet');
     });
   } else {
-    it('cannot ask a 2025 client without a session, and says so in an error result', async () => {
+    it('cannot ask a 2025 client without a session, and says why in an error result', async () => {
+      const why = (what: string, method: string) =>
+        `${what} needs an answer from the client (${method}), but this server serves 2025 clients without sessions ` +
+        '(--stateless), so it cannot ask the client mid-call. A client on protocol 2026-07-28, or this server ' +
+        'without --stateless, can.';
       const r = await client.callTool({ name: 'confirm', arguments: { note: 'todo.md' } });
       expect(r.isError).toBe(true);
-      expect(text(r)).toContain('elicitation/create');
+      expect(text(r)).toBe(why('Tool "confirm"', 'elicitation/create'));
+      // The client declared sampling: the reason is the missing channel, not a missing capability.
+      const sampled = await client.callTool({ name: 'summarize', arguments: { text: 'a long story' } });
+      expect(sampled.isError).toBe(true);
+      expect(text(sampled)).toBe(why('Tool "summarize"', 'sampling/createMessage'));
     });
   }
 
@@ -510,6 +518,39 @@ for (const stateless of [false, true]) {
       expect(await logged('error')).toEqual([]);
       expect(await logged()).toEqual([]);
     });
+
+    it(
+      stateless
+        ? 'offers a 2025 client served per request no logging: logging/setLevel is unknown, and no message is sent'
+        : "offers a 2025 client logging, and keeps the level logging/setLevel sets for the session's calls",
+      async () => {
+        const client = await connect('legacy');
+        try {
+          const messages: unknown[] = [];
+          client.setNotificationHandler('notifications/message', (n) => void messages.push(n.params.data));
+          // slow logs { done: 1 } at info; a notification a call sends arrives before its result.
+          const call = () => client.callTool({ name: 'slow', arguments: { steps: 1, ms: 1 } });
+          if (stateless) {
+            expect(client.getServerCapabilities()).not.toHaveProperty('logging');
+            await expect(client.setLoggingLevel('error')).rejects.toMatchObject({
+              code: ProtocolErrorCode.MethodNotFound,
+            });
+            await call();
+            expect(messages).toEqual([]);
+          } else {
+            expect(client.getServerCapabilities()).toHaveProperty('logging');
+            await client.setLoggingLevel('error');
+            await call();
+            expect(messages).toEqual([]);
+            await client.setLoggingLevel('info');
+            await call();
+            expect(messages).toEqual([{ done: 1 }]);
+          }
+        } finally {
+          await client.close();
+        }
+      },
+    );
 
     it('sends tools/list on 2026-07-28 with the cache hints of options.cache, in the spec order', async () => {
       const listed = await modernPost(server.url, 'tools/list', {});
