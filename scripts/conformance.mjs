@@ -5,7 +5,8 @@
 // the TypeScript compiler, starts it over HTTP on 127.0.0.1 (sessionful, then --stateless), and runs every server
 // scenario on both wires: the 2026-07-28 requirement set, and the 2025 default suites of both suite versions.
 // A scenario may fail only if test/conformance/expected-failures.*.yaml names it (the suite itself enforces that,
-// stale entries included); CONFORMANCE.md is rewritten with every scenario's result. Exit 0 only when all hold.
+// stale entries included); CONFORMANCE.md is rewritten with every scenario's result, a scenario that ran no check
+// (only skipped or informational ones) told apart from a pass. Exit 0 only when all hold.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -190,6 +191,36 @@ const expectedOf = (file) => {
   return reasons;
 };
 
+/**
+ * A scenario's result from its checks. One in which no check passed, failed or warned (only SKIPPED or INFO ones, or
+ * none) ran no check: it is reported as such, with the suite's reason, never as a pass.
+ */
+const statusOf = (checks) => {
+  const count = (s) => checks.filter((c) => c.status === s).length;
+  const [pass, fail, warn, skip, info] = ['SUCCESS', 'FAILURE', 'WARNING', 'SKIPPED', 'INFO'].map(count);
+  const n = (k, what) => `${k} ${k === 1 ? 'check' : 'checks'} ${what}`;
+  const others = [...(skip ? [`${skip} skipped`] : []), ...(info ? [`${info} info`] : [])];
+  if (pass + fail + warn === 0) {
+    const reason = checks.map((c) => c.details?.message ?? c.errorMessage).find((m) => typeof m === 'string');
+    return {
+      ok: true,
+      vacuous: true,
+      text: `ran no check${others.length ? ` (${others.join(', ')})` : ''}`,
+      reason: reason ? `no check ran: ${reason.replace(/\s+/g, ' ').replace(/\|/g, '\\|')}` : 'no check ran',
+    };
+  }
+  // With an expected-failures file the suite counts a warning as a failure: so does this table.
+  const ok = fail === 0 && warn === 0;
+  const parts = [
+    n(pass, 'passed'),
+    ...(fail ? [`${fail} failed`] : []),
+    ...(warn ? [`${warn} warned`] : []),
+    ...others,
+  ];
+  return { ok, vacuous: false, text: `${ok ? 'passes' : 'fails'} (${parts.join(', ')})` };
+};
+
+const EXTENSION = 'extension, not scored: toolspec does not implement tasks';
 const report = [];
 let failed = false;
 for (const mode of ['stateful', 'stateless']) {
@@ -215,10 +246,12 @@ for (const mode of ['stateful', 'stateless']) {
         }
       }
       report.push({ run, label, scenarios, expected: expectedOf(run.expected), problems });
+      const vacuous = Object.keys(scenarios).filter((name) => statusOf(scenarios[name]).vacuous);
+      const none = vacuous.length ? `; ran no check: ${vacuous.join(', ')}` : '';
       if (problems.length) {
         failed = true;
-        log(`${label}: FAILED\n  ${problems.join('\n  ')}`);
-      } else log(`${label}: as expected`);
+        log(`${label}: FAILED${none}\n  ${problems.join('\n  ')}`);
+      } else log(`${label}: as expected${none}`);
     }
   } finally {
     await server.stop();
@@ -226,19 +259,6 @@ for (const mode of ['stateful', 'stateless']) {
 }
 
 // 4. CONFORMANCE.md.
-const statusOf = (checks) => {
-  const count = (s) => checks.filter((c) => c.status === s).length;
-  const fail = count('FAILURE');
-  // With an expected-failures file the suite counts a warning as a failure: so does this table.
-  const ok = fail === 0 && count('WARNING') === 0;
-  const n = (k, what) => `${k} ${k === 1 ? 'check' : 'checks'} ${what}`;
-  const parts = [
-    n(count('SUCCESS'), 'passed'),
-    ...(fail ? [`${fail} failed`] : []),
-    ...(count('WARNING') ? [`${count('WARNING')} warned`] : []),
-  ];
-  return { ok, text: `${ok ? 'passes' : 'fails'} (${parts.join(', ')})` };
-};
 const lines = [
   '# Conformance',
   '',
@@ -248,7 +268,9 @@ const lines = [
   "and `--stateless`, on the 2026-07-28 wire (`--requirements 2026-07-28`) and the 2025 wire (the suites' default).",
   'A scenario may fail only where `test/conformance/expected-failures.*.yaml` names it, with the reason given here;',
   'any other failure fails the run. Scenarios of extensions (tasks) are run by the 2026 requirement set but not',
-  'scored by it; toolspec does not implement the tasks extension.',
+  'scored by it; toolspec does not implement the tasks extension. A scenario in which no check passed, failed or',
+  'warned (the suite skipped it, or only noted something) is reported as "ran no check", not as a pass, with the',
+  "suite's reason.",
   '',
   'Before the move to SDK v2, the same fixture tools on the v1 runtime passed 0 of the tools scenarios on the',
   '2026-07-28 wire, and on the 2025 wire every tools scenario sessionful and all but sampling and elicitation',
@@ -256,15 +278,22 @@ const lines = [
   '',
 ];
 for (const { label, scenarios, expected, problems } of report) {
-  lines.push(`## ${label}`, '', '| scenario | result | expected failure: why |', '|---|---|---|');
+  lines.push(`## ${label}`, '', '| scenario | result | why: expected failure, or no check ran |', '|---|---|---|');
+  const tally = { passes: 0, fails: 0, vacuous: 0 };
   for (const [name, checks] of Object.entries(scenarios).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const s = statusOf(checks);
+    tally[s.vacuous ? 'vacuous' : s.ok ? 'passes' : 'fails']++;
     const extension = name.startsWith('tasks-');
-    const why = expected.get(name) ?? (extension ? 'extension, not scored: toolspec does not implement tasks' : '');
-    lines.push(`| ${name} | ${s.text} | ${s.ok && !extension ? '' : why} |`);
+    const why = [
+      ...(s.ok && !extension ? [] : [expected.get(name) ?? (extension ? EXTENSION : '')]),
+      ...(s.vacuous ? [s.reason] : []),
+    ].filter(Boolean);
+    lines.push(`| ${name} | ${s.text} | ${why.join('; ')} |`);
   }
+  const of = (k, what) => `${k} ${k === 1 ? 'scenario' : 'scenarios'} ${what}`;
   lines.push(
     '',
+    `${of(tally.passes, 'passed')}, ${of(tally.fails, 'failed')}, ${of(tally.vacuous, 'ran no check')}.`,
     problems.length ? `**Not as expected:** ${problems.map((p) => p.split('\n')[0]).join('; ')}` : 'As expected.',
     '',
   );
