@@ -42,7 +42,8 @@ export interface ToolContext {
   progress(progress: number, options?: { total?: number; message?: string }): Promise<void>;
   /**
    * Sends a log message to the client (notifications/message) when it asked for that level: with logging/setLevel
-   * on 2025 connections, with the request's own log level on 2026-07-28 (no level: no messages).
+   * on 2025 connections, with the request's own log level on 2026-07-28 (no level: no messages). A 2025 client
+   * served without a session (stateless HTTP) is not offered logging, and gets none.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   /**
