@@ -95,7 +95,11 @@ export function buildSpec(input: BuildInput): Built {
   for (const key of ['prompts', 'resources', 'resourceTemplates'] as const) if (kept[key].length) data[key] = kept[key];
   const paged = listing.pageSizes.length > 1 && listing.pageSizes[0]! > 0;
   const pageSize = paged ? listing.pageSizes[0]! : undefined;
-  if (pageSize !== undefined) data.options = { pageSize };
+  // Schemas that refer with $ref are kept as the server sent them (options.refs: bundle); inlining, the default,
+  // would send other bytes. Read crudely, so that any doubt keeps them as sent.
+  const refers = JSON.stringify(tools).includes('"$ref":');
+  if (pageSize !== undefined || refers)
+    data.options = { ...(pageSize === undefined ? {} : { pageSize }), ...(refers ? { refs: 'bundle' } : {}) };
   return { data, expected: structuredClone(tools), positions, notes, ...(pageSize === undefined ? {} : { pageSize }) };
 }
 

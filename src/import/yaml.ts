@@ -44,9 +44,14 @@ function render(data: Record<string, unknown>, options: YamlOptions, styled: boo
       if (i > 0 && isScalar(pair.key)) pair.key.spaceBefore = true;
       if (key === 'tools' && isSeq(pair.value))
         pair.value.items.forEach((tool, j) => j > 0 && isMap(tool) && (tool.spaceBefore = true));
-      if (key === 'options' && isMap(pair.value) && options.pageSizeNote) {
-        const page = pair.value.items.find((p) => isScalar(p.key) && p.key.value === 'pageSize');
-        if (page && isScalar(page.value)) page.value.comment = ` ${options.pageSizeNote}`;
+      if (key === 'options' && isMap(pair.value)) {
+        const notes: Record<string, string | undefined> = {
+          pageSize: options.pageSizeNote,
+          refs: "the server's schemas refer with $ref: sent as they are",
+        };
+        for (const p of pair.value.items)
+          if (isScalar(p.key) && isScalar(p.value) && notes[String(p.key.value)])
+            p.value.comment = ` ${notes[String(p.key.value)]}`;
       }
     });
   }

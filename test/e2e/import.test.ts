@@ -156,7 +156,8 @@ describe('import --from-command (stdio)', () => {
     expect(spec.tools).toEqual(TOOLS);
     expect(spec.tools.map((t) => t['name'])).toEqual(original.tools.map((t) => t.name));
     expect(spec.server).toEqual({ ...SERVER_INFO, instructions: INSTRUCTIONS });
-    expect(spec.options).toEqual({ pageSize: PAGE_SIZE });
+    // The server's own $refs are kept as sent: bundled, not inlined.
+    expect(spec.options).toEqual({ pageSize: PAGE_SIZE, refs: 'bundle' });
     const text = fs.readFileSync(specFile, 'utf8');
     expect(text).toMatch(/\n {4}description: >-\n {6}Search the documentation/);
     expect(text).toMatch(/\n {4}description: \|\n {6}Open one page by id\.\n\n/);
@@ -323,7 +324,7 @@ describe('import --from-file', () => {
       const spec = readSpec(path.join(dir, out));
       expect(spec.tools).toEqual(TOOLS);
       expect(spec.server).toEqual({ name: 'legacy-docs', version: '2.3.1' });
-      expect(spec.options).toBeUndefined();
+      expect(spec.options).toEqual({ refs: 'bundle' });
     }
     expect(runCli(['validate', 'tools.yaml'], dir).code).toBe(0);
   });
