@@ -104,3 +104,104 @@ export function argumentPath(pointer: string, child?: string, data?: unknown): s
     })
     .join('');
 }
+
+/**
+ * A `pattern` as a program for a linear-time matcher (toolspec compiles each pattern it can at generate time):
+ * `sets` are the character classes, sorted inclusive code point ranges flat as [from, to, …]; `code` holds
+ * instructions as triples [op, a, b]: 0 read a code point of `sets[a]`, go to b; 1 go to a and to b; 2 go to a;
+ * 3 go to b if assertion a holds (0 `^`, 1 `$`, 2 `\b`, 3 `\B`); 4 match.
+ */
+export interface LinearProgram {
+  sets: number[][];
+  code: number[];
+}
+
+const isWordChar = (c: number) =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || (c >= 0x61 && c <= 0x7a);
+
+function inSet(set: readonly number[], c: number): boolean {
+  let lo = 0;
+  let hi = set.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (c < set[2 * mid]!) hi = mid - 1;
+    else if (c > set[2 * mid + 1]!) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+/**
+ * What `new RegExp(pattern, 'u')` does for `test`, in time linear in the string's length (a Pike VM over the
+ * program: every thread advances one code point at a time, and a state is entered at most once per position), so
+ * no argument can make validation backtrack. test/regex-linear.test.ts holds it equal to V8's engine.
+ */
+export function linearPattern(program: LinearProgram): { test(text: string): boolean } {
+  const { sets, code } = program;
+  const size = code.length / 3;
+  const marks = new Uint32Array(size);
+  let threads = new Int32Array(size);
+  let next = new Int32Array(size);
+  // Each state is expanded once per position and pushes at most two: the stack never holds more than this.
+  const stack = new Int32Array(2 * size + 1);
+  let generation = 0;
+  // A pattern that starts with ^ can only match from the start: once no thread is left, nothing will match.
+  const anchored = code[3 * code[1]!] === 3 && code[3 * code[1]! + 1] === 0;
+  let count = 0;
+  // Adds to `next` the threads that `from` reaches without reading, at UTF-16 index `at` between the code points
+  // `before` and `after` (-1 past either end); true when one of them matches.
+  const enter = (from: number, at: number, end: number, before: number, after: number): boolean => {
+    let top = 0;
+    stack[top++] = from;
+    while (top) {
+      const pc = stack[--top]!;
+      if (marks[pc] === generation) continue;
+      marks[pc] = generation;
+      const op = code[3 * pc];
+      const a = code[3 * pc + 1]!;
+      const b = code[3 * pc + 2]!;
+      if (op === 0) next[count++] = pc;
+      else if (op === 1) {
+        stack[top++] = b;
+        stack[top++] = a;
+      } else if (op === 2) stack[top++] = a;
+      else if (op === 3) {
+        const holds =
+          a === 0 ? at === 0 : a === 1 ? at === end : (isWordChar(before) !== isWordChar(after)) === (a === 2);
+        if (holds) stack[top++] = b;
+      } else return true;
+    }
+    return false;
+  };
+  return {
+    test(text) {
+      const end = text.length;
+      let before = -1;
+      let after = end ? text.codePointAt(0)! : -1;
+      generation++;
+      count = 0;
+      if (enter(0, 0, end, before, after)) return true;
+      for (let at = 0; at < end;) {
+        const read = after;
+        at += read > 0xffff ? 2 : 1;
+        before = read;
+        after = at < end ? text.codePointAt(at)! : -1;
+        const swap = threads;
+        threads = next;
+        next = swap;
+        const alive = count;
+        count = 0;
+        generation++;
+        for (let t = 0; t < alive; t++) {
+          const pc = threads[t]!;
+          if (inSet(sets[code[3 * pc + 1]!]!, read) && enter(code[3 * pc + 2]!, at, end, before, after)) return true;
+        }
+        // A match may start anywhere, as `test` searches (an anchored one only at the start).
+        if (anchored) {
+          if (!count) return false;
+        } else if (enter(0, at, end, before, after)) return true;
+      }
+      return false;
+    },
+  };
+}

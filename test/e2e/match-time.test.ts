@@ -8,7 +8,8 @@
  * quickly. The engine is the server's own: V8's irregexp with the `u` flag, as ajv compiles a `pattern`.
  */
 import { describe, expect, it } from 'vitest';
-import { backtracksExponentially } from '../../src/pipeline/validate/regex.js';
+import { backtracksExponentially, linearProgram } from '../../src/pipeline/validate/regex.js';
+import { linearPattern } from '../../templates/runtime/arguments.js';
 import { compileUriTemplate, parseUriTemplate } from '../../templates/runtime/uri-template.js';
 
 const elapsed = (pattern: string, text: string) => {
@@ -58,4 +59,25 @@ describe('TS041 and the time a pattern takes', () => {
     expect(backtracksExponentially(pattern)).toBeUndefined();
     expect(elapsed(pattern, unit.repeat(100_000 / unit.length) + '\u0000')).toBeLessThan(1000);
   });
+});
+
+describe('the linear-time matcher the generated validators use, against polynomial backtracking', () => {
+  // Shapes TS041 accepts (they are not exponential) but V8 backtracks on polynomially: cubic and quadratic.
+  it.each([
+    ['\\d+\\d+$', '1', 1_000],
+    ['^[a-z]+[a-z0-9]*$', 'a', 50_000],
+    ['^(?:a|b)*a(?:a|b)*b$', 'a', 30_000],
+  ])(
+    '%s: V8 takes over 100 ms on a near-miss of %#, the linear matcher answers 100,000 characters in under a second',
+    (pattern, unit, slow) => {
+      expect(backtracksExponentially(pattern)).toBeUndefined();
+      expect(elapsed(pattern, unit.repeat(slow) + '!')).toBeGreaterThan(100);
+      const matcher = linearPattern(linearProgram(pattern)!);
+      const text = unit.repeat(100_000) + '!';
+      const start = performance.now();
+      expect(matcher.test(text)).toBe(false);
+      expect(performance.now() - start).toBeLessThan(1000);
+      expect(matcher.test(unit.repeat(1000) + (pattern.endsWith('b$') ? 'b' : unit))).toBe(true);
+    },
+  );
 });

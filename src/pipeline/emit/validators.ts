@@ -67,10 +67,12 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
   // Node gives a CommonJS module's exports as the default import; bundlers (vite, esbuild) may give its
   // `default` export instead. `cjs` restores module.exports either way.
   const sorted = [...helpers].sort(([a], [b]) => (a < b ? -1 : 1));
+  const linear = exports.some((e) => e.includes('linearPattern('));
+  const runtime = [...(guarded ? ['guardInherited'] : []), ...(linear ? ['linearPattern'] : [])];
   const lines = [
     "// @ts-nocheck: ajv's standalone code; each export's type is declared.",
-    guarded
-      ? "import { guardInherited, type Validator } from './arguments.js';"
+    runtime.length
+      ? `import { ${runtime.join(', ')}, type Validator } from './arguments.js';`
       : "import type { Validator } from './arguments.js';",
     ...(imported.length ? [`import type { ${imported.join(', ')} } from './types.js';`] : []),
     ...sorted.map(([id, mod]) => `import * as ${id}_module from ${JSON.stringify(`${mod}.js`)};`),

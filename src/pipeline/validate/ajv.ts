@@ -16,6 +16,7 @@ import addFormats from 'ajv-formats';
 import type { SchemaKind, ValidatorCode } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
 import { mapChildren } from '../schema/forms.js';
+import { linearPatterns } from './regex.js';
 import { ANNOTATION_KEYWORDS, isObject, type Dialect } from '../schema/keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
@@ -146,7 +147,8 @@ function compileBare(bare: Record<string, unknown>, dialect: Dialect, kind: Sche
     ajv.addSchema(inherited.length ? (renameInherited(bare, new Set(inherited)) as object) : bare, KEY);
     return ajv.getSchema(KEY)!;
   });
-  const source = standaloneCode.default(ajv, result);
+  // Patterns run on the linear-time matcher where they can (regex.ts): no argument makes validation backtrack.
+  const source = linearPatterns(standaloneCode.default(ajv, result));
   const validate = inherited.length ? guardInherited(result, inherited, false) : result;
   return { ajv, validate, inherited, source, warnings };
 }

@@ -14,6 +14,7 @@
  * own. Work is bounded: a pattern too large to decide within the budget is refused as unproven.
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
+import type { LinearProgram } from '../../../templates/runtime/arguments.js';
 
 export type RegexVerdict = 'exponential' | 'unproven' | undefined;
 
@@ -47,6 +48,97 @@ export function backtracksExponentially(pattern: string): RegexVerdict {
 }
 
 const OVER_BUDGET = Symbol('over budget');
+
+/** Instructions a linear program may have: past it (counted repetitions of repetitions), V8 matches the pattern. */
+const MAX_INSTRUCTIONS = 2_000;
+
+/**
+ * The pattern as a program for the generated server's linear-time matcher (`linearPattern` in the runtime's
+ * arguments.ts): undefined when it uses what a finite automaton cannot do (lookarounds, backreferences), does not
+ * parse, or would be too large; then the validator keeps V8's engine, and TS041 has judged the pattern.
+ */
+export function linearProgram(pattern: string, maxInstructions = MAX_INSTRUCTIONS): LinearProgram | undefined {
+  let root: AST.Pattern;
+  try {
+    root = new RegExpParser().parsePattern(pattern, 0, pattern.length, { unicode: true });
+  } catch {
+    return undefined;
+  }
+  const sets: number[][] = [];
+  const setIndex = new Map<string, number>();
+  const code: number[] = [];
+  const emit = (op: number, a = 0, b = 0) => {
+    if (code.length >= 3 * maxInstructions) throw OVER_BUDGET;
+    code.push(op, a, b);
+    return code.length / 3 - 1;
+  };
+  const read = (set: Ranges, next: number) => {
+    const key = set.join(',');
+    let i = setIndex.get(key);
+    if (i === undefined) setIndex.set(key, (i = sets.push(set) - 1));
+    return emit(0, i, next);
+  };
+  // Each piece is compiled before what follows it is known, so the program is built from the end: `next` is where
+  // a piece goes once it has matched.
+  const alternatives = (list: AST.Alternative[], next: number): number => {
+    const entries = list.map((alt) => alt.elements.reduceRight((to, el) => element(el, to), next));
+    return entries.reduceRight((rest, entry) => emit(1, entry, rest));
+  };
+  const element = (node: AST.Element, next: number): number => {
+    switch (node.type) {
+      case 'Character':
+        return read([node.value, node.value], next);
+      case 'CharacterSet':
+      case 'CharacterClass':
+        return read(setOf(node), next);
+      case 'Group':
+      case 'CapturingGroup':
+        return alternatives(node.alternatives, next);
+      case 'Assertion':
+        if (node.kind === 'start') return emit(3, 0, next);
+        if (node.kind === 'end') return emit(3, 1, next);
+        if (node.kind === 'word') return emit(3, node.negate ? 3 : 2, next);
+        throw UNSUPPORTED;
+      case 'Quantifier': {
+        let entry = next;
+        if (node.max === Infinity) {
+          const loop = emit(1);
+          code[3 * loop + 1] = element(node.element, loop);
+          code[3 * loop + 2] = next;
+          entry = loop;
+        } else {
+          for (let k = node.min; k < node.max; k++) entry = emit(1, element(node.element, entry), next);
+        }
+        for (let k = 0; k < node.min; k++) entry = element(node.element, entry);
+        return entry;
+      }
+      default:
+        throw UNSUPPORTED;
+    }
+  };
+  try {
+    // The matcher starts at instruction 0: a jump to the pattern's entry, known once it is compiled.
+    emit(2);
+    code[1] = alternatives(root.alternatives, emit(4));
+    return { sets, code };
+  } catch (e) {
+    if (e === OVER_BUDGET || e === UNSUPPORTED) return undefined;
+    throw e;
+  }
+}
+
+const UNSUPPORTED = Symbol('unsupported');
+
+/** How ajv's standalone code builds each pattern: `new RegExp("<pattern as a JSON string>", "u")`. */
+const AJV_PATTERN = /new RegExp\(("(?:[^"\\]|\\.)*"), "u"\)/g;
+
+/** ajv's standalone code with each pattern a linear program can match built as `linearPattern(program)`. */
+export function linearPatterns(source: string): string {
+  return source.replace(AJV_PATTERN, (whole, literal: string) => {
+    const program = linearProgram(JSON.parse(literal) as string);
+    return program ? `linearPattern(${JSON.stringify(program)})` : whole;
+  });
+}
 
 /** What a piece of the pattern contributes: the positions it can start and end with, and its ways to match "". */
 interface Piece {

@@ -321,8 +321,8 @@ function checkNode(
             : 'custom keywords must start with "x-"')));
     report('TS021', loc([...path, key], true), `unknown JSON Schema keyword ${JSON.stringify(key)}`, hint);
   }
-  // A pattern whose matching can backtrack exponentially freezes the server on one crafted argument (validation
-  // runs on its event loop, and no timeout can interrupt it): refused, with the usual rewrite.
+  // A pattern whose matching can backtrack exponentially is refused, with the usual rewrite: the generated server
+  // matches patterns in linear time (regex.ts), but the spec's schemas also reach clients and their validators.
   const patterns: [string, SchemaPath][] = [];
   if (typeof node['pattern'] === 'string') patterns.push([node['pattern'], [...path, 'pattern']]);
   if (isObject(node['patternProperties'])) {
@@ -354,7 +354,7 @@ function checkNode(
           ? `pattern ${JSON.stringify(pattern)} can take exponential time to match (it can read the same text two ways, again and again)`
           : `pattern ${JSON.stringify(pattern)} could not be proved free of exponential matching time (too large, or syntax the check does not read)`,
         verdict === 'exponential'
-          ? 'a crafted argument would freeze the server while it validates: make each repetition read a text one way only, e.g. ^([a-z]+)+$ as ^[a-z]+$, (\\w|\\d)+ as \\w+, (\\w+\\s?)* as [\\w\\s]*'
+          ? 'a crafted value would freeze a client or tool that validates it with a backtracking engine: make each repetition read a text one way only, e.g. ^([a-z]+)+$ as ^[a-z]+$, (\\w|\\d)+ as \\w+, (\\w+\\s?)* as [\\w\\s]*'
           : "validation runs on the server's event loop, where a slow pattern freezes every session: split it, or check the value in the handler",
       );
     }
