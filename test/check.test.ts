@@ -98,6 +98,14 @@ const CASES: Record<string, (dir: string) => void> = {
       "export const handler: Handler<'search_notes'> = (args) =>",
       'export const handler: any = (args: any) =>',
     ),
+  // A destructured parameter (the compiler names it __0): the finding names it args, with the spec's type.
+  'destructured-parameter-wrong': (d) =>
+    edit(
+      d,
+      'src/handlers/delete_note.ts',
+      "export function handler(args: ToolInputs['delete_note']): string {\n  notes.splice(args.id - 1, 1);",
+      'export function handler({ id }: { id: string }): string {\n  notes.splice(Number(id) - 1, 1);',
+    ),
   // A stub-style async handler whose result escapes the contract through a cast: named at the return.
   'result-cast-to-any': (d) =>
     edit(

@@ -387,7 +387,10 @@ function againstHandler(api: typeof ts, chain: string | ts.DiagnosticMessageChai
 export function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChain, tool: ContractTool): string {
   const all = links(chain);
   const args = (l: ChainLink | undefined) => (l ? argumentsOf(api, l) : []);
-  const param = args(all.find((l) => l.code === CODES.parametersIncompatible))[0];
+  // The handler's name for the parameter, or the contract's where the handler destructures it (`({ id }) =>`,
+  // which the compiler calls __0).
+  const [own, theirs] = args(all.find((l) => l.code === CODES.parametersIncompatible));
+  const param = own !== undefined && /^__\d+$/.test(own) ? theirs : own;
   const props = all
     .filter((l) => l.code === CODES.propertiesIncompatible)
     .map((l) => args(l)[0])
