@@ -98,6 +98,10 @@ const CASES: Record<string, (dir: string) => void> = {
       "export const handler: Handler<'search_notes'> = (args) =>",
       'export const handler: any = (args: any) =>',
     ),
+  // A handler copied to start another tool, before the spec has it: an orphan named after its file, not after the
+  // tool its Handler<'…'> still names.
+  'copied-handler': (d) =>
+    fs.copyFileSync(path.join(d, 'src/handlers/search_notes.ts'), path.join(d, 'src/handlers/find_notes.ts')),
   // A destructured parameter (the compiler names it __0): the finding names it args, with the spec's type.
   'destructured-parameter-wrong': (d) =>
     edit(

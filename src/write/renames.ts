@@ -95,10 +95,13 @@ export function planHandlers(handlersDir: string, tools: readonly RenameTool[]):
     }
     if (!has) plan.missing.push(tool);
   }
+  const names = new Set(tools.map((t) => t.name));
   for (const n of modules) {
     if (owned.has(n) || claimed.has(n)) continue;
     const abs = path.join(handlersDir, n);
-    plan.orphans.push({ tool: toolOfModule(abs) ?? n.replace(/\.ts$/, ''), abs });
+    // A module whose Handler<'…'> names a tool the spec has is a copy of that tool's handler, not its former self.
+    const named = toolOfModule(abs);
+    plan.orphans.push({ tool: named !== undefined && !names.has(named) ? named : n.replace(/\.ts$/, ''), abs });
   }
   return plan;
 }
