@@ -107,12 +107,13 @@ export function argumentPath(pointer: string, child?: string, data?: unknown): s
 
 /**
  * A `pattern` as a program for a linear-time matcher (toolspec compiles each pattern it can at generate time):
- * `sets` are the character classes, sorted inclusive code point ranges flat as [from, to, …]; `code` holds
+ * `sets` are the character classes, sorted inclusive code point ranges flat as [from, to, …] (or a class's source); `code` holds
  * instructions as triples [op, a, b]: 0 read a code point of `sets[a]`, go to b; 1 go to a and to b; 2 go to a;
  * 3 go to b if assertion a holds (0 `^`, 1 `$`, 2 `\b`, 3 `\B`); 4 match.
  */
 export interface LinearProgram {
-  sets: number[][];
+  /** A set, or the source of a one-character pattern for a class with a Unicode property (`^\\p{Lu}$`). */
+  sets: (number[] | string)[];
   code: number[];
 }
 
@@ -137,7 +138,13 @@ function inSet(set: readonly number[], c: number): boolean {
  * no argument can make validation backtrack. test/regex-linear.test.ts holds it equal to V8's engine.
  */
 export function linearPattern(program: LinearProgram): { test(text: string): boolean } {
-  const { sets, code } = program;
+  const { code } = program;
+  // A class with a Unicode property is tested by the runtime's own engine on one code point: no backtracking.
+  const sets = program.sets.map((set) => {
+    if (typeof set !== 'string') return (c: number) => inSet(set, c);
+    const one = new RegExp(set, 'u');
+    return (c: number) => one.test(String.fromCodePoint(c));
+  });
   const size = code.length / 3;
   const marks = new Uint32Array(size);
   let threads = new Int32Array(size);
@@ -194,7 +201,7 @@ export function linearPattern(program: LinearProgram): { test(text: string): boo
         generation++;
         for (let t = 0; t < alive; t++) {
           const pc = threads[t]!;
-          if (inSet(sets[code[3 * pc + 1]!]!, read) && enter(code[3 * pc + 2]!, at, end, before, after)) return true;
+          if (sets[code[3 * pc + 1]!]!(read) && enter(code[3 * pc + 2]!, at, end, before, after)) return true;
         }
         // A match may start anywhere, as `test` searches (an anchored one only at the start).
         if (anchored) {
