@@ -18,7 +18,10 @@ export type ProtocolEra = 'modern' | 'legacy';
 export interface ToolContext {
   /** The tool being called. */
   readonly toolName: string;
-  /** Aborted when the client cancels the call (or closes its request's stream, or the connection), or its timeout passes. */
+  /**
+   * Aborted when the client cancels the call (or closes its request's stream or the connection: over resumable 2025
+   * HTTP, once it has not come back for the call within resumeWindowMs), or its timeout passes.
+   */
   readonly signal: AbortSignal;
   readonly requestId: string | number;
   /** The protocol era the call came in on; handlers rarely need it (asking for input works the same on both). */

@@ -9,6 +9,10 @@
  *   before. `stateless: true` serves 2025 clients per request instead: any instance can answer, but a 2025 client
  *   then cannot be asked anything (elicitation, sampling and roots fail with an error saying so), gets no
  *   standalone stream, and is offered neither `logging` nor resource subscriptions (see ServingOptions).
+ * - The sessionful leg's SSE streams are resumable (events.ts): each starts with a priming event and a `retry:`
+ *   field, every event is kept for a while, and a client whose connection broke GETs with `Last-Event-ID` and is
+ *   sent what it missed. A call whose client left keeps running for `resumeWindowMs` so that it can come back.
+ *   Stateless requests and 2026-07-28 ones have no stream to resume: their answer is the response itself.
  *
  * Safe by default: loopback only, Host and Origin checked against DNS rebinding, request bodies limited, an
  * optional authentication hook in front of every request (401 before any handler), and bounds on what a client can
@@ -22,6 +26,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
+import { createMemoryEventStore, MAX_EVENT_ID_LENGTH, sessionEventStore, type SessionEventStore } from './events.js';
 import type { ToolHandlers } from './handler-types.js';
 import { principalOf } from './input.js';
 import { resourceEvents } from './resources.js';
@@ -61,9 +66,28 @@ export interface HttpLimits {
   maxSubscriptions?: number;
 }
 
+/** How the 2025 sessionful leg's streams are resumed after a broken connection. */
+export interface ResumptionOptions {
+  /** Where events are kept (default: in memory, bounded: createMemoryEventStore). One store serves every session. */
+  store?: SessionEventStore;
+  /** The SSE `retry:` field: how long a client waits before it reconnects (default 1 s). */
+  retryMs?: number;
+  /**
+   * A call whose client left its stream without a word keeps running this long for the client to resume it
+   * (default 30 s); then it is cancelled, as a client that never comes back would have wanted.
+   */
+  resumeWindowMs?: number;
+}
+
 export interface WebHandlerOptions extends ServerOptions, ServingOptions, HttpSecurityOptions, HttpLimits {
   /** Default /mcp. */
   path?: string;
+  /**
+   * Resumable streams for sessionful 2025 clients (on by default; see ResumptionOptions). `false`: no event
+   * store, no priming event; a call whose client leaves is cancelled at once. Stateless mode has no streams to
+   * resume, and 2026-07-28 requests are answered on their own response.
+   */
+  resumption?: ResumptionOptions | false;
   /**
    * Serve 2025 clients per request, without sessions: any instance behind a load balancer can answer, but they
    * cannot be asked for input mid-call, and are offered no `logging` and no resource subscriptions, which no
@@ -84,6 +108,8 @@ export const DEFAULT_MAX_BODY = 1024 * 1024;
 export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_SUBSCRIPTIONS = 100;
+export const DEFAULT_SSE_RETRY_MS = 1000;
+export const DEFAULT_RESUME_WINDOW_MS = 30_000;
 export const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 
 /**
@@ -151,6 +177,20 @@ interface Session {
   used: number;
 }
 
+/** The calls a request carried, to cancel if its client leaves for good; and the stream they are answered on. */
+interface Departure {
+  session: Session;
+  cancels: (() => void)[];
+  /** The SDK's stream, once the response's first event id is seen (resumable sessions only). */
+  stream?: Promise<string | undefined>;
+}
+
+/** Calls whose client left their stream, waiting `resumeWindowMs` for it to resume before they are cancelled. */
+interface Waiting {
+  timer: ReturnType<typeof setTimeout>;
+  cancels: (() => void)[];
+}
+
 /** The sessionful 2025 leg: one transport and one server instance per session, capped, idle ones expired. */
 class LegacySessions {
   private readonly sessions = new Map<string, Session>();
@@ -158,14 +198,23 @@ class LegacySessions {
   private readonly idleMs: number;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private uses = 0;
+  private readonly store: SessionEventStore | undefined;
+  private readonly retryMs: number;
+  private readonly resumeWindowMs: number;
+  /** By session id and the SDK's stream id (a line feed between: neither holds one). */
+  private readonly waiting = new Map<string, Waiting>();
 
   constructor(
     private readonly factory: ServerFactory,
-    options: HttpLimits,
+    options: HttpLimits & Pick<WebHandlerOptions, 'resumption'>,
     private readonly maxBody: number,
   ) {
     this.max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+    const resumption = options.resumption === false ? undefined : (options.resumption ?? {});
+    this.store = resumption && (resumption.store ?? createMemoryEventStore());
+    this.retryMs = resumption?.retryMs ?? DEFAULT_SSE_RETRY_MS;
+    this.resumeWindowMs = resumption?.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS;
   }
 
   async handle(request: Request, authInfo: AuthInfo | undefined): Promise<Response> {
@@ -177,6 +226,8 @@ class LegacySessions {
       if (!session || session.principal !== principalOf(authInfo)) {
         return jsonError(404, -32600, 'Session not found: initialize a new session');
       }
+      const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
+      if (lastEventId && this.store) return this.resume(session, id, lastEventId, request, extra);
       return this.track(session, request, session.transport.handleRequest(request, extra));
     }
     if (this.sessions.size >= this.max && !this.evictIdle()) {
@@ -190,9 +241,13 @@ class LegacySessions {
       lastSeen: Date.now(),
       used: ++this.uses,
     };
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: this.maxBody,
+      // A priming event (an id, empty data) opens every POST stream of a 2025-11-25 client, with this retry.
+      ...(this.store
+        ? { eventStore: sessionEventStore(this.store, () => transport.sessionId), retryInterval: this.retryMs }
+        : {}),
       onsessioninitialized: (sid) => {
         this.sessions.set(sid, session);
         this.sweep();
@@ -202,7 +257,16 @@ class LegacySessions {
     session.transport = transport;
     const server = this.factory({ era: 'legacy', requestInfo: request, ...extra });
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      const sid = transport.sessionId;
+      if (sid) {
+        this.sessions.delete(sid);
+        void this.store?.forget(sid);
+        for (const [key, w] of this.waiting) {
+          if (!key.startsWith(`${sid}\n`)) continue;
+          clearTimeout(w.timer);
+          this.waiting.delete(key);
+        }
+      }
       void server.close();
     };
     await server.connect(transport);
@@ -215,7 +279,7 @@ class LegacySessions {
       // a cancellation would: the handler's signal aborts, and a call waiting for answers frees its slot.
       if ('method' in message && 'id' in message && info?.request) {
         const requestId = message.id;
-        this.whenGone(info.request, () =>
+        this.whenGone(info.request, session, () =>
           deliver?.({
             jsonrpc: '2.0',
             method: 'notifications/cancelled',
@@ -233,7 +297,42 @@ class LegacySessions {
     return response;
   }
 
+  /**
+   * A GET with Last-Event-ID: the events after it on its stream, then the stream live, when it is an event of this
+   * session that can still be resumed from; 400 otherwise, the same answer whatever the reason, so it tells a
+   * forger nothing. The calls of that stream, waiting for their client to come back, are its again.
+   */
+  private async resume(
+    session: Session,
+    sid: string,
+    lastEventId: string,
+    request: Request,
+    extra: { authInfo?: AuthInfo },
+  ): Promise<Response> {
+    const stream = lastEventId.length <= MAX_EVENT_ID_LENGTH ? await this.store!.streamOf(sid, lastEventId) : undefined;
+    if (stream === undefined) {
+      return jsonError(
+        400,
+        -32600,
+        'Cannot resume: Last-Event-ID is not an event of this session that is still kept (events are kept for a ' +
+          'while and up to a limit); the calls of that stream cannot be resumed',
+      );
+    }
+    const response = await this.track(session, request, session.transport.handleRequest(request, extra));
+    const key = `${sid}\n${stream}`;
+    const waiting = this.waiting.get(key);
+    if (response.ok && waiting) {
+      clearTimeout(waiting.timer);
+      this.waiting.delete(key);
+      for (const cancel of waiting.cancels) this.whenGone(request, session, cancel);
+      this.gone.get(request)!.stream = Promise.resolve(stream);
+    }
+    return response;
+  }
+
   async close(): Promise<void> {
+    for (const w of this.waiting.values()) clearTimeout(w.timer);
+    this.waiting.clear();
     if (this.sweeper) clearInterval(this.sweeper);
     const all = [...this.sessions.values()];
     this.sessions.clear();
@@ -241,22 +340,49 @@ class LegacySessions {
   }
 
   /** What to do for each call a POST carried when its client leaves before the answer (the response unread). */
-  private readonly gone = new WeakMap<Request, (() => void)[]>();
+  private readonly gone = new WeakMap<Request, Departure>();
 
-  private whenGone(request: Request, cancel: () => void) {
-    let list = this.gone.get(request);
-    if (!list) {
-      this.gone.set(request, (list = []));
+  private whenGone(request: Request, session: Session, cancel: () => void) {
+    let departure = this.gone.get(request);
+    if (!departure) {
+      this.gone.set(request, (departure = { session, cancels: [] }));
       // The runtime aborts a request's signal when its client disconnects (Node's adapter, Deno, Bun, workerd).
       request.signal.addEventListener('abort', () => this.left(request), { once: true });
     }
-    list.push(cancel);
+    departure.cancels.push(cancel);
   }
 
+  /**
+   * The client left a stream that carries calls. Without resumption, or before it saw an event id (it cannot
+   * resume then), they are cancelled at once; otherwise after resumeWindowMs unless it resumes the stream first:
+   * a broken connection is not a cancellation (Streamable HTTP, "Sending Messages to the Server").
+   */
   private left(request: Request) {
-    const list = this.gone.get(request);
+    const departure = this.gone.get(request);
     this.gone.delete(request);
-    for (const cancel of list ?? []) cancel();
+    if (!departure?.cancels.length) return;
+    const cancelAll = () => departure.cancels.forEach((cancel) => cancel());
+    const sid = departure.session.transport.sessionId;
+    if (!departure.stream || !sid) return cancelAll();
+    void departure.stream.then((stream) => {
+      if (stream === undefined || !this.sessions.has(sid)) return cancelAll();
+      const key = `${sid}\n${stream}`;
+      const timer = setTimeout(() => {
+        this.waiting.delete(key);
+        cancelAll();
+      }, this.resumeWindowMs);
+      (timer as { unref?: () => void }).unref?.();
+      this.waiting.set(key, { timer, cancels: departure.cancels });
+    }, cancelAll);
+  }
+
+  /** Reads the stream's first event id off a resumable response, to know which stream its calls are on. */
+  private watchStream(request: Request, chunk: Uint8Array) {
+    const departure = this.gone.get(request);
+    const sid = departure?.session.transport.sessionId;
+    if (!departure || departure.stream || !sid || !this.store) return;
+    const id = /(?:^|\n)id: ([^\n]{1,256})\n/.exec(new TextDecoder().decode(chunk))?.[1];
+    if (id !== undefined) departure.stream = this.store.streamOf(sid, id);
   }
 
   /** The session is used now: for idle expiry (the clock) and for which one was used last (the order). */
@@ -293,14 +419,18 @@ class LegacySessions {
       done();
     };
     const reader = response.body.getReader();
+    const resumable = this.store !== undefined && response.headers.get('content-type') === 'text/event-stream';
     const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
+      pull: async (controller) => {
         try {
           const { value, done: finished } = await reader.read();
           if (finished) {
             end();
             controller.close();
-          } else controller.enqueue(value);
+          } else {
+            if (resumable) this.watchStream(request, value);
+            controller.enqueue(value);
+          }
         } catch (error) {
           end();
           controller.error(error);

@@ -1010,9 +1010,10 @@ describe('2025 sessions over HTTP: capped, and closed when idle', () => {
   it.each([
     ['its response stream is cancelled', 'body'],
     ['its request is aborted (the runtime saw the connection close)', 'signal'],
-  ] as const)('cancels a call at once when its client leaves without a word: %s', async (_what, how) => {
+  ] as const)('cancels a call at once when its client leaves (resumption off): %s', async (_what, how) => {
     const g = await loadGenerated();
-    const endpoint = g.createWebHandler(g.handlers, {});
+    // Resumable streams (the default) wait resumeWindowMs for the client first: test/e2e/resume-e2e.test.ts.
+    const endpoint = g.createWebHandler(g.handlers, { resumption: false });
     const modern = (id: number, name: string) => modernCall(endpoint, id, name);
     try {
       const session = (await open(endpoint)).headers.get('mcp-session-id')!;
