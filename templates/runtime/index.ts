@@ -1,7 +1,6 @@
 /** The generated server's public API. Edge runtimes import web.js instead: it loads no Node modules. */
 export { createContext, samplingText, type ProtocolEra, type ToolContext } from './context.js';
 export type * from './contract.js';
-export { createMemoryEventStore, type MemoryEventStoreOptions, type SessionEventStore } from './events.js';
 export { createDispatcher, errorResult, ToolError, type Validator } from './dispatcher.js';
 export { serveHttp, type HttpOptions, type HttpServer } from './http.js';
 export { InputRequired, type Elicited, type ElicitSchema, type SamplingResult } from './input.js';
@@ -11,4 +10,12 @@ export { notifyResourceUpdated } from './resources.js';
 export { createServerFactory, type ServerFactory, type ServerOptions, type ServingOptions } from './server.js';
 export { serveStdio, type StdioOptions, type StdioServer } from './stdio.js';
 export { loadBindings, serverInfo, tools } from './tools.js';
-export { createWebHandler, type McpFetchHandler, type ResumptionOptions, type WebHandlerOptions } from './web.js';
+export {
+  createMemoryEventStore,
+  createWebHandler,
+  type McpFetchHandler,
+  type MemoryEventStoreOptions,
+  type ResumptionOptions,
+  type SessionEventStore,
+  type WebHandlerOptions,
+} from './web.js';

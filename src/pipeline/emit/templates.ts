@@ -5,7 +5,6 @@ export const STATIC_FILES = [
   'arguments.ts',
   'context.ts',
   'dispatcher.ts',
-  'events.ts',
   'handler-types.ts',
   'input.ts',
   'server.ts',
