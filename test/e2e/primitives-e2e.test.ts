@@ -19,19 +19,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadModel } from '../../src/compile.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
-import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
+import { generateAndCompile, scratchCopy } from '../helpers/project.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e-primitives'), 'e2e-primitives');
 const dist = path.join(project.dir, 'dist');
 
 beforeAll(() => {
-  const gen = runCli(['generate'], project.dir);
-  expect(gen.code).toBe(0);
-  const errors = compile(tsFiles(path.join(project.dir, 'src')), {
-    outDir: dist,
-    rootDir: path.join(project.dir, 'src'),
-  });
-  expect(errors).toEqual([]);
+  generateAndCompile(project.dir, { quiet: false });
 }, 120_000);
 afterAll(() => project.cleanup());
 

@@ -8,21 +8,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from '../helpers/cli.js';
-import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
+import { repoRoot } from '../helpers/cli.js';
+import { generateAndCompile, scratchCopy } from '../helpers/project.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'e2e-resume');
 const dist = path.join(project.dir, 'dist');
 
 beforeAll(() => {
-  const gen = runCli(['generate'], project.dir);
-  expect(gen.stderr).toBe('');
-  expect(gen.code).toBe(0);
-  const errors = compile(tsFiles(path.join(project.dir, 'src')), {
-    outDir: dist,
-    rootDir: path.join(project.dir, 'src'),
-  });
-  expect(errors).toEqual([]);
+  generateAndCompile(project.dir);
 }, 120_000);
 afterAll(() => project.cleanup());
 

@@ -17,8 +17,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { repoRoot, runCli } from '../helpers/cli.js';
-import { compile, scratchCopy, tsFiles } from '../helpers/project.js';
+import { repoRoot } from '../helpers/cli.js';
+import { generateAndCompile, scratchCopy } from '../helpers/project.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'e2e');
 const dist = path.join(project.dir, 'dist');
@@ -27,14 +27,7 @@ let manifest: { tools: Record<string, unknown>[] };
 let manifestText: string;
 
 beforeAll(() => {
-  const gen = runCli(['generate'], project.dir);
-  expect(gen.stderr).toBe('');
-  expect(gen.code).toBe(0);
-  const errors = compile(tsFiles(path.join(project.dir, 'src')), {
-    outDir: dist,
-    rootDir: path.join(project.dir, 'src'),
-  });
-  expect(errors).toEqual([]);
+  generateAndCompile(project.dir);
   manifestText = fs.readFileSync(path.join(project.dir, 'src/generated/manifest.json'), 'utf8');
   manifest = JSON.parse(manifestText) as typeof manifest;
 }, 120_000);
