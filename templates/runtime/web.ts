@@ -110,6 +110,8 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_SUBSCRIPTIONS = 100;
 export const DEFAULT_SSE_RETRY_MS = 1000;
+/** One decoder for the SSE chunks whose first event id is read (watchStream). */
+const UTF8 = new TextDecoder();
 export const DEFAULT_RESUME_WINDOW_MS = 30_000;
 export const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 
@@ -382,7 +384,7 @@ class LegacySessions {
     const departure = this.gone.get(request);
     const sid = departure?.session.transport.sessionId;
     if (!departure || departure.stream || !sid || !this.store) return;
-    const id = /(?:^|\n)id: ([^\n]{1,256})\n/.exec(new TextDecoder().decode(chunk))?.[1];
+    const id = /(?:^|\n)id: ([^\n]{1,256})\n/.exec(UTF8.decode(chunk))?.[1];
     if (id !== undefined) departure.stream = this.store.streamOf(sid, id);
   }
 
