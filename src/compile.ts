@@ -15,12 +15,13 @@ import { diagnostic, Diagnostics, type Diagnostic } from './core/diagnostics.js'
 import { isRecord, loadSpec, type LoadOptions } from './pipeline/load/load.js';
 import type { SourceFile } from './pipeline/load/source.js';
 import type { CompiledValidators, ServerInfo, ServerModel } from './pipeline/model.js';
+import { checkScopesNeedAuth, resolveAuth } from './pipeline/validate/auth.js';
 import { resolveOptions } from './pipeline/validate/options.js';
 import { checkPrimitives } from './pipeline/validate/primitives.js';
 import { checkTools } from './pipeline/validate/tools.js';
 import type { Cache } from './cache/store.js';
 import type { OutputFile } from './pipeline/emit/generate.js';
-import { EXAMPLES_RUNNER, STATIC_FILES } from './pipeline/emit/templates.js';
+import { AUTH_VERIFIER, EXAMPLES_RUNNER, STATIC_FILES } from './pipeline/emit/templates.js';
 import type { FileSource } from './pipeline/load/files.js';
 import { packageRoot } from './core/paths.js';
 
@@ -59,7 +60,7 @@ let templates: Map<string, string> | undefined;
 /** The runtime's static files (templates/runtime), read once. */
 export function runtimeTemplates(): ReadonlyMap<string, string> {
   templates ??= new Map(
-    [...STATIC_FILES, EXAMPLES_RUNNER].map((name) => [
+    [...STATIC_FILES, EXAMPLES_RUNNER, AUTH_VERIFIER].map((name) => [
       name,
       fs.readFileSync(path.join(packageRoot, 'templates', 'runtime', name), 'utf8'),
     ]),
@@ -100,6 +101,12 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
   const { tools, validators } = checkTools(raw.tools, raw.defs, diags, opts.cache);
   const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
+  const auth = resolveAuth(raw.root['auth'], raw.main, diags);
+  const named = (kind: string) => (item: { value: Record<string, unknown> }) =>
+    `${kind} ${JSON.stringify(item.value['name'])}`;
+  checkScopesNeedAuth(raw.root['auth'], raw.tools, diags, named('tool'));
+  checkScopesNeedAuth(raw.root['auth'], raw.prompts, diags, named('prompt'));
+  checkScopesNeedAuth(raw.root['auth'], [...raw.resources, ...raw.resourceTemplates], diags, named('resource'));
   const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
   if (!raw.tools.length && !others && raw.main.value !== undefined) {
     diags.add(
@@ -119,6 +126,7 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
     rootDir,
     files,
     server: serverInfo(raw.root['server']),
+    ...(auth ? { auth } : {}),
     options,
     tools,
     prompts,

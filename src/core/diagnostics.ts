@@ -83,6 +83,10 @@ export const CODES = {
   TS047: 'invalid-uri-template',
   /** A template variable described under `variables` that its uriTemplate does not have. */
   TS048: 'unknown-template-variable',
+  /** An `auth` URL that tokens cannot be checked against: not https off loopback, a fragment, credentials. */
+  TS049: 'invalid-auth',
+  /** `scopes` on a tool, prompt or resource of a spec without `auth`: nothing would enforce them. */
+  TS050: 'scopes-without-auth',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

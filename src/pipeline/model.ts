@@ -121,6 +121,8 @@ export interface ToolModel {
    * name's handler module to this tool's, diff reports a rename. Not sent to clients.
    */
   renamedFrom?: string[];
+  /** The OAuth scopes a token needs to call it (spec `scopes`), when the tool names its own; else auth.scopes. */
+  scopes?: string[];
   /** Where the tool is written, for messages. */
   source: SourcePosition;
 }
@@ -154,6 +156,8 @@ export interface PromptModel {
   definition: PromptDefinition;
   /** The spec's examples: prompts/get calls that become contract tests, in the author's order. */
   examples: PromptExampleModel[];
+  /** Its own scopes (spec `scopes`); else auth.scopes. */
+  scopes?: string[];
   source: SourcePosition;
 }
 
@@ -243,7 +247,27 @@ export interface ResourceModel {
   definition: ResourceDefinition;
   /** The spec's examples: reads that become contract tests, in the author's order. */
   examples: ResourceExampleModel[];
+  /** Its own scopes (spec `scopes`); else auth.scopes. */
+  scopes?: string[];
   source: SourcePosition;
+}
+
+/**
+ * The spec's `auth`: the server over HTTP is an OAuth 2.1 resource server (RFC 9728 metadata, bearer tokens checked
+ * against the issuer, the resource and each operation's scopes). Deployment may override the URLs from the
+ * environment; secrets never appear here.
+ */
+export interface AuthModel {
+  issuer: string;
+  /** The server's canonical URL: the audience its tokens must name (RFC 8707). */
+  resource: string;
+  jwksUri?: string;
+  algorithms: string[];
+  clockSkewSeconds: number;
+  introspection?: string;
+  /** The scopes of a tool, prompt or resource that names none. */
+  scopes: string[];
+  filterList: boolean;
 }
 
 export interface ServerModel {
@@ -254,6 +278,8 @@ export interface ServerModel {
   /** Every file the spec consists of, main first. */
   files: string[];
   server: ServerInfo;
+  /** Absent: the server takes no tokens (an `authenticate` hook may still be given in code). */
+  auth?: AuthModel;
   options: Options;
   tools: ToolModel[];
   /** Prompts, in the author's order. */

@@ -15,6 +15,29 @@ import type { ElicitRequest, ElicitSchema, Elicited, Round, SamplingResult } fro
 /** "modern": protocol 2026-07-28 (no session, everything per request). "legacy": a 2025 revision (initialize, sessions). */
 export type ProtocolEra = 'modern' | 'legacy';
 
+/** A verified caller (ctx.caller). */
+export interface Caller {
+  /** The token's `sub`: the user, or for a client acting on its own behalf, often the client. */
+  readonly subject: string | undefined;
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
+/** ctx.caller, from what the authentication returned. */
+export function callerOf(authInfo: AuthInfo | undefined): Caller | undefined {
+  if (!authInfo) return undefined;
+  const extra = authInfo.extra ?? {};
+  const sub = extra['sub'];
+  const claims = extra['claims'];
+  return {
+    subject: typeof sub === 'string' ? sub : undefined,
+    clientId: authInfo.clientId,
+    scopes: authInfo.scopes,
+    claims: typeof claims === 'object' && claims !== null ? (claims as Record<string, unknown>) : {},
+  };
+}
+
 export interface ToolContext {
   /** The tool being called. */
   readonly toolName: string;
@@ -32,7 +55,12 @@ export interface ToolContext {
   readonly clientCapabilities: ClientCapabilities | undefined;
   /** The MCP session, for 2025 clients over sessionful HTTP; 2026-07-28 has no sessions. */
   readonly sessionId: string | undefined;
-  /** What the HTTP authentication hook returned for this request. */
+  /**
+   * Who is calling, over HTTP with the spec's `auth`: the verified token's subject, client and scopes (and the
+   * token's claims, as the issuer wrote them); with an authenticate hook, what it returned. Over stdio: undefined.
+   */
+  readonly caller: Caller | undefined;
+  /** The SDK's record of the same: what the authentication (the spec's auth or your hook) returned, token included. */
   readonly authInfo: AuthInfo | undefined;
   /** The HTTP request's headers, over HTTP. */
   readonly headers: Headers | undefined;
@@ -114,6 +142,7 @@ export function createContext(toolName: string, sdk: ServerContext, connection: 
       ? (envelope?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined)
       : connection.getClientCapabilities(),
     sessionId: sdk.sessionId,
+    caller: callerOf(sdk.http?.authInfo),
     authInfo: sdk.http?.authInfo,
     headers: sdk.http?.req?.headers,
     round: round.number,

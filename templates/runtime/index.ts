@@ -1,5 +1,6 @@
 /** The generated server's public API. Edge runtimes import web.js instead: it loads no Node modules. */
-export { createContext, samplingText, type ProtocolEra, type ToolContext } from './context.js';
+export { type AccessPolicy, type AuthOptions } from './access.js';
+export { createContext, samplingText, type Caller, type ProtocolEra, type ToolContext } from './context.js';
 export type * from './contract.js';
 export { createDispatcher, errorResult, ToolError, type Validator } from './dispatcher.js';
 export { serveHttp, type HttpOptions, type HttpServer } from './http.js';

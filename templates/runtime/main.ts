@@ -25,6 +25,9 @@ Serves the MCP server ${serverInfo.name} ${serverInfo.version}, protocol 2026-07
 Environment:
   TOOLSPEC_REQUEST_STATE_KEY  a secret of at least 32 bytes that seals the state of calls waiting for input; set the
                    same value on every instance that serves one endpoint (default: a random key per process)
+  TOOLSPEC_AUTH_ISSUER, TOOLSPEC_AUTH_RESOURCE, TOOLSPEC_AUTH_JWKS_URI  over HTTP, with the spec's auth: the
+                   authorization server, this server's public URL and the keys, in place of the spec's
+  TOOLSPEC_AUTH_CLIENT_ID, TOOLSPEC_AUTH_CLIENT_SECRET  the credentials for auth.introspection
 
 Once serving, it prints one line to stderr (name, version, transport, address); on stdio, stdout carries the
 protocol alone. Exit status: 0 after SIGINT or SIGTERM (calls in flight may finish, up to 10 s); 2 for a bad flag or
@@ -123,6 +126,20 @@ if (
 
 const ready = `${serverInfo.name} ${serverInfo.version}`;
 
+/** The deployment's part of the spec's auth (web.ts AuthOptions): URLs and the introspection secret, never in the spec. */
+function authFromEnvironment(): Record<string, string> {
+  const names = {
+    issuer: 'TOOLSPEC_AUTH_ISSUER',
+    resource: 'TOOLSPEC_AUTH_RESOURCE',
+    jwksUri: 'TOOLSPEC_AUTH_JWKS_URI',
+    clientId: 'TOOLSPEC_AUTH_CLIENT_ID',
+    clientSecret: 'TOOLSPEC_AUTH_CLIENT_SECRET',
+  };
+  return Object.fromEntries(
+    Object.entries(names).flatMap(([k, env]) => (process.env[env] ? [[k, process.env[env]]] : [])),
+  );
+}
+
 try {
   if (values.http) {
     // Digits only: Number() would take "0x50", "1e3" or " 80" for a port.
@@ -151,6 +168,7 @@ try {
               .filter(Boolean),
           }),
       stateless: values.stateless ?? false,
+      auth: authFromEnvironment(),
     }).catch((error: NodeJS.ErrnoException) => {
       switch (error.code) {
         case 'EADDRINUSE':
@@ -178,6 +196,6 @@ try {
     console.error(`${ready} ready on stdio`);
   }
 } catch (error) {
-  if (error instanceof RangeError && /requestState key|every address/.test(error.message)) fail(error.message);
+  if (error instanceof RangeError && /requestState key|every address|^auth /.test(error.message)) fail(error.message);
   throw error;
 }

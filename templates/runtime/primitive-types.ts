@@ -3,7 +3,7 @@
  * shape of the tables the generated primitives.ts holds.
  */
 import type { AuthInfo, GetPromptResult, PromptMessage, ReadResourceResult } from '@modelcontextprotocol/server';
-import type { ToolContext } from './context.js';
+import type { Caller, ToolContext } from './context.js';
 
 /** A prompt handler's context: the tool context's cancellation, logging, questions (`ctx.elicit`) and caller. */
 export interface PromptContext extends Omit<ToolContext, 'toolName'> {
@@ -38,6 +38,7 @@ export interface CompletionContext<Args> {
   /** The other arguments (or variables) the client has filled in already. */
   readonly arguments: Partial<Args>;
   readonly signal: AbortSignal;
+  readonly caller: Caller | undefined;
   readonly authInfo: AuthInfo | undefined;
 }
 

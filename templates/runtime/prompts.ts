@@ -14,7 +14,7 @@ import {
   type Prompt,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { createContext, isModern, type Connection } from './context.js';
+import { callerOf, createContext, isModern, type Connection } from './context.js';
 import {
   DEFAULT_MAX_WAITING,
   DEFAULT_WAITING_MS,
@@ -277,6 +277,7 @@ export async function completeValue(
     out = await completer(value, {
       arguments: others as never,
       signal: sdk.mcpReq.signal,
+      caller: callerOf(sdk.http?.authInfo),
       authInfo: sdk.http?.authInfo,
     });
   } catch (error) {

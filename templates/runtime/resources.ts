@@ -64,6 +64,40 @@ interface Target {
   variables: Record<string, string>;
 }
 
+/**
+ * Which resource answers a URI: the one with exactly that URI, else the first template (in spec order) that matches
+ * it, with the variables it holds; and which one a completion's `ref/resource` names (its template or URI).
+ */
+export function resourceFinder(rules: readonly ResourceRule[]): {
+  find(uri: string): Target | undefined;
+  byRef(uri: unknown): ResourceRule | undefined;
+} {
+  const fixed = new Map(rules.flatMap((r) => (r.uri === undefined ? [] : [[r.uri, r] as const])));
+  const matchers: { rule: ResourceRule; matcher: UriMatcher }[] = rules.flatMap((rule) => {
+    if (rule.uriTemplate === undefined) return [];
+    const parsed = parseUriTemplate(rule.uriTemplate);
+    return 'template' in parsed ? [{ rule, matcher: compileUriTemplate(parsed.template) }] : [];
+  });
+  const byTemplate = new Map(rules.flatMap((r) => (r.uriTemplate === undefined ? [] : [[r.uriTemplate, r] as const])));
+  return {
+    find(uri) {
+      const rule = fixed.get(uri);
+      if (rule) return { rule, variables: {} };
+      for (const { rule: r, matcher } of matchers) {
+        const values = matcher.match(uri);
+        if (!values) continue;
+        // fromEntries defines own properties: a variable named __proto__ stays data. Absent query parameters are left out.
+        const variables = Object.fromEntries(
+          Object.entries(values).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as [string, string]])),
+        );
+        return { rule: r, variables };
+      }
+      return undefined;
+    },
+    byRef: (uri) => (typeof uri === 'string' ? (byTemplate.get(uri) ?? fixed.get(uri)) : undefined),
+  };
+}
+
 export function createResources(
   resources: readonly Resource[],
   templates: readonly ResourceTemplateType[],
@@ -73,32 +107,12 @@ export function createResources(
 ): Resources {
   const listed: ListResourcesResult = { resources: resources as Resource[] };
   const listedTemplates: ListResourceTemplatesResult = { resourceTemplates: templates as ResourceTemplateType[] };
-  const fixed = new Map(rules.flatMap((r) => (r.uri === undefined ? [] : [[r.uri, r] as const])));
-  const matchers: { rule: ResourceRule; matcher: UriMatcher }[] = rules.flatMap((rule) => {
-    if (rule.uriTemplate === undefined) return [];
-    const parsed = parseUriTemplate(rule.uriTemplate);
-    return 'template' in parsed ? [{ rule, matcher: compileUriTemplate(parsed.template) }] : [];
-  });
-  const byTemplate = new Map(rules.flatMap((r) => (r.uriTemplate === undefined ? [] : [[r.uriTemplate, r] as const])));
+  const { find, byRef } = resourceFinder(rules);
   const load = moduleCache(loaders);
   const rounds = new InputRounds(options);
   const waiting = waitingCalls(options);
   const onError = options.onError ?? defaultOnError('resource');
 
-  const find = (uri: string): Target | undefined => {
-    const rule = fixed.get(uri);
-    if (rule) return { rule, variables: {} };
-    for (const { rule: r, matcher } of matchers) {
-      const values = matcher.match(uri);
-      if (!values) continue;
-      // fromEntries defines own properties: a variable named __proto__ stays data. Absent query parameters are left out.
-      const variables = Object.fromEntries(
-        Object.entries(values).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as [string, string]])),
-      );
-      return { rule: r, variables };
-    }
-    return undefined;
-  };
   const checkedUri = (uri: unknown): string => {
     if (typeof uri !== 'string')
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid params: uri must be a string');
@@ -177,7 +191,7 @@ export function createResources(
     },
 
     async complete(uri, argument, value, context, sdk) {
-      const rule = typeof uri === 'string' ? (byTemplate.get(uri) ?? fixed.get(uri)) : undefined;
+      const rule = byRef(uri);
       if (!rule)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${JSON.stringify(uri)}`);
       return completeValue(

@@ -25,6 +25,7 @@ import {
   type DispatcherOptions,
   legacyTools,
 } from './dispatcher.js';
+import { visibleTools } from './access.js';
 import { isModern } from './context.js';
 import { WaitingCalls, type InputOptions } from './input.js';
 import {
@@ -40,6 +41,7 @@ import {
 import { createPrompts, type ModuleLoaders } from './prompts.js';
 import { createResources, enableSubscriptions, subscribe, unsubscribe } from './resources.js';
 import {
+  access,
   cacheHint,
   instructions,
   loadBindings,
@@ -224,7 +226,7 @@ export function createServerFactory(
     const perRequest = options.stateless === true && context?.era === 'legacy';
     const server = new ParamsCheckedServer(serverInfo, perRequest ? servedPerRequest : served, perRequest);
     server.setRequestHandler('tools/list', (request, ctx) =>
-      dispatcher.listTools(request.params?.cursor, !isModern(ctx)),
+      visibleTools(dispatcher.listTools(request.params?.cursor, !isModern(ctx)), access, ctx.http?.authInfo),
     );
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params;

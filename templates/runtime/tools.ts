@@ -2,6 +2,7 @@
 import type { CacheHint, Implementation, Tool } from '@modelcontextprotocol/server';
 import type { ToolBinding } from './dispatcher.js';
 import type { McpParamHeader } from './web.js';
+import type { AccessPolicy, AuthModule } from './access.js';
 
 export const serverInfo: Implementation = { name: 'stand-in', version: '0.0.0' };
 export const instructions: string | undefined = undefined;
@@ -12,3 +13,5 @@ export const timeouts: Readonly<Record<string, number>> = {};
 export const tools: readonly Tool[] = [];
 export const objectOutputs: readonly string[] = [];
 export const loadBindings = (): Promise<ReadonlyMap<string, ToolBinding>> => Promise.resolve(new Map());
+export const access: AccessPolicy | undefined = undefined;
+export const loadAuth: (() => Promise<AuthModule>) | undefined = undefined;

@@ -246,3 +246,30 @@ export function compileUriTemplate(template: UriTemplate): UriMatcher {
 export function hasScheme(uri: string): boolean {
   return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri);
 }
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Why a URL of `auth` cannot serve (https, but http on loopback; no credentials, fragment, or query where compared). */
+export function authUrlProblem(text: string, compared: boolean): { message: string; hint: string } | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { message: 'is not an absolute URL', hint: 'write it whole, e.g. https://auth.example.com' };
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)))
+    return {
+      message: `must be https, not ${url.protocol.replace(/:$/, '')}`,
+      hint: 'tokens and keys travel over it: http is accepted only on loopback (localhost, 127.0.0.1, [::1])',
+    };
+  if (url.username || url.password)
+    return {
+      message: 'must not carry credentials',
+      hint: 'secrets come from the environment: TOOLSPEC_AUTH_CLIENT_ID and TOOLSPEC_AUTH_CLIENT_SECRET',
+    };
+  if (url.hash || text.includes('#'))
+    return { message: 'must not have a fragment (#…)', hint: 'RFC 8707 and RFC 8414 identifiers have none' };
+  if (compared && url.search)
+    return { message: 'must not have a query (?…)', hint: 'an issuer and a resource identifier are compared whole' };
+  return undefined;
+}

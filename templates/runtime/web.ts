@@ -21,6 +21,7 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  readRequestBody,
   validateHostHeader,
   validateOriginHeader,
   WebStandardStreamableHTTPServerTransport,
@@ -28,11 +29,12 @@ import {
   type EventStore,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/server';
+import { createAuthGate, type AuthOptions } from './access.js';
 import type { ToolHandlers } from './handler-types.js';
 import { principalOf } from './input.js';
 import { resourceEvents } from './resources.js';
 import { createServerFactory, type ServerFactory, type ServerOptions, type ServingOptions } from './server.js';
-import { mcpHeaders } from './tools.js';
+import { access, loadAuth, mcpHeaders } from './tools.js';
 
 /** An argument a 2026-07-28 client mirrors into the header Mcp-Param-{header} (the spec's x-mcp-header). */
 export interface McpParamHeader {
@@ -52,8 +54,14 @@ export interface HttpSecurityOptions {
   /** Largest request body in bytes (default 1 MiB); larger gets 413. */
   maxBodyBytes?: number;
   /**
-   * Authentication: return the caller's AuthInfo (it reaches handlers as ctx.authInfo) or undefined to refuse the
-   * request with 401 before it reaches any handler.
+   * The spec's `auth` (an OAuth 2.1 resource server: access.ts): the deployment's URLs and the introspection
+   * client's credentials, which the spec never holds. `false` serves without it (behind a gateway that checks the
+   * tokens, say). Without `auth` in the spec it does nothing.
+   */
+  auth?: AuthOptions | false;
+  /**
+   * Authentication of your own, for a spec without `auth`: return the caller's AuthInfo (it reaches handlers as
+   * ctx.authInfo) or undefined to refuse the request with 401 before it reaches any handler.
    */
   authenticate?: (headers: Headers) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 }
@@ -136,13 +144,20 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
   });
   const legacy = options.stateless ? undefined : new LegacySessions(factory, options, maxBody);
   const checkHeaders = Object.keys(mcpHeaders).length > 0;
+  if (access && options.auth !== false && options.authenticate)
+    throw new RangeError('the spec has auth, which checks the tokens: pass auth: false to use an authenticate hook');
+  const gate = access && options.auth !== false ? createAuthGate(access, options.auth ?? {}, loadAuth!) : undefined;
 
   return {
     async fetch(request) {
-      if (new URL(request.url).pathname !== mcpPath) {
+      const { pathname } = new URL(request.url);
+      const hostOk = () => !hosts || validateHostHeader(request.headers.get('host'), hosts).ok;
+      // The metadata is public, for any origin (browser clients read it across origins).
+      if (gate && pathname === gate.metadataPath && hostOk()) return gate.metadata(request);
+      if (pathname !== mcpPath) {
         return jsonError(404, -32600, `Not found: MCP is served at ${mcpPath}`);
       }
-      if (hosts && !validateHostHeader(request.headers.get('host'), hosts).ok) {
+      if (!hostOk()) {
         return jsonError(403, -32600, 'Forbidden: this Host is not allowed (DNS-rebinding protection)');
       }
       if (origins && !validateOriginHeader(request.headers.get('origin'), origins).ok) {
@@ -150,14 +165,31 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
       }
       const declared = Number(request.headers.get('content-length') ?? 0);
       if (declared > maxBody) return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
-      const auth = await authenticate(options, request.headers);
-      if (auth === 'refused') return jsonError(401, -32600, 'Unauthorized', { 'www-authenticate': 'Bearer' });
-      const extra = auth ? { authInfo: auth } : {};
-      if (legacy && (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBody }))) {
-        return legacy.handle(request, auth);
+      let auth: AuthInfo | undefined;
+      let body: { parsedBody?: unknown } = {};
+      if (gate) {
+        const verified = await gate.authenticate(request);
+        if (verified instanceof Response) return verified;
+        auth = verified;
+        // Read once, here, to see what each request in it needs; the SDK is handed the parsed body.
+        if (request.method === 'POST') {
+          const parsed = await parseBody(request, maxBody);
+          if (parsed instanceof Response) return parsed;
+          body = parsed;
+          const refused = gate.challenge(parsed.parsedBody, verified);
+          if (refused) return refused;
+        }
+      } else {
+        const hooked = await authenticate(options, request.headers);
+        if (hooked === 'refused') return jsonError(401, -32600, 'Unauthorized', { 'www-authenticate': 'Bearer' });
+        auth = hooked;
+      }
+      const extra = { ...(auth ? { authInfo: auth } : {}), ...body };
+      if (legacy && (await isLegacyRequest(request, body.parsedBody, { maxRequestBodySize: maxBody }))) {
+        return legacy.handle(request, extra);
       }
       if (checkHeaders && request.headers.get('mcp-method') === 'tools/call') {
-        const mismatch = await headerMismatch(request);
+        const mismatch = await headerMismatch(request, body);
         if (mismatch) return mismatch;
       }
       return modern.fetch(request, extra);
@@ -220,8 +252,8 @@ class LegacySessions {
     this.resumeWindowMs = resumption?.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS;
   }
 
-  async handle(request: Request, authInfo: AuthInfo | undefined): Promise<Response> {
-    const extra = authInfo ? { authInfo } : {};
+  async handle(request: Request, extra: { authInfo?: AuthInfo; parsedBody?: unknown }): Promise<Response> {
+    const { authInfo } = extra;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
@@ -258,7 +290,7 @@ class LegacySessions {
       onsessionclosed: (sid) => void this.sessions.delete(sid),
     });
     session.transport = transport;
-    const server = this.factory({ era: 'legacy', requestInfo: request, ...extra });
+    const server = this.factory({ era: 'legacy', requestInfo: request, ...(authInfo ? { authInfo } : {}) });
     transport.onclose = () => {
       const sid = transport.sessionId;
       if (sid) {
@@ -701,10 +733,10 @@ export function sessionEventStore(store: SessionEventStore, session: () => strin
  * A 2026-07-28 tools/call whose Mcp-Param-* headers disagree with its arguments (SEP-2243): 400 with -32020, as the
  * SDK answers for its own standard headers. A header is required when the argument it mirrors is in the body.
  */
-async function headerMismatch(request: Request): Promise<Response | undefined> {
+async function headerMismatch(request: Request, read: { parsedBody?: unknown }): Promise<Response | undefined> {
   let body: { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
   try {
-    body = (await request.clone().json()) as typeof body;
+    body = ('parsedBody' in read ? read.parsedBody : await request.clone().json()) as typeof body;
   } catch {
     return undefined; // the SDK answers a body that is not JSON
   }
@@ -753,6 +785,17 @@ function decodeParam(value: string): string | undefined {
     return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
   } catch {
     return undefined;
+  }
+}
+
+/** A POST's body, read once within the limit and parsed; or the answer the SDK would give (413, a parse error). */
+async function parseBody(request: Request, maxBody: number): Promise<{ parsedBody: unknown } | Response> {
+  const read = await readRequestBody(request, maxBody);
+  if (read.tooLarge) return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
+  try {
+    return { parsedBody: JSON.parse(read.text) as unknown };
+  } catch {
+    return jsonError(400, -32700, 'Parse error: the request body is not JSON');
   }
 }
 

@@ -16,11 +16,14 @@ export function emitTools(model: ServerModel): string[] {
     const n = v.get(t.name)!;
     return `[${str(t.name)}, { input: v.${n.input}${n.output ? `, output: v.${n.output}` : ''} }],`;
   });
-  const { ttlMs, scope } = model.options.cache;
+  const { ttlMs } = model.options.cache;
+  // A list that depends on the caller's token is no one else's to cache.
+  const scope = model.auth?.filterList ? 'private' : model.options.cache.scope;
   return [
     `import type { CacheHint, Implementation } from '@modelcontextprotocol/server';
 import type { ToolBinding } from './dispatcher.js';
 import type { McpParamHeader } from './web.js';
+import type { AccessPolicy, AuthModule } from './access.js';
 
 export { toolNames, tools } from './manifest.js';
 `,
@@ -40,6 +43,12 @@ export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>> = $
 
 /** Time limits of calls in milliseconds (the spec's timeout, options.timeout), by tool. */
 export const timeouts: Readonly<Record<string, number>> = ${literal(timeouts(model))};
+`,
+    `/** Who may call what over HTTP (the spec's auth, and each tool's, prompt's and resource's scopes); none: undefined. */
+export const access: AccessPolicy | undefined = ${model.auth ? literal(accessPolicy(model)) : 'undefined'};
+
+/** The token verifier (auth.ts, with its JOSE library), loaded on the first HTTP request. */
+export const loadAuth: (() => Promise<AuthModule>) | undefined = ${model.auth ? "() => import('./auth.js')" : 'undefined'};
 `,
     `let bindings: Promise<ReadonlyMap<string, ToolBinding>> | undefined;
 
@@ -76,6 +85,20 @@ ${rows.join('\n')}
 };
 `,
   ];
+}
+
+/** The spec's auth with every element's scopes resolved (its own, else auth.scopes): what the runtime checks. */
+function accessPolicy(model: ServerModel): Record<string, unknown> {
+  const { scopes, ...auth } = model.auth!;
+  const of = (items: readonly { name: string; scopes?: string[] }[]) =>
+    Object.fromEntries(items.map((i) => [i.name, i.scopes ?? scopes]));
+  return {
+    ...auth,
+    scopes,
+    tools: of(model.tools),
+    prompts: of(model.prompts),
+    resources: of(model.resources),
+  };
 }
 
 /** The x-mcp-header declarations, by tool (only tools that have some). */

@@ -18,7 +18,7 @@ import {
   resourceHandlerFile,
 } from './primitives.js';
 import { emitStub } from './stub.js';
-import { EXAMPLES_RUNNER, STATIC_FILES } from './templates.js';
+import { AUTH_VERIFIER, EXAMPLES_RUNNER, STATIC_FILES } from './templates.js';
 import { header } from './text.js';
 import { emitTypes } from './types.js';
 import { emitValidators } from './validators.js';
@@ -75,6 +75,7 @@ export async function generate(
     ...(model.options.contractTests && hasExamples(model)
       ? [code('examples.test.ts', emitExamples(model)), template(EXAMPLES_RUNNER)]
       : []),
+    ...(model.auth ? [template(AUTH_VERIFIER)] : []),
     // Kept formatted in the repository (a test holds them to the pinned prettier options).
     ...STATIC_FILES.map(template),
   ]);

@@ -18,7 +18,11 @@ export const STATIC_FILES = [
   'prompts.ts',
   'resources.ts',
   'uri-template.ts',
+  'access.ts',
 ] as const;
 
 /** Copied beside examples.test.ts, only when the spec has examples (it imports vitest). */
 export const EXAMPLES_RUNNER = 'contract-tests.ts';
+
+/** Copied only when the spec has `auth`: it imports the JOSE library (`jose`), which the project then needs. */
+export const AUTH_VERIFIER = 'auth.ts';

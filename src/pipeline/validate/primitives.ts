@@ -16,6 +16,7 @@ import type {
   TemplateVariableModel,
 } from '../model.js';
 import { handlerFileName, pascalCase } from '../../core/names.js';
+import { withScopes } from './auth.js';
 import { parseUriTemplate } from '../../../templates/runtime/uri-template.js';
 import { checkPromptExamples, checkResourceExamples } from './primitive-examples.js';
 
@@ -88,6 +89,7 @@ export function checkPrimitives(
       arguments: args,
       definition,
       examples,
+      ...withScopes(v),
       source: position(raw),
     });
   }
@@ -172,6 +174,7 @@ export function checkPrimitives(
       variables,
       definition,
       examples: [],
+      ...withScopes(v),
       source: position(raw),
     };
     out.resources.push(model);

@@ -13,6 +13,7 @@ import { resolveVerdicts } from './verdicts.js';
 import { checkExamples } from './examples.js';
 import { mcpHeaderDeclarations } from './mcp-header.js';
 import { prepareToolSchema, type CheckedSchema, type PreparedSchema } from './schemas.js';
+import { withScopes } from './auth.js';
 
 const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -158,6 +159,7 @@ export function checkTools(
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       definition: toolDefinition(v, name, input, output),
       ...(renamedFrom.length ? { renamedFrom } : {}),
+      ...withScopes(v),
       source: { file: pos.file, line: pos.line, column: pos.column },
     });
   }
