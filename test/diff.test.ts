@@ -27,6 +27,7 @@ interface Side {
   tools?: Record<string, unknown>[];
   $defs?: Record<string, unknown>;
   server?: Record<string, unknown>;
+  auth?: Record<string, unknown>;
   prompts?: Record<string, unknown>[];
   resources?: Record<string, unknown>[];
   resourceTemplates?: Record<string, unknown>[];
@@ -46,6 +47,7 @@ function specText(side: Side): string {
   return stringify({
     toolspec: 1,
     server: { name: 's', version: '1.0.0', ...side.server },
+    ...(side.auth && { auth: side.auth }),
     ...(side.$defs && { $defs: side.$defs }),
     tools,
     ...(side.prompts && { prompts: side.prompts }),

@@ -165,6 +165,18 @@ export const RULES = {
     'compatible',
     'a schema annotation changed: examples, deprecated, readOnly, writeOnly, content*, x-*',
   ),
+  // Authorization (the spec's auth and scopes)
+  AUTH_ADDED: both('breaking', 'auth was added: HTTP clients without a token of its issuer get 401'),
+  AUTH_REMOVED: both('compatible', 'auth was removed: the server takes requests without tokens'),
+  AUTH_SERVER_CHANGED: both(
+    'breaking',
+    "auth's issuer or resource changed: tokens from the old issuer, or for the old resource, are refused",
+  ),
+  SCOPES_ADDED: both(
+    'breaking',
+    'a tool, prompt or resource needs a scope it did not (its own scopes, or auth.scopes): tokens without it get 403',
+  ),
+  SCOPES_REMOVED: both('compatible', 'a tool, prompt or resource no longer needs a scope'),
 } as const satisfies Record<string, Rule>;
 
 export type RuleId = keyof typeof RULES;

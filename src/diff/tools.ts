@@ -4,6 +4,7 @@
  * text, annotations, execution, metadata and schemas. Pure: models in, changes out.
  */
 import type {
+  AuthModel,
   PromptModel,
   ResourceModel,
   SchemaModel,
@@ -13,6 +14,7 @@ import type {
 } from '../pipeline/model.js';
 import { closest } from '../core/suggest.js';
 import { explain } from './messages.js';
+import { diffAccess } from './access.js';
 import { diffPrimitives } from './primitives.js';
 import { classOf, type Change, type RuleId, type Segments, type Side } from './rules.js';
 import { SchemaView, sameData } from './schema-node.js';
@@ -25,6 +27,7 @@ export interface DiffSubject {
   tools: readonly ToolModel[];
   prompts?: readonly PromptModel[];
   resources?: readonly ResourceModel[];
+  auth?: AuthModel;
 }
 
 export const EMPTY_SUBJECT: DiffSubject = { server: {}, tools: [] };
@@ -108,6 +111,7 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
     out.push(make('TOOL_REMOVED', 'tool', r.name, [], detail));
   }
   out.push(...diffPrimitives(before, after));
+  out.push(...diffAccess(before, after));
   return out;
 }
 
