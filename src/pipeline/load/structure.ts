@@ -182,7 +182,13 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
     case 'enum': {
       const allowed = (err.params['allowedValues'] as unknown[]).map(String);
       const got = JSON.stringify(err.data);
-      const s = typeof err.data === 'string' ? didYouMean(err.data, allowed) : '';
+      // An HMAC algorithm is not a near miss: it would need a secret shared with the issuer.
+      const hmac = path.at(-2) === 'algorithms' && typeof err.data === 'string' && /^HS/.test(err.data);
+      const s = hmac
+        ? 'HMAC needs a secret shared with the issuer: a resource server accepts only public-key signatures'
+        : typeof err.data === 'string'
+          ? didYouMean(err.data, allowed)
+          : '';
       return make('TS009', at(), `${label(path)} must be one of ${quoteList(allowed)}, not ${got}`, s);
     }
     case 'pattern':
@@ -202,6 +208,13 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
           at(),
           `renamedFrom names ${JSON.stringify(String(err.data))}, which is not a valid tool name`,
           'a former name is what the tool was called in the spec: 1 to 128 characters of A-Z a-z 0-9 _ - .',
+        );
+      if (path[path.length - 2] === 'scopes')
+        return make(
+          'TS009',
+          at(),
+          `${JSON.stringify(String(err.data))} is not an OAuth scope`,
+          'a scope is printable ASCII without spaces, double quotes or backslashes (RFC 6749 §3.3); list several as several entries',
         );
       if (last === 'src')
         return make('TS009', at(), `icon src must be an https: or data: URI`, 'e.g. src: https://example.com/icon.png');
