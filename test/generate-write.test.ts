@@ -38,6 +38,26 @@ function snapshot(dir: string): Record<string, { text: string; mtime: number }> 
 }
 
 describe('toolspec generate (built CLI)', () => {
+  it('says when a spec with auth is generated into a project whose package.json lacks jose, and only then', async () => {
+    const spec = SPEC.replace(
+      'tools:',
+      'auth: { issuer: https://auth.example.com, resource: https://mcp.example.com/mcp }\ntools:',
+    );
+    const without = project({ 'toolspec.yaml': spec, 'package.json': '{"dependencies":{}}' });
+    const first = await runMain(['generate'], without);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(
+      'src/generated/auth.ts verifies tokens with jose, which your package.json does not list: npm install jose@^6',
+    );
+    expect(fs.existsSync(path.join(without, 'src/generated/auth.ts'))).toBe(true);
+    const listed = project({ 'toolspec.yaml': spec, 'package.json': '{"dependencies":{"jose":"^6.2.0"}}' });
+    expect((await runMain(['generate'], listed)).stderr).not.toContain('jose');
+    // Without auth there is no auth.ts, and nothing to say.
+    const plain = project({ 'package.json': '{}', 'toolspec.yaml': SPEC });
+    expect((await runMain(['generate'], plain)).stderr).not.toContain('jose');
+    expect(fs.existsSync(path.join(plain, 'src/generated/auth.ts'))).toBe(false);
+  });
+
   it('writes the generated files and one stub per tool, then rewrites nothing on a second run', async () => {
     const dir = project();
     const first = await runMain(['generate'], dir);

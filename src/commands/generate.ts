@@ -200,7 +200,26 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       `${m.from} was not moved to ${m.to}, which exists already; both are kept: move what you need from ${path.posix.basename(m.from)} into ${path.posix.basename(m.to)}, then remove ${path.posix.basename(m.from)}\n`,
   );
   if (text) notes += kept.join('');
+  if (text && model.auth && !listsJose(model.rootDir))
+    notes += `${model.options.generatedDir}/auth.ts verifies tokens with jose, which your package.json does not list: npm install jose@^6\n`;
   return { code: 0, stdout, stderr: notes, notes, json, summary, inputs, outputDirs };
+}
+
+/** Whether the nearest package.json above the spec lists jose (auth.ts imports it); true when there is none to read. */
+function listsJose(dir: string): boolean {
+  for (let at = dir; ; at = path.dirname(at)) {
+    const file = path.join(at, 'package.json');
+    if (fs.existsSync(file)) {
+      try {
+        if (fs.statSync(file).size > 1024 * 1024) return true;
+        const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+        return ['dependencies', 'devDependencies', 'peerDependencies'].some((k) => pkg[k]?.['jose'] !== undefined);
+      } catch {
+        return true; // not ours to judge: npm will say what is wrong with it
+      }
+    }
+    if (path.dirname(at) === at) return true;
+  }
 }
 
 /** "src/generated: 13 files, 2 written, 11 unchanged — 3 tools in 85 ms". */
