@@ -44,6 +44,7 @@ const MAX_NOT_RUN = 5;
 const SPEC_KEYS = new Set([
   'toolspec',
   'server',
+  'auth',
   'options',
   '$defs',
   'include',

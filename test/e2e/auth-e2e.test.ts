@@ -286,6 +286,28 @@ describe('tokens that must not pass: 401 invalid_token, and no handler reached',
     expect(calls.length).toBe(before);
   });
 
+  it("keeps a 2025 session its opener's: another client's valid token on it finds no session", async () => {
+    const writer = await provider.token('writer', { scope: 'notes.read notes.write', resource });
+    const reader = await provider.token('reader', { scope: 'notes.read', resource });
+    const opened = await post(`Bearer ${writer}`, INITIALIZE);
+    const session = opened.headers.get('mcp-session-id')!;
+    expect(session).toBeTruthy();
+    const on = (token: string) =>
+      fetch(resource, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'mcp-session-id': session,
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify(call('list_notes', {})),
+      });
+    expect((await on(reader)).status).toBe(404);
+    expect((await on(writer)).status).toBe(200);
+  });
+
   it('refuses an oversized Authorization header before parsing it', async () => {
     const res = await post(`Bearer ${'a'.repeat(10_000)}`);
     expect(res.status).toBe(401);
