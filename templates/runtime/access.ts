@@ -44,13 +44,14 @@ export interface AccessPolicy {
 
 /**
  * The deployment's part, never the spec's: URLs that differ per environment (the Node server reads them from
- * TOOLSPEC_AUTH_ISSUER, TOOLSPEC_AUTH_RESOURCE, TOOLSPEC_AUTH_JWKS_URI) and the introspection client's credentials
- * (TOOLSPEC_AUTH_CLIENT_ID, TOOLSPEC_AUTH_CLIENT_SECRET).
+ * TOOLSPEC_AUTH_ISSUER, TOOLSPEC_AUTH_RESOURCE, TOOLSPEC_AUTH_JWKS_URI, TOOLSPEC_AUTH_INTROSPECTION) and the
+ * introspection client's credentials (TOOLSPEC_AUTH_CLIENT_ID, TOOLSPEC_AUTH_CLIENT_SECRET).
  */
 export interface AuthOptions {
   issuer?: string;
   resource?: string;
   jwksUri?: string;
+  introspection?: string;
   clientId?: string;
   clientSecret?: string;
 }
@@ -79,15 +80,14 @@ export const MAX_AUTHORIZATION_LENGTH = 8192;
  * for a URL from the environment that the spec would have refused.
  */
 export function createAuthGate(spec: AccessPolicy, options: AuthOptions, load: () => Promise<AuthModule>): AuthGate {
-  const policy: AccessPolicy = {
-    ...spec,
-    issuer: options.issuer ?? spec.issuer,
-    resource: options.resource ?? spec.resource,
-    ...((options.jwksUri ?? spec.jwksUri) === undefined ? {} : { jwksUri: options.jwksUri ?? spec.jwksUri }),
-  };
-  for (const key of ['issuer', 'resource', 'jwksUri'] as const) {
+  const policy: AccessPolicy = { ...spec };
+  for (const key of ['issuer', 'resource', 'jwksUri', 'introspection'] as const) {
+    const given = options[key];
+    if (given !== undefined) policy[key] = given;
+  }
+  for (const key of ['issuer', 'resource', 'jwksUri', 'introspection'] as const) {
     const value = policy[key];
-    const problem = value === undefined ? undefined : authUrlProblem(value, key !== 'jwksUri');
+    const problem = value === undefined ? undefined : authUrlProblem(value, key === 'issuer' || key === 'resource');
     if (problem) throw new RangeError(`auth ${key} ${JSON.stringify(value)} ${problem.message}: ${problem.hint}`);
   }
   const resourceUrl = new URL(policy.resource);

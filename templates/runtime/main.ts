@@ -25,8 +25,9 @@ Serves the MCP server ${serverInfo.name} ${serverInfo.version}, protocol 2026-07
 Environment:
   TOOLSPEC_REQUEST_STATE_KEY  a secret of at least 32 bytes that seals the state of calls waiting for input; set the
                    same value on every instance that serves one endpoint (default: a random key per process)
-  TOOLSPEC_AUTH_ISSUER, TOOLSPEC_AUTH_RESOURCE, TOOLSPEC_AUTH_JWKS_URI  over HTTP, with the spec's auth: the
-                   authorization server, this server's public URL and the keys, in place of the spec's
+  TOOLSPEC_AUTH_ISSUER, TOOLSPEC_AUTH_RESOURCE, TOOLSPEC_AUTH_JWKS_URI, TOOLSPEC_AUTH_INTROSPECTION  over HTTP,
+                   with the spec's auth: the authorization server, this server's public URL, the keys and the
+                   introspection endpoint, in place of the spec's
   TOOLSPEC_AUTH_CLIENT_ID, TOOLSPEC_AUTH_CLIENT_SECRET  the credentials for auth.introspection
 
 Once serving, it prints one line to stderr (name, version, transport, address); on stdio, stdout carries the
@@ -132,6 +133,7 @@ function authFromEnvironment(): Record<string, string> {
     issuer: 'TOOLSPEC_AUTH_ISSUER',
     resource: 'TOOLSPEC_AUTH_RESOURCE',
     jwksUri: 'TOOLSPEC_AUTH_JWKS_URI',
+    introspection: 'TOOLSPEC_AUTH_INTROSPECTION',
     clientId: 'TOOLSPEC_AUTH_CLIENT_ID',
     clientSecret: 'TOOLSPEC_AUTH_CLIENT_SECRET',
   };

@@ -22,6 +22,8 @@ import { generateAndCompile, scratchCopy } from '../helpers/project.js';
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/auth'), 'e2e-auth');
 const dist = path.join(project.dir, 'dist');
 const OTHER_RESOURCE = 'https://other.example/mcp';
+/** The server that introspects (RFC 7662): its tokens are opaque. */
+const INTROSPECTOR = { id: 'mcp-server', secret: 'mcp-server-secret' };
 
 interface Server {
   url: string;
@@ -35,6 +37,8 @@ interface Generated {
 let provider: Provider;
 let server: Server;
 let resource: string;
+let opaqueServer: Server;
+let opaqueResource: string;
 let calls: string[];
 
 /** A port free now, so the resource URL (the tokens' audience) can name it before the server listens on it. */
@@ -50,19 +54,34 @@ beforeAll(async () => {
   generateAndCompile(project.dir);
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
+  const opaquePort = await freePort();
+  opaqueResource = `http://127.0.0.1:${opaquePort}/mcp`;
   provider = await startProvider({
-    resources: [resource, OTHER_RESOURCE],
+    resources: [resource, OTHER_RESOURCE, opaqueResource],
+    opaqueResources: [opaqueResource],
     clients: [
       { id: 'reader', secret: 'reader-secret', scopes: ['notes.read'] },
       { id: 'writer', secret: 'writer-secret', scopes: ['notes.read', 'notes.write'] },
+      { ...INTROSPECTOR, scopes: [] },
     ],
   });
   const g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as Generated;
   server = await g.serveHttp(g.handlers, { port, auth: { issuer: provider.issuer, resource } });
+  opaqueServer = await g.serveHttp(g.handlers, {
+    port: opaquePort,
+    auth: {
+      issuer: provider.issuer,
+      resource: opaqueResource,
+      introspection: provider.introspectionEndpoint,
+      clientId: INTROSPECTOR.id,
+      clientSecret: INTROSPECTOR.secret,
+    },
+  });
   ({ calls } = (await import(pathToFileURL(path.join(dist, 'handlers/calls.js')).href)) as { calls: string[] });
 }, 180_000);
 afterAll(async () => {
   await server?.close();
+  await opaqueServer?.close();
   await provider?.close();
   project.cleanup();
 });
@@ -71,8 +90,8 @@ const text = (r: unknown) => (r as CallToolResult).content.map((c) => (c.type ==
 const metadataUrl = () => new URL('/.well-known/oauth-protected-resource/mcp', resource).href;
 
 /** A raw 2025 tools/call with this Authorization header (none: no header). */
-function post(authorization: string | undefined, body: unknown = call('create_note', { title: 'x' })) {
-  return fetch(resource, {
+function post(authorization: string | undefined, body: unknown = call('create_note', { title: 'x' }), to = resource) {
+  return fetch(to, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -311,6 +330,29 @@ describe('tokens that must not pass: 401 invalid_token, and no handler reached',
   it('refuses an oversized Authorization header before parsing it', async () => {
     const res = await post(`Bearer ${'a'.repeat(10_000)}`);
     expect(res.status).toBe(401);
+  });
+});
+
+describe('opaque tokens, by introspection (RFC 7662)', () => {
+  it('accepts an active token for this resource, with its scopes, and still refuses what they do not cover', async () => {
+    const reader = await provider.token('reader', { scope: 'notes.read', resource: opaqueResource });
+    expect(reader.split('.')).toHaveLength(1);
+    expect((await post(`Bearer ${reader}`, INITIALIZE, opaqueResource)).status).toBe(200);
+    const before = calls.length;
+    const refused = await post(`Bearer ${reader}`, call('create_note', { title: 'o' }), opaqueResource);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain('scope="notes.write"');
+    expect(calls.length).toBe(before);
+  });
+
+  it('refuses a token the provider does not know, and an opaque token for another resource', async () => {
+    const unknown = await post('Bearer not-a-token-the-provider-issued', INITIALIZE, opaqueResource);
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toContain('the token is not active');
+    // Opaque, but for the first server: this one must not take it (its audience is another resource).
+    const other = await provider.token('writer', { scope: 'notes.read', resource: OTHER_RESOURCE });
+    expect(other.split('.')).toHaveLength(3); // OTHER_RESOURCE's are JWTs: checked by signature and audience
+    expect((await post(`Bearer ${other}`, INITIALIZE, opaqueResource)).status).toBe(401);
   });
 });
 

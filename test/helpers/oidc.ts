@@ -50,11 +50,14 @@ export interface Provider {
   issuer: string;
   jwksUri: string;
   tokenEndpoint: string;
+  /** RFC 7662, for any client of the provider that authenticates. */
+  introspectionEndpoint: string;
   /** The RS256 key the provider signs access tokens with (private, with `kid`): for forging tokens in tests. */
   privateJwk: JsonWebKey;
   kid: string;
   /**
-   * A client-credentials token (client_secret_basic) for one resource indicator: the JWT access token. Throws with
+   * A client-credentials token (client_secret_basic) for one resource indicator: the JWT access token (opaque for an
+   * opaque resource). Throws with
    * the provider's error (`invalid_scope`, `invalid_target`, `invalid_client`…) in the message when refused.
    */
   token(clientId: string, opts: { scope: string; resource: string }): Promise<string>;
@@ -105,6 +108,8 @@ export async function startProvider(options: {
   resources: string[];
   clients: OidcClient[];
   accessTokenTtlSeconds?: number;
+  /** Resources whose access tokens are opaque (not JWTs): a resource server learns about them by introspection. */
+  opaqueResources?: string[];
 }): Promise<Provider> {
   const { oidc, createMemoryAdapter } = await loadOidcProvider();
   const { resources, clients } = options;
@@ -137,12 +142,13 @@ export async function startProvider(options: {
       response_types: [],
       redirect_uris: [],
       token_endpoint_auth_method: 'client_secret_basic',
-      scope: c.scopes.join(' '),
+      ...(c.scopes.length ? { scope: c.scopes.join(' ') } : {}),
     })),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: false },
+      // RFC 7662, for any client that authenticates (a resource server introspects tokens issued to others).
+      introspection: { enabled: true, allowedPolicy: () => true },
       revocation: { enabled: false },
       resourceIndicators: {
         enabled: true,
@@ -153,7 +159,7 @@ export async function startProvider(options: {
           return {
             scope: scopes.join(' '),
             audience: resource,
-            accessTokenFormat: 'jwt',
+            accessTokenFormat: options.opaqueResources?.includes(resource) ? 'opaque' : 'jwt',
             accessTokenTTL: ttl,
             jwt: { sign: { alg: 'RS256' } },
           };
@@ -167,6 +173,7 @@ export async function startProvider(options: {
   const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
     jwks_uri: string;
     token_endpoint: string;
+    introspection_endpoint: string;
   };
   const secrets = new Map(clients.map((c) => [c.id, c.secret]));
 
@@ -174,6 +181,7 @@ export async function startProvider(options: {
     issuer,
     jwksUri: discovery.jwks_uri,
     tokenEndpoint: discovery.token_endpoint,
+    introspectionEndpoint: discovery.introspection_endpoint,
     privateJwk,
     kid,
     async token(clientId, { scope, resource }) {
