@@ -1,14 +1,15 @@
 // npm run bench: every benchmark, in one run, written to bench/RESULTS.md (and its rows to bench/results.json).
 // Not part of npm test.
 //
-// Sections: generate, check, server, scale. `npm run bench` runs them all; `npm run bench -- scale` (or any list of
-// sections) runs only those, and takes the others' rows from bench/results.json, the last run that measured them:
-// RESULTS.md then says which section comes from which run. RUNS (default 5) sets the iterations of generate, check
-// and server; SCALE_RUNS (default 3) those of scale, whose 2,000-tool runs take the longest (SCALE_SIZES, default
-// 100,500,2000, its sizes).
+// Sections: generate, check, server, scale, auth. `npm run bench` runs them all; `npm run bench -- scale` (or any
+// list of sections) runs only those, and takes the others' rows from bench/results.json, the last run that measured
+// them: RESULTS.md then says which section comes from which run. RUNS (default 5) sets the iterations of generate,
+// check, server and auth; SCALE_RUNS (default 3) those of scale, whose 2,000-tool runs take the longest
+// (SCALE_SIZES, default 100,500,2000, its sizes).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { authTables, benchAuth } from './auth.mjs';
 import { benchCheck, checkTable } from './check.mjs';
 import { machine } from './lib.mjs';
 import { benchGenerate, generateTables } from './generate.mjs';
@@ -17,7 +18,7 @@ import { benchServer, serverTables } from './server.mjs';
 import { targetsTable } from './targets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['generate', 'check', 'server', 'scale'];
+const SECTIONS = ['generate', 'check', 'server', 'scale', 'auth'];
 // --report: measure nothing, write RESULTS.md again from bench/results.json (after an edit of bench/NOTES.md).
 const reportOnly = process.argv.includes('--report');
 const asked = process.argv.slice(2).filter((a) => a !== '--report');
@@ -71,6 +72,10 @@ const measure = {
     const sizes = process.env.SCALE_SIZES?.split(',').map(Number);
     return benchScale({ runs: scaleRuns, ...(sizes ? { sizes } : {}) });
   },
+  auth: () => {
+    console.error('auth: tools/call with token verification beside auth: false …');
+    return benchAuth({ runs });
+  },
 };
 const sections = { ...saved };
 for (const name of selected) {
@@ -91,6 +96,7 @@ const targets = targetsTable({
   check: rowsOf('check'),
   server: rowsOf('server'),
   scale: rowsOf('scale'),
+  auth: rowsOf('auth'),
 });
 const notMeasured = 'Not measured yet: run `npm run bench`.';
 const body = (name, tables) => (sections[name] ? tables(rowsOf(name)) : notMeasured);
@@ -145,6 +151,10 @@ generate (cold, no-op, one tool changed) and check (without a cache, with one) o
 (bench/scale.mjs), each run a fresh process with its time and peak resident memory.
 
 ${body('scale', scaleTables)}
+
+## Token verification: the generated resource server beside the same server with auth: false
+
+${body('auth', authTables)}
 
 ${reportOnly ? `Measuring took ${SECTIONS.reduce((t, n) => t + (sections[n]?.seconds ?? 0), 0)} s (the sections' own times).` : `Took ${((Date.now() - started) / 1000).toFixed(0)} s.`}
 `;
