@@ -8,7 +8,7 @@
  * bounded in time and size; when it cannot be fetched the answer is 503, never a token accepted unchecked.
  */
 import { OAuthError, OAuthErrorCode, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { AccessPolicy, AuthOptions } from './access.js';
 import { authUrlProblem } from './uri-template.js';
 
@@ -25,7 +25,12 @@ export function createVerifier(policy: AccessPolicy, options: AuthOptions): OAut
   const jwks = () => {
     if (!keys && Date.now() - failedAt < RETRY_DISCOVERY_MS) throw unavailable('the issuer was unreachable');
     keys ??= jwksUrl(policy).then(
-      (url) => createRemoteJWKSet(url, { timeoutDuration: FETCH_TIMEOUT_MS }),
+      // jose's own fetch, bounded like every other: no redirect, at most MAX_DOCUMENT_BYTES.
+      (url) =>
+        createRemoteJWKSet(url, {
+          timeoutDuration: FETCH_TIMEOUT_MS,
+          [customFetch]: async (at, init) => Response.json(await fetchJson(at, init)),
+        }),
       (error: unknown) => {
         keys = undefined;
         failedAt = Date.now();
@@ -169,7 +174,7 @@ async function fetchJson(url: string, init: RequestInit = {}): Promise<unknown> 
   const response = await fetch(url, {
     ...init,
     redirect: 'error',
-    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    signal: init.signal ?? AbortSignal.timeout(FETCH_TIMEOUT_MS),
     headers: { accept: 'application/json', ...(init.headers as Record<string, string>) },
   });
   if (!response.ok || !response.body) {

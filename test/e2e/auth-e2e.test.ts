@@ -8,6 +8,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -353,6 +354,36 @@ describe('opaque tokens, by introspection (RFC 7662)', () => {
     const other = await provider.token('writer', { scope: 'notes.read', resource: OTHER_RESOURCE });
     expect(other.split('.')).toHaveLength(3); // OTHER_RESOURCE's are JWTs: checked by signature and audience
     expect((await post(`Bearer ${other}`, INITIALIZE, opaqueResource)).status).toBe(401);
+  });
+});
+
+describe('keys out of reach: 503 with Retry-After, never a token taken unchecked', () => {
+  it.each([
+    [
+      'a JWKS larger than 256 KiB',
+      (res: http.ServerResponse) => res.end(JSON.stringify({ keys: [], pad: 'x'.repeat(300_000) })),
+    ],
+    ['a JWKS that redirects', (res: http.ServerResponse) => res.writeHead(302, { location: provider.jwksUri }).end()],
+    ['a JWKS endpoint that fails', (res: http.ServerResponse) => res.writeHead(500).end()],
+  ])('%s', async (_name, answer) => {
+    const keys = http.createServer((_req, res) => answer(res));
+    await new Promise<void>((r) => keys.listen(0, '127.0.0.1', r));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as Generated;
+    const jwksUri = `http://127.0.0.1:${(keys.address() as net.AddressInfo).port}/jwks`;
+    const broken = await g.serveHttp(g.handlers, { port, auth: { issuer: provider.issuer, resource: url, jwksUri } });
+    try {
+      const before = calls.length;
+      const res = await post(`Bearer ${await forged({ aud: url })}`, INITIALIZE, url);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(calls.length).toBe(before);
+    } finally {
+      await broken.close();
+      keys.closeAllConnections();
+      await new Promise<void>((r) => keys.close(() => r()));
+    }
   });
 });
 
