@@ -3,12 +3,12 @@
  * Bun). A JWT must be signed with an accepted algorithm (never `none`, never HMAC) by a key of the issuer's JWKS,
  * name the issuer as `iss` and this server's resource in `aud` (RFC 8707), and be inside `exp`/`nbf` give or take
  * the clock skew. The JWKS comes from the issuer's metadata (RFC 8414, then OpenID discovery) unless auth.jwksUri
- * names it; keys are kept and fetched again for a `kid` not seen yet (at most every 30 s), so a rotation needs no
- * restart. A token that is not a JWT goes to auth.introspection (RFC 7662) when there is one. Everything fetched is
+ * names it; keys are kept 10 minutes and fetched again for a `kid` not seen yet (at most every 30 s), so a
+ * rotation needs no restart. A token that is not a JWT goes to auth.introspection (RFC 7662) when there is one. Everything fetched is
  * bounded in time and size; when it cannot be fetched the answer is 503, never a token accepted unchecked.
  */
 import { OAuthError, OAuthErrorCode, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { AccessPolicy, AuthOptions } from './access.js';
 import { authUrlProblem } from './uri-template.js';
 
@@ -19,26 +19,61 @@ const MAX_DOCUMENT_BYTES = 256 * 1024;
 const RETRY_DISCOVERY_MS = 10_000;
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-export function createVerifier(policy: AccessPolicy, options: AuthOptions): OAuthTokenVerifier {
-  let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+/** Tokens kept verified (see createVerifier): at most this many, and only tokens that verified. */
+export const MAX_REMEMBERED_TOKENS = 1000;
+/** The keys are fetched again after this long (jose's default for a remote key set), */
+const KEYS_MAX_AGE_MS = 10 * 60_000;
+/** and for a `kid` they do not have, at most this often. */
+const KEYS_COOLDOWN_MS = 30_000;
+
+/** One fetch of the issuer's keys: every verification against it knows which one it used. */
+interface KeySet {
+  local: ReturnType<typeof createLocalJWKSet>;
+  at: number;
+}
+
+/**
+ * A token seen again is taken without checking its signature a second time (which costs more than the rest of a
+ * call: bench/NOTES.md), only while the verdict cannot differ: it was verified against the key set still in use
+ * (the same fetch, not yet due again), everything jose checks is a function of the token, that key set and the
+ * options but the clock, and the clock's checks (nbf, exp, with the skew) run again in jose's arithmetic.
+ * test/auth-verifier.test.ts holds the verdicts equal to a verifier that keeps nothing (`remember` 0), over random
+ * tokens, clocks and key rotations.
+ */
+export function createVerifier(
+  policy: AccessPolicy,
+  options: AuthOptions,
+  remember = MAX_REMEMBERED_TOKENS,
+): OAuthTokenVerifier {
+  const remembered = new Map<string, { keys: KeySet; payload: JWTPayload }>();
+  let url: Promise<URL> | undefined;
   let failedAt = 0;
-  const jwks = () => {
-    if (!keys && Date.now() - failedAt < RETRY_DISCOVERY_MS) throw unavailable('the issuer was unreachable');
-    keys ??= jwksUrl(policy).then(
-      // jose's own fetch, bounded like every other: no redirect, at most MAX_DOCUMENT_BYTES.
-      (url) =>
-        createRemoteJWKSet(url, {
-          timeoutDuration: FETCH_TIMEOUT_MS,
-          [customFetch]: async (at, init) => Response.json(await fetchJson(at, init)),
-        }),
-      (error: unknown) => {
-        keys = undefined;
-        failedAt = Date.now();
-        throw error;
-      },
-    );
-    return keys;
+  let current: KeySet | undefined;
+  let loading: Promise<KeySet> | undefined;
+  /** The JWKS URL, found once; after a failure, requests within RETRY_DISCOVERY_MS are answered 503 at once. */
+  const where = () => {
+    if (!url && Date.now() - failedAt < RETRY_DISCOVERY_MS) throw unavailable('the issuer was unreachable');
+    url ??= jwksUrl(policy).catch((error: unknown) => {
+      url = undefined;
+      failedAt = Date.now();
+      throw error;
+    });
+    return url;
   };
+  const reload = () =>
+    (loading ??= (async () => {
+      const json = await fetchJson((await where()).href);
+      return (current = { local: createLocalJWKSet(json as Parameters<typeof createLocalJWKSet>[0]), at: Date.now() });
+    })().finally(() => (loading = undefined)));
+  const keySet = async () => (current && Date.now() - current.at < KEYS_MAX_AGE_MS ? current : reload());
+  const check = (token: string, keys: KeySet) =>
+    jwtVerify(token, keys.local, {
+      issuer: policy.issuer,
+      audience: policy.resource,
+      algorithms: [...policy.algorithms],
+      clockTolerance: policy.clockSkewSeconds,
+      requiredClaims: ['exp'],
+    });
   const introspect = policy.introspection === undefined ? undefined : introspection(policy, options);
   return {
     async verifyAccessToken(token) {
@@ -48,19 +83,41 @@ export function createVerifier(policy: AccessPolicy, options: AuthOptions): OAut
       }
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, await jwks(), {
-          issuer: policy.issuer,
-          audience: policy.resource,
-          algorithms: [...policy.algorithms],
-          clockTolerance: policy.clockSkewSeconds,
-          requiredClaims: ['exp'],
-        }));
+        let keys = await keySet();
+        const kept = remembered.get(token);
+        if (kept?.keys === keys) {
+          payload = kept.payload;
+          checkTimes(payload, policy.clockSkewSeconds);
+        } else {
+          try {
+            ({ payload } = await check(token, keys));
+          } catch (error) {
+            // A key not seen yet: the issuer may have rotated; ask again, at most every KEYS_COOLDOWN_MS.
+            if (!(error instanceof errors.JWKSNoMatchingKey) || Date.now() - keys.at < KEYS_COOLDOWN_MS) throw error;
+            keys = await reload();
+            ({ payload } = await check(token, keys));
+          }
+          if (remember > 0) {
+            remembered.delete(token);
+            if (remembered.size >= remember) remembered.delete(remembered.keys().next().value!);
+            remembered.set(token, { keys, payload });
+          }
+        }
       } catch (error) {
         throw verdict(error);
       }
       return authInfo(token, payload, policy);
     },
   };
+}
+
+/** jose's checks of the clock (lib/jwt_claims_set.js), for a token it has verified before: nbf, then exp. */
+function checkTimes(payload: JWTPayload, tolerance: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  if (payload.nbf !== undefined && payload.nbf > now + tolerance)
+    throw new errors.JWTClaimValidationFailed('"nbf" claim timestamp check failed', payload, 'nbf', 'check_failed');
+  if (payload.exp !== undefined && payload.exp <= now - tolerance)
+    throw new errors.JWTExpired('"exp" claim timestamp check failed', payload, 'exp', 'check_failed');
 }
 
 /** What a failed verification tells the client: why the token is refused, or 503 when the keys are out of reach. */
