@@ -124,13 +124,13 @@ describe('the verifier that remembers verified tokens', () => {
             const remembering = createVerifier(policy(), {});
             const plain = createVerifier(policy(), {}, 0);
             // Each token twice at the start: the second is the remembered path, if it verified.
-            const plan = [
+            const plan: { token: number; advance: number; rotate?: number[] | undefined }[] = [
               ...tokens.map((_, i) => ({ token: i, advance: 0 })),
               ...tokens.map((_, i) => ({ token: i, advance: 1 })),
               ...steps,
             ];
             for (const step of plan) {
-              if ('rotate' in step && step.rotate) published = step.rotate;
+              if (step.rotate) published = step.rotate;
               vi.setSystemTime(Date.now() + step.advance * 1000);
               const a = await verdictOf(remembering.verifyAccessToken(tokens[step.token]!));
               const b = await verdictOf(plain.verifyAccessToken(tokens[step.token]!));
