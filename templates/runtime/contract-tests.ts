@@ -7,7 +7,12 @@
  * projects that have examples.
  */
 import { describe, expect, it } from 'vitest';
-import { isInputRequiredResult, ProtocolError, type InputRequiredResult } from '@modelcontextprotocol/server';
+import {
+  isInputRequiredResult,
+  ProtocolError,
+  type CallToolResult,
+  type InputRequiredResult,
+} from '@modelcontextprotocol/server';
 import { localRequest } from './context.js';
 import { createDispatcher, legacyTools, type AnyHandler } from './dispatcher.js';
 import {
@@ -57,7 +62,8 @@ async function check(tool: string, example: Example): Promise<void> {
     const asked = Object.keys(answer.inputRequests ?? {}).join(', ');
     throw new Error(`the handler asked the client for input (${asked}); a contract test has no client to answer`);
   }
-  const result = answer;
+  // A contract test's call carries no 2026-07-28 envelope, so it is never made a task.
+  const result = answer as CallToolResult;
   const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
   const want = example.expect ?? {};
   if (example.invalid) {

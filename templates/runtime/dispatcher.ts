@@ -12,12 +12,14 @@ import {
   type CallToolResult,
   type InputRequiredResult,
   type ListToolsResult,
+  type Result,
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { argumentPath, type ValidationError, type Validator } from './arguments.js';
 import { createContext, isModern, type Connection, type ToolContext } from './context.js';
-import { cannotAskPerRequest, InputRounds, WaitingCalls, type InputOptions, type Round } from './input.js';
+import { cannotAskPerRequest, InputRounds, principalOf, WaitingCalls, type InputOptions, type Round } from './input.js';
+import { declaresTasks, tasksRequired, type Tasks } from './tasks.js';
 
 export { guardInherited, type ValidationError, type Validator } from './arguments.js';
 
@@ -57,6 +59,9 @@ export interface DispatcherOptions extends InputOptions {
    * with the prompts and resources that ask (the server passes one to all three).
    */
   waiting?: { max?: number; expireMs?: number } | WaitingCalls;
+  /** The tools that run as tasks (the spec's `task`), and where tasks are kept (tasks.ts). */
+  taskModes?: Readonly<Record<string, 'optional' | 'required'>>;
+  tasks?: Tasks;
 }
 
 /**
@@ -75,7 +80,8 @@ export function legacyTools(tools: readonly Tool[], objectOutputs: readonly stri
 export const DEFAULT_MAX_WAITING = 100;
 export const DEFAULT_WAITING_MS = 300_000;
 
-export type CallResult = CallToolResult | InputRequiredResult;
+/** A tool's result, the questions that end its round, or (tasks.ts) the handle of the task it runs as. */
+export type CallResult = CallToolResult | InputRequiredResult | (Result & { resultType: 'task' });
 
 /** A tool as a call needs it: its handler, validators and time limit. */
 interface Entry {
@@ -138,6 +144,42 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return rounds.ask(name, input, round, sdk);
   };
 
+  /** Runs the handler and makes its result a CallToolResult; a round that asked ends with `asked()` instead. */
+  const perform = async (
+    name: string,
+    entry: Entry,
+    input: unknown,
+    ctx: ToolContext,
+    round: Round,
+    asked: () => CallResult | Promise<CallResult>,
+  ): Promise<CallResult> => {
+    let value: unknown;
+    try {
+      value = await runHandler(entry.handler, input, ctx, entry.limit);
+    } catch (error) {
+      // Questions without answers end the round, whatever the handler did with their rejection.
+      if (round.hasAsked) return asked();
+      if (error instanceof ProtocolError) throw error;
+      if (error instanceof TimeoutError) {
+        onError(error, name);
+        return errorResult(`Tool ${JSON.stringify(name)} failed: ${error.message}`);
+      }
+      if (!(error instanceof ToolError)) onError(error, name);
+      return errorResult(
+        error instanceof ToolError ? error.message : `Tool ${JSON.stringify(name)} failed: ${publicMessage(error)}`,
+      );
+    }
+    if (round.hasAsked) return asked();
+    try {
+      return normalizeResult(name, value, entry.binding, onError);
+    } catch (error) {
+      // A result that cannot be serialized (a cycle, a BigInt) or validated (nested past the stack).
+      onError(error, name);
+      return errorResult(`Tool ${JSON.stringify(name)} failed: its result cannot be sent (${publicMessage(error)})`);
+    }
+  };
+  const { taskModes, tasks } = options;
+
   return {
     listTools(cursor, legacy = false) {
       const list = legacy ? legacyAll : all;
@@ -159,7 +201,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async callTool(name, args, sdk, connection) {
       const entry = entries ? entries.get(name) : await load(name);
       if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
-      const { handler, binding } = entry;
+      const { binding } = entry;
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
@@ -182,36 +224,58 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       if (!valid) return errorResult(describeInvalidArguments(name, binding.input.errors ?? [], input));
 
+      const mode = taskModes && Object.hasOwn(taskModes, name) ? taskModes[name] : undefined;
+      if (mode) {
+        // A task only for a 2026-07-28 client that declares the extension on this request (SEP-2663).
+        const handle =
+          tasks && declaresTasks(sdk)
+            ? tasks.start(
+                principalOf(sdk.http?.authInfo),
+                (round, signal, status) =>
+                  perform(name, entry, input, taskContext(name, sdk, connection, round, signal, status), round, () => {
+                    throw new ProtocolError(ProtocolErrorCode.InternalError, 'a task cannot end a round');
+                  }) as Promise<CallToolResult>,
+              )
+            : undefined;
+        if (handle) return handle as CallResult;
+        if (mode === 'required') {
+          if (tasks && declaresTasks(sdk))
+            throw new ProtocolError(ProtocolErrorCode.InternalError, `Too many tasks at once; try again later`);
+          throw tasksRequired(`Tool ${JSON.stringify(name)}`);
+        }
+      }
+
       if (waiting.size) waiting.leave(connection, sdk.mcpReq.id);
       // A requestState that is not this server's, for this call, is refused here, before the handler runs.
       const started = rounds.begin(name, input, sdk);
       const round: Round = started instanceof Promise ? await started : started;
-      const ctx = createContext(name, sdk, connection, round);
-      let value: unknown;
-      try {
-        value = await runHandler(handler, input, ctx, entry.limit);
-      } catch (error) {
-        // Questions without answers end the round, whatever the handler did with their rejection.
-        if (round.hasAsked) return ask(name, input, round, sdk, connection);
-        if (error instanceof ProtocolError) throw error;
-        if (error instanceof TimeoutError) {
-          onError(error, name);
-          return errorResult(`Tool ${JSON.stringify(name)} failed: ${error.message}`);
-        }
-        if (!(error instanceof ToolError)) onError(error, name);
-        return errorResult(
-          error instanceof ToolError ? error.message : `Tool ${JSON.stringify(name)} failed: ${publicMessage(error)}`,
-        );
-      }
-      if (round.hasAsked) return ask(name, input, round, sdk, connection);
-      try {
-        return normalizeResult(name, value, binding, onError);
-      } catch (error) {
-        // A result that cannot be serialized (a cycle, a BigInt) or validated (nested past the stack).
-        onError(error, name);
-        return errorResult(`Tool ${JSON.stringify(name)} failed: its result cannot be sent (${publicMessage(error)})`);
-      }
+      return perform(name, entry, input, createContext(name, sdk, connection, round), round, () =>
+        ask(name, input, round, sdk, connection),
+      );
     },
+  };
+}
+
+/**
+ * A task's context: its own signal (tasks/cancel, or its time to live), progress as the task's statusMessage, and
+ * no log messages: a task's request has been answered already, and the extension sends neither on its behalf.
+ */
+function taskContext(
+  name: string,
+  sdk: ServerContext,
+  connection: Connection,
+  round: Round,
+  signal: AbortSignal,
+  status: (message: string) => void,
+): ToolContext {
+  return {
+    ...createContext(name, sdk, connection, round),
+    signal,
+    async progress(progress, options = {}) {
+      const of = options.total === undefined ? '' : ` of ${options.total}`;
+      status(options.message ?? `${progress}${of}`);
+    },
+    log: async () => undefined,
   };
 }
 

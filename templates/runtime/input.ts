@@ -230,7 +230,7 @@ export class Round {
   }
 
   /** This round's answer to `key` when it is a valid one, else an earlier round's, else the question is asked. */
-  private answer(
+  protected answer(
     key: string,
     read: (responses: Record<string, unknown>) => unknown,
     ask: () => InputRequest,

@@ -14,6 +14,8 @@ import {
   type Result,
   type ServerContext,
   type ServerOptions as SdkServerOptions,
+  type StandardSchemaV1,
+  type CallToolResult,
 } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './handler-types.js';
 import {
@@ -27,7 +29,8 @@ import {
 } from './dispatcher.js';
 import { visibleTools } from './access.js';
 import { isModern } from './context.js';
-import { WaitingCalls, type InputOptions } from './input.js';
+import { principalOf, WaitingCalls, type InputOptions } from './input.js';
+import { declaresTasks, Tasks, TASKS_EXTENSION, tasksRequired, type TaskOptions } from './tasks.js';
 import {
   promptModules,
   promptRules,
@@ -48,6 +51,7 @@ import {
   objectOutputs,
   pageSize,
   serverInfo,
+  taskModes,
   timeouts,
   tools,
 } from './tools.js';
@@ -64,6 +68,8 @@ export interface ServerOptions extends InputOptions {
    * and resources/read requests that ask too; past it they fail with a JSON-RPC error (-32603).
    */
   legacyInput?: { roundTimeoutMs?: number; maxRounds?: number; maxWaiting?: number };
+  /** Tools that run as tasks (the spec's `task`): how long tasks are kept, how often clients poll, how many at once. */
+  tasks?: TaskOptions;
 }
 
 export const DEFAULT_LEGACY_MAX_ROUNDS = 8;
@@ -120,6 +126,17 @@ class ParamsCheckedServer extends Server {
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(method, handler);
+    if (method === 'tools/call') {
+      // A task's handle is the result as it is: the SDK's tools/call checks would make it a CallToolResult.
+      return async (request, ctx) => {
+        try {
+          return await wrapped(request, ctx);
+        } catch (error) {
+          if (error instanceof TaskHandle) return error.handle;
+          throw error;
+        }
+      };
+    }
     const type = PARAMS[method];
     if (!type) return wrapped;
     return async (request, ctx) => {
@@ -136,6 +153,22 @@ class ParamsCheckedServer extends Server {
       }
     };
   }
+}
+
+/** Any params: the tasks methods check theirs themselves (tasks.ts), as a spec method's handler would. */
+const TASK_PARAMS: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': { version: 1, vendor: 'toolspec', validate: (value) => ({ value: value as Record<string, unknown> }) },
+};
+
+/** Carries a task's handle past the SDK's tools/call result checks (ParamsCheckedServer). */
+class TaskHandle extends Error {
+  constructor(readonly handle: Result) {
+    super('a task was created');
+  }
+}
+
+function isTaskHandle(result: unknown): result is Result {
+  return (result as { resultType?: unknown }).resultType === 'task';
 }
 
 /** A 2025 client served per request subscribes to nothing: no stream would carry the updates to it. */
@@ -160,6 +193,8 @@ export function createServerFactory(
   // One cap for every 2025 request that waits for answers: tools/call, prompts/get and resources/read alike.
   const waiting = new WaitingCalls(options.legacyInput?.maxWaiting ?? DEFAULT_MAX_WAITING, roundTimeoutMs);
   const legacy = legacyTools(tools, objectOutputs);
+  // One store for the process: any server instance (one per request on 2026-07-28) answers for every task.
+  const tasks = Object.keys(taskModes).length ? new Tasks(options.tasks) : undefined;
   const dispatcher = createDispatcher({
     tools,
     legacyTools: legacy,
@@ -172,6 +207,8 @@ export function createServerFactory(
     ...(options.requestStateKey === undefined ? {} : { requestStateKey: options.requestStateKey }),
     ...(options.requestStateTtlSeconds === undefined ? {} : { requestStateTtlSeconds: options.requestStateTtlSeconds }),
     waiting,
+    taskModes,
+    ...(tasks ? { tasks } : {}),
   });
   // Prompts and resources (src/generated/primitives.ts): their handlers registered only when the spec has them.
   const primitiveOptions = {
@@ -204,6 +241,8 @@ export function createServerFactory(
       ...(hasPrompts ? { prompts: {} } : {}),
       ...(hasResources ? { resources: subscriptions && !perRequest ? { subscribe: true } : {} } : {}),
       ...(completes ? { completions: {} } : {}),
+      // The tasks extension (SEP-2663): 2026-07-28 clients see it in server/discover.
+      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
     },
     ...(instructions === undefined ? {} : { instructions }),
     // The lists are static, like the tools': one hint for all of them. A read's content is the handler's to hint.
@@ -233,8 +272,11 @@ export function createServerFactory(
       inFlight++;
       try {
         const result = await dispatcher.callTool(name, args, ctx, server);
+        if (isTaskHandle(result)) throw new TaskHandle(result);
         // 2025 clients see a structured value that is not an object wrapped as {result}, as tools/list shows them.
-        return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, outputSchemas.get(name));
+        return isInputRequiredResult(result)
+          ? result
+          : server.projectCallToolResult(result as CallToolResult, outputSchemas.get(name));
       } finally {
         if (--inFlight === 0) {
           const waiting = idle;
@@ -243,6 +285,22 @@ export function createServerFactory(
         }
       }
     });
+    if (tasks) {
+      // tasks/get, tasks/update and tasks/cancel: only for clients that declare the extension on the request.
+      const gate = (ctx: ServerContext) => {
+        if (!declaresTasks(ctx)) throw tasksRequired('tasks/get, tasks/update and tasks/cancel');
+        return principalOf(ctx.http?.authInfo);
+      };
+      server.setRequestHandler('tasks/get', { params: TASK_PARAMS }, (params, ctx) =>
+        tasks.get(params['taskId'], gate(ctx)),
+      );
+      server.setRequestHandler('tasks/update', { params: TASK_PARAMS }, (params, ctx) =>
+        tasks.update(params['taskId'], params['inputResponses'], gate(ctx)),
+      );
+      server.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, (params, ctx) =>
+        tasks.cancel(params['taskId'], gate(ctx)),
+      );
+    }
     if (hasPrompts) {
       server.setRequestHandler('prompts/list', (request) => promptList.list(request.params?.cursor));
       server.setRequestHandler('prompts/get', (request, ctx) =>

@@ -10,6 +10,7 @@ export const pageSize = 0;
 export const cacheHint: CacheHint = { ttlMs: 0, cacheScope: 'private' };
 export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>> = {};
 export const timeouts: Readonly<Record<string, number>> = {};
+export const taskModes: Readonly<Record<string, 'optional' | 'required'>> = {};
 export const tools: readonly Tool[] = [];
 export const objectOutputs: readonly string[] = [];
 export const loadBindings = (): Promise<ReadonlyMap<string, ToolBinding>> => Promise.resolve(new Map());

@@ -43,6 +43,11 @@ export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>> = $
 
 /** Time limits of calls in milliseconds (the spec's timeout, options.timeout), by tool. */
 export const timeouts: Readonly<Record<string, number>> = ${literal(timeouts(model))};
+
+/** The tools that run as tasks for clients with the tasks extension (the spec's task), by tool. */
+export const taskModes: Readonly<Record<string, 'optional' | 'required'>> = ${literal(
+      Object.fromEntries(model.tools.flatMap((t) => (t.task ? [[t.name, t.task]] : []))),
+    )};
 `,
     `/** Who may call what over HTTP (the spec's auth, and each tool's, prompt's and resource's scopes); none: undefined. */
 export const access: AccessPolicy | undefined = ${model.auth ? literal(accessPolicy(model)) : 'undefined'};

@@ -19,6 +19,7 @@ export const STATIC_FILES = [
   'resources.ts',
   'uri-template.ts',
   'access.ts',
+  'tasks.ts',
 ] as const;
 
 /** Copied beside examples.test.ts, only when the spec has examples (it imports vitest). */

@@ -160,6 +160,7 @@ export function checkTools(
       definition: toolDefinition(v, name, input, output),
       ...(renamedFrom.length ? { renamedFrom } : {}),
       ...withScopes(v),
+      ...(v['task'] === 'optional' || v['task'] === 'required' ? { task: v['task'] } : {}),
       source: { file: pos.file, line: pos.line, column: pos.column },
     });
   }

@@ -1,0 +1,281 @@
+/**
+ * Long-running tools as tasks: the tasks extension of protocol 2026-07-28 (`io.modelcontextprotocol/tasks`,
+ * SEP-2663). A call of a tool whose spec says `task:`, from a client that declares the extension on the request,
+ * is answered at once with a task handle (`resultType: "task"`); the handler goes on running here, and the client
+ * polls `tasks/get` for its status and, once it is done, its result (or, for a JSON-RPC error, `failed` with the
+ * error). A question the handler asks (ctx.elicit, ctx.sample, ctx.listRoots) puts the task in `input_required`
+ * with the question in `inputRequests`; the client answers with `tasks/update` and the handler's await resolves,
+ * in the same run: no round is replayed. `tasks/cancel` aborts the handler's signal and ends the task `cancelled`.
+ *
+ * A task belongs to the caller that created it (the same client and user, as sessions and requestState are bound):
+ * another caller's `tasks/get` finds nothing. Tasks are bounded: at most `maxTasks` at once (a tool that may run
+ * either way then answers the usual way; one that must be a task gets an error), each kept `ttlMs` from its
+ * creation, result included, then forgotten (and its handler aborted if it still runs). They live in this
+ * process: one instance serves a task's requests (the client routes them by the Mcp-Name header, the task id).
+ */
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type InputRequest,
+  type Result,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { Round } from './input.js';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const DEFAULT_TASK_TTL_MS = 60 * 60_000;
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+export const DEFAULT_MAX_TASKS = 1000;
+
+export interface TaskOptions {
+  /** How long a task, and its result, is kept from its creation (default 1 hour). */
+  ttlMs?: number;
+  /** How often clients are asked to poll (default 1 s). */
+  pollIntervalMs?: number;
+  /** Tasks kept at once, running or done (default 1000). */
+  maxTasks?: number;
+}
+
+type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+interface Entry {
+  taskId: string;
+  principal: string;
+  status: Status;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  result?: CallToolResult;
+  error?: { code: number; message: string; data?: unknown };
+  /** Questions without an answer yet, by key, with what to do with the answer. */
+  asked: Map<string, { request: InputRequest; answer: (response: unknown) => void }>;
+  /** Keys answered already: a key is never asked twice in a task's life. */
+  answers: Map<string, unknown>;
+  controller: AbortController;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** Whether this request's client declared the tasks extension (per request, on 2026-07-28). */
+export function declaresTasks(sdk: ServerContext): boolean {
+  const envelope = sdk.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.['io.modelcontextprotocol/clientCapabilities'] as
+    { extensions?: Record<string, unknown> } | undefined;
+  const extensions = capabilities?.extensions;
+  return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, TASKS_EXTENSION);
+}
+
+/** The error for a client that did not declare the extension, where only a task can serve it. */
+export function tasksRequired(what: string): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    `${what} runs only as a task: declare the ${TASKS_EXTENSION} extension in the request's client capabilities (protocol 2026-07-28)`,
+  );
+}
+
+/** A handler's run as a task: its questions wait for tasks/update instead of ending a round. */
+class TaskRound extends Round {
+  constructor(
+    private readonly entry: Entry,
+    private readonly changed: () => void,
+  ) {
+    super(1, undefined, undefined);
+  }
+
+  protected override answer(
+    key: string,
+    read: (responses: Record<string, unknown>) => unknown,
+    ask: () => InputRequest,
+  ): Promise<unknown> {
+    const { entry } = this;
+    const check = (response: unknown) => {
+      const value = read({ [key]: response });
+      if (value === undefined)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The answer to "${key}" does not fit what was asked`);
+      return value;
+    };
+    if (entry.answers.has(key)) return Promise.resolve().then(() => check(entry.answers.get(key)));
+    const pending = entry.asked.get(key);
+    if (pending) return new Promise((resolve, reject) => chain(pending, check, resolve, reject));
+    return new Promise((resolve, reject) => {
+      entry.asked.set(key, {
+        request: ask(),
+        answer: (response) => {
+          try {
+            resolve(check(response));
+          } catch (error) {
+            reject(error);
+          }
+        },
+      });
+      this.changed();
+    });
+  }
+}
+
+/** A second await of a question already asked: answered together with the first. */
+function chain(
+  pending: { answer: (response: unknown) => void },
+  check: (response: unknown) => unknown,
+  resolve: (v: unknown) => void,
+  reject: (e: unknown) => void,
+) {
+  const first = pending.answer;
+  pending.answer = (response) => {
+    first(response);
+    try {
+      resolve(check(response));
+    } catch (error) {
+      reject(error);
+    }
+  };
+}
+
+export class Tasks {
+  private readonly entries = new Map<string, Entry>();
+  private readonly ttlMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly max: number;
+
+  constructor(options: TaskOptions = {}) {
+    this.ttlMs = options.ttlMs ?? DEFAULT_TASK_TTL_MS;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.max = options.maxTasks ?? DEFAULT_MAX_TASKS;
+  }
+
+  /**
+   * Starts `work` as a task of `principal` and returns its handle (the CreateTaskResult); undefined, having started
+   * nothing, when maxTasks are kept already. The task exists before the handle is returned: a tasks/get right after
+   * finds it.
+   */
+  start(
+    principal: string,
+    work: (round: Round, signal: AbortSignal, status: (message: string) => void) => Promise<CallToolResult>,
+  ): Result | undefined {
+    if (this.entries.size >= this.max) return undefined;
+    const now = new Date().toISOString();
+    const taskId = crypto.randomUUID();
+    const entry: Entry = {
+      taskId,
+      principal,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      asked: new Map(),
+      answers: new Map(),
+      controller: new AbortController(),
+      timer: setTimeout(() => this.expire(entry), this.ttlMs),
+    };
+    (entry.timer as { unref?: () => void }).unref?.();
+    this.entries.set(taskId, entry);
+    const round = new TaskRound(entry, () => this.touch(entry, entry.asked.size ? 'input_required' : 'working'));
+    const status = (message: string) => {
+      if (entry.status !== 'working' && entry.status !== 'input_required') return;
+      entry.statusMessage = message;
+      entry.lastUpdatedAt = new Date().toISOString();
+    };
+    void work(round, entry.controller.signal, status).then(
+      (result) => {
+        if (this.active(entry)) {
+          entry.result = result;
+          this.touch(entry, 'completed');
+        }
+      },
+      (error: unknown) => {
+        if (!this.active(entry)) return;
+        const e =
+          error instanceof ProtocolError
+            ? error
+            : new ProtocolError(ProtocolErrorCode.InternalError, 'The task failed');
+        entry.error = { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) };
+        entry.statusMessage = e.message;
+        this.touch(entry, 'failed');
+      },
+    );
+    return { resultType: 'task', ...this.view(entry) };
+  }
+
+  /** tasks/get: the task as it is now, with its result, error or questions. */
+  get(taskId: unknown, principal: string): Result {
+    const entry = this.find(taskId, principal, 'retrieve');
+    const detail: Record<string, unknown> = this.view(entry);
+    if (entry.status === 'completed') detail['result'] = entry.result;
+    if (entry.status === 'failed') detail['error'] = entry.error;
+    if (entry.status === 'input_required')
+      detail['inputRequests'] = Object.fromEntries([...entry.asked].map(([k, q]) => [k, q.request]));
+    return detail;
+  }
+
+  /** tasks/update: answers to questions the task asks now; any other key is ignored, as the extension says. */
+  update(taskId: unknown, responses: unknown, principal: string): Result {
+    const entry = this.find(taskId, principal, 'update');
+    if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+    for (const [key, response] of Object.entries(responses)) {
+      const pending = entry.asked.get(key);
+      if (!pending) continue;
+      entry.asked.delete(key);
+      entry.answers.set(key, response);
+      pending.answer(response);
+    }
+    if (entry.status === 'input_required' && !entry.asked.size) this.touch(entry, 'working');
+    return {};
+  }
+
+  /** tasks/cancel: the handler's signal aborts and the task ends cancelled (unless it had ended already). */
+  cancel(taskId: unknown, principal: string): Result {
+    const entry = this.find(taskId, principal, 'cancel');
+    if (this.active(entry)) {
+      entry.asked.clear();
+      this.touch(entry, 'cancelled');
+      entry.controller.abort(new Error('the task was cancelled'));
+    }
+    return {};
+  }
+
+  /** Ends every task (the server is shutting down). */
+  close(): void {
+    for (const entry of this.entries.values()) this.expire(entry);
+  }
+
+  private find(taskId: unknown, principal: string, verb: string): Entry {
+    const entry = typeof taskId === 'string' ? this.entries.get(taskId) : undefined;
+    // Another caller's task is answered as if it did not exist.
+    if (!entry || entry.principal !== principal)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Failed to ${verb} task: Task not found (unknown, another caller's, or past its ${this.ttlMs / 1000} s)`,
+      );
+    return entry;
+  }
+
+  private view(entry: Entry): Record<string, unknown> {
+    return {
+      taskId: entry.taskId,
+      status: entry.status,
+      ...(entry.statusMessage === undefined ? {} : { statusMessage: entry.statusMessage }),
+      createdAt: entry.createdAt,
+      lastUpdatedAt: entry.lastUpdatedAt,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+    };
+  }
+
+  private active(entry: Entry): boolean {
+    return (
+      this.entries.get(entry.taskId) === entry && (entry.status === 'working' || entry.status === 'input_required')
+    );
+  }
+
+  private touch(entry: Entry, status: Status): void {
+    entry.status = status;
+    entry.lastUpdatedAt = new Date().toISOString();
+  }
+
+  private expire(entry: Entry): void {
+    clearTimeout(entry.timer);
+    this.entries.delete(entry.taskId);
+    entry.controller.abort(new Error('the task expired'));
+  }
+}
