@@ -19,6 +19,7 @@ import {
 import { argumentPath, type ValidationError, type Validator } from './arguments.js';
 import { createContext, isModern, type Connection, type ToolContext } from './context.js';
 import { cannotAskPerRequest, InputRounds, principalOf, WaitingCalls, type InputOptions, type Round } from './input.js';
+import { ready } from './lazy.js';
 import { declaresTasks, tasksRequired, type Tasks } from './tasks.js';
 
 export { guardInherited, type ValidationError, type Validator } from './arguments.js';
@@ -180,6 +181,65 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
   const { taskModes, tasks } = options;
 
+  /**
+   * A call that runs as a task. It starts as any call: what it asks before it first waits for something else (a
+   * timer, I/O) is asked the usual way, in this request's result, and no task is made (the extension's
+   * "multi round-trip requests before a task"); otherwise, after that first wait, it becomes a task and goes on
+   * running: the handle is the answer, its later questions go through the task, its progress is the task's status
+   * message. Its signal is the task's from the start: answering this request does not abort it.
+   */
+  async function runAsTask(
+    name: string,
+    entry: Entry,
+    input: unknown,
+    round: Round,
+    sdk: ServerContext,
+    connection: Connection,
+  ): Promise<CallResult> {
+    // The module first: its loading is not the handler's first wait.
+    await ready(entry.handler);
+    const controller = new AbortController();
+    const request = sdk.mcpReq.signal;
+    const forward = () => controller.abort(request.reason);
+    request.addEventListener('abort', forward, { once: true });
+    /** Set once the call has become a task. */
+    const became: { task?: ReturnType<Tasks['adopt']> } = {};
+    const base = createContext(name, sdk, connection, round);
+    const ctx: ToolContext = {
+      ...base,
+      signal: controller.signal,
+      progress: (progress, options = {}) => {
+        if (!became.task) return base.progress(progress, options);
+        became.task.status(
+          options.message ?? `${progress}${options.total === undefined ? '' : ` of ${options.total}`}`,
+        );
+        return Promise.resolve();
+      },
+      // A task's request has been answered: log messages have no request to go with (the extension sends none).
+      log: (level, data, logger) => (became.task ? Promise.resolve() : base.log(level, data, logger)),
+    };
+    const running = perform(name, entry, input, ctx, round, () => ask(name, input, round, sdk, connection));
+    const settled = await Promise.race([
+      running.then(
+        () => true,
+        () => true,
+      ),
+      nextTurn(),
+    ]);
+    request.removeEventListener('abort', forward);
+    if (round.hasAsked) {
+      tasks!.release();
+      return settled ? running : ask(name, input, round, sdk, connection);
+    }
+    const task = (became.task = tasks!.adopt(
+      principalOf(sdk.http?.authInfo),
+      controller,
+      running as Promise<CallToolResult>,
+    ));
+    round.attach(task.questions);
+    return task.handle as CallResult;
+  }
+
   return {
     listTools(cursor, legacy = false) {
       const list = legacy ? legacyAll : all;
@@ -225,58 +285,37 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!valid) return errorResult(describeInvalidArguments(name, binding.input.errors ?? [], input));
 
       const mode = taskModes && Object.hasOwn(taskModes, name) ? taskModes[name] : undefined;
-      if (mode) {
-        // A task only for a 2026-07-28 client that declares the extension on this request (SEP-2663).
-        const handle =
-          tasks && declaresTasks(sdk)
-            ? tasks.start(
-                principalOf(sdk.http?.authInfo),
-                (round, signal, status) =>
-                  perform(name, entry, input, taskContext(name, sdk, connection, round, signal, status), round, () => {
-                    throw new ProtocolError(ProtocolErrorCode.InternalError, 'a task cannot end a round');
-                  }) as Promise<CallToolResult>,
-              )
-            : undefined;
-        if (handle) return handle as CallResult;
-        if (mode === 'required') {
-          if (tasks && declaresTasks(sdk))
-            throw new ProtocolError(ProtocolErrorCode.InternalError, `Too many tasks at once; try again later`);
-          throw tasksRequired(`Tool ${JSON.stringify(name)}`);
-        }
+      // A task only for a 2026-07-28 client that declares the extension on this request (SEP-2663).
+      const asTask = mode !== undefined && tasks !== undefined && declaresTasks(sdk) && tasks.reserve();
+      if (mode === 'required' && !asTask) {
+        if (tasks && declaresTasks(sdk))
+          throw new ProtocolError(ProtocolErrorCode.InternalError, 'Too many tasks at once; try again later');
+        throw tasksRequired(`Tool ${JSON.stringify(name)}`);
       }
 
       if (waiting.size) waiting.leave(connection, sdk.mcpReq.id);
       // A requestState that is not this server's, for this call, is refused here, before the handler runs.
-      const started = rounds.begin(name, input, sdk);
-      const round: Round = started instanceof Promise ? await started : started;
-      return perform(name, entry, input, createContext(name, sdk, connection, round), round, () =>
-        ask(name, input, round, sdk, connection),
-      );
+      let round: Round;
+      try {
+        const started = rounds.begin(name, input, sdk);
+        round = started instanceof Promise ? await started : started;
+      } catch (error) {
+        if (asTask) tasks!.release();
+        throw error;
+      }
+      if (!asTask) {
+        return perform(name, entry, input, createContext(name, sdk, connection, round), round, () =>
+          ask(name, input, round, sdk, connection),
+        );
+      }
+      return runAsTask(name, entry, input, round, sdk, connection);
     },
   };
 }
 
-/**
- * A task's context: its own signal (tasks/cancel, or its time to live), progress as the task's statusMessage, and
- * no log messages: a task's request has been answered already, and the extension sends neither on its behalf.
- */
-function taskContext(
-  name: string,
-  sdk: ServerContext,
-  connection: Connection,
-  round: Round,
-  signal: AbortSignal,
-  status: (message: string) => void,
-): ToolContext {
-  return {
-    ...createContext(name, sdk, connection, round),
-    signal,
-    async progress(progress, options = {}) {
-      const of = options.total === undefined ? '' : ` of ${options.total}`;
-      status(options.message ?? `${progress}${of}`);
-    },
-    log: async () => undefined,
-  };
+/** One turn of the event loop: every microtask the handler queued has run by then. */
+function nextTurn(): Promise<false> {
+  return new Promise((resolve) => setTimeout(() => resolve(false), 0));
 }
 
 class TimeoutError extends Error {

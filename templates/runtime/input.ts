@@ -98,6 +98,11 @@ export class InputRequired extends Error {
   }
 }
 
+/** How a task takes a question (tasks.ts): it resolves with the answer once tasks/update brings it. */
+export interface TaskQuestions {
+  ask(key: string, read: (responses: Record<string, unknown>) => unknown, ask: () => InputRequest): Promise<unknown>;
+}
+
 /** What the sealed requestState carries from one round to the next. */
 interface Carried {
   /** Format version. */
@@ -141,6 +146,8 @@ export class Round {
   private questions: Record<string, InputRequest> | undefined;
   private answers: Record<string, unknown> | undefined;
   private values: Record<string, unknown> | undefined;
+  /** Once the call runs as a task (tasks.ts): where the questions it has no answer to go, instead of ending the round. */
+  private task: TaskQuestions | undefined;
 
   constructor(number: number, responses: Record<string, unknown> | undefined, carried: Carried | undefined) {
     this.number = number;
@@ -150,6 +157,12 @@ export class Round {
     this.questions = undefined;
     this.answers = undefined;
     this.values = undefined;
+    this.task = undefined;
+  }
+
+  /** The call runs as a task from now on: questions wait for tasks/update. */
+  attach(task: TaskQuestions): void {
+    this.task = task;
   }
 
   /** Questions asked in this round that have no answer yet, by key. */
@@ -230,7 +243,7 @@ export class Round {
   }
 
   /** This round's answer to `key` when it is a valid one, else an earlier round's, else the question is asked. */
-  protected answer(
+  private answer(
     key: string,
     read: (responses: Record<string, unknown>) => unknown,
     ask: () => InputRequest,
@@ -241,6 +254,7 @@ export class Round {
       if (fresh !== undefined) this.used[key] = this.responses![key];
       return Promise.resolve(value);
     }
+    if (this.task) return this.task.ask(key, read, ask);
     if (!Object.hasOwn(this.asked, key)) this.asked[key] = ask();
     this.hasAsked = true;
     const waiting = Promise.reject(new InputRequired(key));

@@ -294,8 +294,9 @@ export function createServerFactory(
       server.setRequestHandler('tasks/get', { params: TASK_PARAMS }, (params, ctx) =>
         tasks.get(params['taskId'], gate(ctx)),
       );
+      // The SDK takes inputResponses out of the params, as for any request that answers questions.
       server.setRequestHandler('tasks/update', { params: TASK_PARAMS }, (params, ctx) =>
-        tasks.update(params['taskId'], params['inputResponses'], gate(ctx)),
+        tasks.update(params['taskId'], params['inputResponses'] ?? ctx.mcpReq.inputResponses, gate(ctx)),
       );
       server.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, (params, ctx) =>
         tasks.cancel(params['taskId'], gate(ctx)),

@@ -22,7 +22,7 @@ import {
   type Result,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { Round } from './input.js';
+import type { TaskQuestions } from './input.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000;
@@ -74,69 +74,12 @@ export function tasksRequired(what: string): MissingRequiredClientCapabilityErro
   );
 }
 
-/** A handler's run as a task: its questions wait for tasks/update instead of ending a round. */
-class TaskRound extends Round {
-  constructor(
-    private readonly entry: Entry,
-    private readonly changed: () => void,
-  ) {
-    super(1, undefined, undefined);
-  }
-
-  protected override answer(
-    key: string,
-    read: (responses: Record<string, unknown>) => unknown,
-    ask: () => InputRequest,
-  ): Promise<unknown> {
-    const { entry } = this;
-    const check = (response: unknown) => {
-      const value = read({ [key]: response });
-      if (value === undefined)
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The answer to "${key}" does not fit what was asked`);
-      return value;
-    };
-    if (entry.answers.has(key)) return Promise.resolve().then(() => check(entry.answers.get(key)));
-    const pending = entry.asked.get(key);
-    if (pending) return new Promise((resolve, reject) => chain(pending, check, resolve, reject));
-    return new Promise((resolve, reject) => {
-      entry.asked.set(key, {
-        request: ask(),
-        answer: (response) => {
-          try {
-            resolve(check(response));
-          } catch (error) {
-            reject(error);
-          }
-        },
-      });
-      this.changed();
-    });
-  }
-}
-
-/** A second await of a question already asked: answered together with the first. */
-function chain(
-  pending: { answer: (response: unknown) => void },
-  check: (response: unknown) => unknown,
-  resolve: (v: unknown) => void,
-  reject: (e: unknown) => void,
-) {
-  const first = pending.answer;
-  pending.answer = (response) => {
-    first(response);
-    try {
-      resolve(check(response));
-    } catch (error) {
-      reject(error);
-    }
-  };
-}
-
 export class Tasks {
   private readonly entries = new Map<string, Entry>();
   private readonly ttlMs: number;
   private readonly pollIntervalMs: number;
   private readonly max: number;
+  private reserved = 0;
 
   constructor(options: TaskOptions = {}) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TASK_TTL_MS;
@@ -144,43 +87,48 @@ export class Tasks {
     this.max = options.maxTasks ?? DEFAULT_MAX_TASKS;
   }
 
+  /** Room for one more task: false when maxTasks are kept (or promised) already. A reservation ends with adopt or release. */
+  reserve(): boolean {
+    if (this.entries.size + this.reserved >= this.max) return false;
+    this.reserved++;
+    return true;
+  }
+
+  release(): void {
+    this.reserved--;
+  }
+
   /**
-   * Starts `work` as a task of `principal` and returns its handle (the CreateTaskResult); undefined, having started
-   * nothing, when maxTasks are kept already. The task exists before the handle is returned: a tasks/get right after
-   * finds it.
+   * Makes a call that is running already a task of `principal` (taking the reservation): `running` settles it (a
+   * result: completed; a JSON-RPC error: failed), `controller` is what tasks/cancel and the time to live abort.
+   * The task exists before the handle is returned: a tasks/get right after finds it. The hooks take the call's
+   * questions (Round.attach) and its progress, as the status message.
    */
-  start(
+  adopt(
     principal: string,
-    work: (round: Round, signal: AbortSignal, status: (message: string) => void) => Promise<CallToolResult>,
-  ): Result | undefined {
-    if (this.entries.size >= this.max) return undefined;
+    controller: AbortController,
+    running: Promise<CallToolResult>,
+  ): { handle: Result; questions: TaskQuestions; status: (message: string) => void } {
+    this.reserved--;
     const now = new Date().toISOString();
-    const taskId = crypto.randomUUID();
     const entry: Entry = {
-      taskId,
+      taskId: crypto.randomUUID(),
       principal,
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
       asked: new Map(),
       answers: new Map(),
-      controller: new AbortController(),
+      controller,
       timer: setTimeout(() => this.expire(entry), this.ttlMs),
     };
     (entry.timer as { unref?: () => void }).unref?.();
-    this.entries.set(taskId, entry);
-    const round = new TaskRound(entry, () => this.touch(entry, entry.asked.size ? 'input_required' : 'working'));
-    const status = (message: string) => {
-      if (entry.status !== 'working' && entry.status !== 'input_required') return;
-      entry.statusMessage = message;
-      entry.lastUpdatedAt = new Date().toISOString();
-    };
-    void work(round, entry.controller.signal, status).then(
+    this.entries.set(entry.taskId, entry);
+    running.then(
       (result) => {
-        if (this.active(entry)) {
-          entry.result = result;
-          this.touch(entry, 'completed');
-        }
+        if (!this.active(entry)) return;
+        entry.result = result;
+        this.touch(entry, 'completed');
       },
       (error: unknown) => {
         if (!this.active(entry)) return;
@@ -193,7 +141,44 @@ export class Tasks {
         this.touch(entry, 'failed');
       },
     );
-    return { resultType: 'task', ...this.view(entry) };
+    const questions: TaskQuestions = {
+      ask: (key, read, ask) => {
+        const check = (response: unknown) => {
+          const value = read({ [key]: response });
+          if (value === undefined)
+            throw new ProtocolError(
+              ProtocolErrorCode.InvalidParams,
+              `The answer to "${key}" does not fit what was asked`,
+            );
+          return value;
+        };
+        if (entry.answers.has(key)) return Promise.resolve().then(() => check(entry.answers.get(key)));
+        return new Promise((resolve, reject) => {
+          const settle = (response: unknown) => {
+            try {
+              resolve(check(response));
+            } catch (error) {
+              reject(error);
+            }
+          };
+          const pending = entry.asked.get(key);
+          if (pending) {
+            // The same question awaited twice: both get its answer.
+            const first = pending.answer;
+            pending.answer = (response) => (first(response), settle(response));
+            return;
+          }
+          entry.asked.set(key, { request: ask(), answer: settle });
+          if (this.active(entry)) this.touch(entry, 'input_required');
+        });
+      },
+    };
+    const status = (message: string) => {
+      if (!this.active(entry)) return;
+      entry.statusMessage = message;
+      entry.lastUpdatedAt = new Date().toISOString();
+    };
+    return { handle: { resultType: 'task', ...this.view(entry) }, questions, status };
   }
 
   /** tasks/get: the task as it is now, with its result, error or questions. */

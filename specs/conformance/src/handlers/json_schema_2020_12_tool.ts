@@ -1,3 +1,4 @@
 import type { Handler } from '../generated/contract.js';
 
-export const handler: Handler<'json_schema_2020_12_tool'> = (args) => `Contact ${args.name ?? 'someone'} by ${args.contactMethod ?? 'email'}`;
+export const handler: Handler<'json_schema_2020_12_tool'> = (args) =>
+  `Contact ${args.name ?? 'someone'} by ${args.contactMethod ?? 'email'}`;

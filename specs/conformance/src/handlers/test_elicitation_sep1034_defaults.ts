@@ -9,7 +9,12 @@ export const handler: Handler<'test_elicitation_sep1034_defaults'> = async (_arg
         name: { type: 'string', description: 'User name', default: 'John Doe' },
         age: { type: 'integer', description: 'User age', default: 30 },
         score: { type: 'number', description: 'User score', default: 95.5 },
-        status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+        status: {
+          type: 'string',
+          description: 'User status',
+          enum: ['active', 'inactive', 'pending'],
+          default: 'active',
+        },
         verified: { type: 'boolean', description: 'Verification status', default: true },
       },
       required: [],

@@ -4,7 +4,11 @@ export const handler: Handler<'test_embedded_resource'> = () => ({
   content: [
     {
       type: 'resource',
-      resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+      resource: {
+        uri: 'test://embedded-resource',
+        mimeType: 'text/plain',
+        text: 'This is an embedded resource content.',
+      },
     },
   ],
 });

@@ -1,0 +1,213 @@
+/**
+ * Long-running tools as tasks, end to end beyond the conformance suite's tasks scenarios: the tasks fixture
+ * (test/fixtures/tasks) served over real HTTP on 127.0.0.1 and driven with raw 2026-07-28 requests (the SDK's
+ * client has no tasks runtime). Progress as the status message, cancellation reaching the handler's signal, a task
+ * bound to its caller, the cap, the time to live, and clients without the extension on both eras.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+import { generateAndCompile, scratchCopy } from '../helpers/project.js';
+
+const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-tasks');
+const dist = path.join(project.dir, 'dist');
+const TASKS = 'io.modelcontextprotocol/tasks';
+
+interface Server {
+  url: string;
+  close(): Promise<void>;
+}
+interface Generated {
+  serveHttp(handlers: unknown, options: Record<string, unknown>): Promise<Server>;
+  handlers: unknown;
+}
+let g: Generated;
+let log: string[];
+const servers: Server[] = [];
+
+beforeAll(async () => {
+  generateAndCompile(project.dir);
+  g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as Generated;
+  ({ log } = (await import(pathToFileURL(path.join(dist, 'handlers/log.js')).href)) as { log: string[] });
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  project.cleanup();
+});
+
+async function serve(options: Record<string, unknown> = {}): Promise<string> {
+  const server = await g.serveHttp(g.handlers, { port: 0, ...options });
+  servers.push(server);
+  return server.url;
+}
+
+type Answer = { result?: Record<string, any>; error?: { code: number; message: string; data?: any } };
+
+/** One 2026-07-28 request, with the extension declared unless `tasks: false`; `as` names the caller. */
+async function rpc(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  { tasks = true, as }: { tasks?: boolean; as?: string } = {},
+): Promise<Answer> {
+  const name = (params['name'] ?? params['taskId']) as string | undefined;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name === undefined ? {} : { 'mcp-name': name }),
+      ...(as === undefined ? {} : { 'x-caller': as }),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS]: {} } } : {},
+        },
+      },
+    }),
+  });
+  return parse(await res.text());
+}
+
+/** A JSON body, or the response of an SSE body (a priming event, with empty data, may come first). */
+function parse(text: string): Answer {
+  if (text.startsWith('{')) return JSON.parse(text) as Answer;
+  const events = [...text.matchAll(/^data: (\{.*)$/gm)].map((m) => JSON.parse(m[1]!) as Answer & { id?: unknown });
+  return events.find((e) => 'result' in e || 'error' in e) ?? {};
+}
+
+const call = (url: string, name: string, args: Record<string, unknown>, options?: { tasks?: boolean; as?: string }) =>
+  rpc(url, 'tools/call', { name, arguments: args }, options);
+
+async function until(url: string, taskId: string, done: (task: Record<string, any>) => boolean, as?: string) {
+  for (let i = 0; i < 200; i++) {
+    const { result } = await rpc(url, 'tasks/get', { taskId }, as ? { as } : {});
+    if (result && done(result)) return result;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`task ${taskId} did not get there`);
+}
+
+describe('a tool that runs as a task', () => {
+  it('answers with a handle at once, reports progress as its status message, and ends with the result', async () => {
+    const url = await serve();
+    const { result: handle } = await call(url, 'export', { rows: 6, pauseMs: 40 });
+    expect(handle).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 3_600_000, pollIntervalMs: 1000 });
+    const midway = await until(url, handle!['taskId'], (t) => /^row [1-5] of 6$/.test(t['statusMessage'] ?? ''));
+    expect(midway['status']).toBe('working');
+    const done = await until(url, handle!['taskId'], (t) => t['status'] === 'completed');
+    expect(done['result']).toMatchObject({ content: [{ type: 'text', text: 'exported 6 rows' }] });
+    expect(done['resultType']).toBe('complete');
+  });
+
+  it('stops the handler when cancelled: its signal aborts, and the task ends cancelled', async () => {
+    const url = await serve();
+    const { result: handle } = await call(url, 'export', { rows: 1000, pauseMs: 20 });
+    await until(url, handle!['taskId'], (t) => (t['statusMessage'] ?? '').startsWith('row'));
+    expect((await rpc(url, 'tasks/cancel', { taskId: handle!['taskId'] })).result).toEqual(
+      expect.objectContaining({ resultType: 'complete' }),
+    );
+    expect((await rpc(url, 'tasks/get', { taskId: handle!['taskId'] })).result?.['status']).toBe('cancelled');
+    await expect.poll(() => log.includes('export 1000 aborted')).toBe(true);
+    expect(log).not.toContain('export 1000 done');
+  });
+
+  it("belongs to its caller: another caller's tasks/get, update and cancel find no such task", async () => {
+    const url = await serve({
+      authenticate: (headers: Headers) => {
+        const who = headers.get('x-caller');
+        return who ? { token: who, clientId: who, scopes: [] } : undefined;
+      },
+    });
+    const { result: handle } = await call(url, 'export', { rows: 3, pauseMs: 30 }, { as: 'alice' });
+    const taskId = handle!['taskId'] as string;
+    for (const method of ['tasks/get', 'tasks/cancel'])
+      expect((await rpc(url, method, { taskId }, { as: 'mallory' })).error?.code).toBe(-32602);
+    expect((await rpc(url, 'tasks/update', { taskId, inputResponses: {} }, { as: 'mallory' })).error?.code).toBe(
+      -32602,
+    );
+    const done = await until(url, taskId, (t) => t['status'] === 'completed', 'alice');
+    expect(done['result']['content'][0]['text']).toBe('exported 3 rows');
+  });
+
+  it('is capped: past maxTasks an optional tool answers the usual way, a required one with an error', async () => {
+    const url = await serve({ tasks: { maxTasks: 1 } });
+    const first = await call(url, 'export', { rows: 100, pauseMs: 20 });
+    expect(first.result?.['resultType']).toBe('task');
+    const second = await call(url, 'export', { rows: 1, pauseMs: 0 });
+    expect(second.result).toMatchObject({ resultType: 'complete', content: [{ text: 'exported 1 rows' }] });
+    const required = await call(url, 'rebuild', {});
+    expect(required.error).toMatchObject({ code: -32603, message: 'Too many tasks at once; try again later' });
+    await rpc(url, 'tasks/cancel', { taskId: first.result!['taskId'] });
+  });
+
+  it('is forgotten past its time to live, and its handler stopped', async () => {
+    const url = await serve({ tasks: { ttlMs: 300 } });
+    const { result: handle } = await call(url, 'export', { rows: 500, pauseMs: 20 });
+    expect(handle!['ttlMs']).toBe(300);
+    await new Promise((r) => setTimeout(r, 500));
+    const gone = await rpc(url, 'tasks/get', { taskId: handle!['taskId'] });
+    expect(gone.error?.code).toBe(-32602);
+    expect(gone.error?.message).toMatch(/Task not found/);
+    expect(log).toContain('export 500 aborted');
+  });
+});
+
+describe('clients without the tasks extension', () => {
+  it('on 2026-07-28: an optional tool answers the usual way, a required one with -32021 naming the extension', async () => {
+    const url = await serve();
+    expect((await call(url, 'export', { rows: 1, pauseMs: 0 }, { tasks: false })).result).toMatchObject({
+      content: [{ text: 'exported 1 rows' }],
+    });
+    const refused = await call(url, 'rebuild', {}, { tasks: false });
+    expect(refused.error?.code).toBe(-32021);
+    expect(refused.error?.data).toEqual({ requiredCapabilities: { extensions: { [TASKS]: {} } } });
+    expect((await rpc(url, 'tasks/get', { taskId: 'x' }, { tasks: false })).error?.code).toBe(-32021);
+  });
+
+  it('on 2025-11-25 (sessionful HTTP): an optional tool answers the usual way, a required one with an error', async () => {
+    const url = await serve();
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+      }),
+    });
+    const session = {
+      ...headers,
+      'mcp-session-id': init.headers.get('mcp-session-id')!,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    await init.text();
+    await fetch(url, {
+      method: 'POST',
+      headers: session,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    const legacy = async (name: string, args: Record<string, unknown>) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: session,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }),
+      });
+      return parse(await res.text());
+    };
+    expect((await legacy('export', { rows: 1, pauseMs: 0 })).result?.['content'][0].text).toBe('exported 1 rows');
+    expect((await legacy('rebuild', {})).error?.message).toMatch(/runs only as a task/);
+  });
+});
