@@ -42,7 +42,8 @@ async function serve(options: Record<string, unknown> = {}): Promise<string> {
   return server.url;
 }
 
-type Answer = { result?: Record<string, any>; error?: { code: number; message: string; data?: any } };
+type Task = Record<string, unknown>;
+type Answer = { result?: Task; error?: { code: number; message: string; data?: unknown } };
 
 /** One 2026-07-28 request, with the extension declared unless `tasks: false`; `as` names the caller. */
 async function rpc(
@@ -89,7 +90,7 @@ function parse(text: string): Answer {
 const call = (url: string, name: string, args: Record<string, unknown>, options?: { tasks?: boolean; as?: string }) =>
   rpc(url, 'tools/call', { name, arguments: args }, options);
 
-async function until(url: string, taskId: string, done: (task: Record<string, any>) => boolean, as?: string) {
+async function until(url: string, taskId: string, done: (task: Task) => boolean, as?: string) {
   for (let i = 0; i < 200; i++) {
     const { result } = await rpc(url, 'tasks/get', { taskId }, as ? { as } : {});
     if (result && done(result)) return result;
@@ -103,9 +104,11 @@ describe('a tool that runs as a task', () => {
     const url = await serve();
     const { result: handle } = await call(url, 'export', { rows: 6, pauseMs: 40 });
     expect(handle).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 3_600_000, pollIntervalMs: 1000 });
-    const midway = await until(url, handle!['taskId'], (t) => /^row [1-5] of 6$/.test(t['statusMessage'] ?? ''));
+    const midway = await until(url, handle!['taskId'] as string, (t) =>
+      /^row [1-5] of 6$/.test(String(t['statusMessage'] ?? '')),
+    );
     expect(midway['status']).toBe('working');
-    const done = await until(url, handle!['taskId'], (t) => t['status'] === 'completed');
+    const done = await until(url, handle!['taskId'] as string, (t) => t['status'] === 'completed');
     expect(done['result']).toMatchObject({ content: [{ type: 'text', text: 'exported 6 rows' }] });
     expect(done['resultType']).toBe('complete');
   });
@@ -113,11 +116,11 @@ describe('a tool that runs as a task', () => {
   it('stops the handler when cancelled: its signal aborts, and the task ends cancelled', async () => {
     const url = await serve();
     const { result: handle } = await call(url, 'export', { rows: 1000, pauseMs: 20 });
-    await until(url, handle!['taskId'], (t) => (t['statusMessage'] ?? '').startsWith('row'));
-    expect((await rpc(url, 'tasks/cancel', { taskId: handle!['taskId'] })).result).toEqual(
+    await until(url, handle!['taskId'] as string, (t) => String(t['statusMessage'] ?? '').startsWith('row'));
+    expect((await rpc(url, 'tasks/cancel', { taskId: handle!['taskId'] as string })).result).toEqual(
       expect.objectContaining({ resultType: 'complete' }),
     );
-    expect((await rpc(url, 'tasks/get', { taskId: handle!['taskId'] })).result?.['status']).toBe('cancelled');
+    expect((await rpc(url, 'tasks/get', { taskId: handle!['taskId'] as string })).result?.['status']).toBe('cancelled');
     await expect.poll(() => log.includes('export 1000 aborted')).toBe(true);
     expect(log).not.toContain('export 1000 done');
   });
@@ -130,14 +133,14 @@ describe('a tool that runs as a task', () => {
       },
     });
     const { result: handle } = await call(url, 'export', { rows: 3, pauseMs: 30 }, { as: 'alice' });
-    const taskId = handle!['taskId'] as string;
+    const taskId = handle!['taskId'] as string as string;
     for (const method of ['tasks/get', 'tasks/cancel'])
       expect((await rpc(url, method, { taskId }, { as: 'mallory' })).error?.code).toBe(-32602);
     expect((await rpc(url, 'tasks/update', { taskId, inputResponses: {} }, { as: 'mallory' })).error?.code).toBe(
       -32602,
     );
     const done = await until(url, taskId, (t) => t['status'] === 'completed', 'alice');
-    expect(done['result']['content'][0]['text']).toBe('exported 3 rows');
+    expect(done).toMatchObject({ result: { content: [{ text: 'exported 3 rows' }] } });
   });
 
   it('is capped: past maxTasks an optional tool answers the usual way, a required one with an error', async () => {
@@ -148,7 +151,7 @@ describe('a tool that runs as a task', () => {
     expect(second.result).toMatchObject({ resultType: 'complete', content: [{ text: 'exported 1 rows' }] });
     const required = await call(url, 'rebuild', {});
     expect(required.error).toMatchObject({ code: -32603, message: 'Too many tasks at once; try again later' });
-    await rpc(url, 'tasks/cancel', { taskId: first.result!['taskId'] });
+    await rpc(url, 'tasks/cancel', { taskId: first.result!['taskId'] as string });
   });
 
   it('is forgotten past its time to live, and its handler stopped', async () => {
@@ -156,7 +159,7 @@ describe('a tool that runs as a task', () => {
     const { result: handle } = await call(url, 'export', { rows: 500, pauseMs: 20 });
     expect(handle!['ttlMs']).toBe(300);
     await new Promise((r) => setTimeout(r, 500));
-    const gone = await rpc(url, 'tasks/get', { taskId: handle!['taskId'] });
+    const gone = await rpc(url, 'tasks/get', { taskId: handle!['taskId'] as string });
     expect(gone.error?.code).toBe(-32602);
     expect(gone.error?.message).toMatch(/Task not found/);
     expect(log).toContain('export 500 aborted');
@@ -207,7 +210,9 @@ describe('clients without the tasks extension', () => {
       });
       return parse(await res.text());
     };
-    expect((await legacy('export', { rows: 1, pauseMs: 0 })).result?.['content'][0].text).toBe('exported 1 rows');
+    expect(await legacy('export', { rows: 1, pauseMs: 0 })).toMatchObject({
+      result: { content: [{ text: 'exported 1 rows' }] },
+    });
     expect((await legacy('rebuild', {})).error?.message).toMatch(/runs only as a task/);
   });
 });
