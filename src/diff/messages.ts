@@ -54,6 +54,10 @@ export function explain(rule: RuleId, side: Side, segments: Segments, tool: stri
       return 'clients that call the tool the way it allowed before are rejected';
     case 'TASK_SUPPORT_WIDENED':
       return 'clients may call the tool in more ways';
+    case 'TASK_REQUIRED':
+      return 'clients without the tasks extension (every 2025 client) get -32021 instead of a result; keep it task: optional, or release a new major version';
+    case 'TASK_MODE_CHANGED':
+      return 'clients with the tasks extension may get a task handle where they got a result, or the reverse: they handle both';
     case 'OUTPUT_SCHEMA_REMOVED':
       return 'clients that read structuredContent get none';
     case 'OUTPUT_SCHEMA_ADDED':

@@ -53,6 +53,14 @@ export const RULES = {
     'execution.taskSupport no longer allows a way of calling the tool that it allowed',
   ),
   TASK_SUPPORT_WIDENED: both('compatible', 'execution.taskSupport allows more ways of calling the tool'),
+  TASK_REQUIRED: both(
+    'breaking',
+    'the tool runs only as a task now (task: required): clients without the tasks extension get -32021',
+  ),
+  TASK_MODE_CHANGED: both(
+    'compatible',
+    "the tool's task changed otherwise (added as optional, made optional, removed): clients with the tasks extension may get a task handle or a result, and handle both",
+  ),
   OUTPUT_SCHEMA_REMOVED: both('breaking', 'the output schema was removed: clients no longer get structuredContent'),
   OUTPUT_SCHEMA_ADDED: both('compatible', 'an output schema was added'),
   ICONS_CHANGED: both('compatible', "the tool's icons changed"),

@@ -169,6 +169,10 @@ function diffTool(o: ToolModel, n: ToolModel): ToolChange[] {
       nt,
     );
   }
+  if (o.task !== n.task) {
+    const detail = `${o.task ?? 'none'} → ${n.task ?? 'none'}`;
+    add(n.task === 'required' ? 'TASK_REQUIRED' : 'TASK_MODE_CHANGED', ['task'], detail, o.task, n.task);
+  }
   if (!sameData(od.icons, nd.icons)) add('ICONS_CHANGED', ['icons'], presence(od.icons, nd.icons), od.icons, nd.icons);
   if (!sameData(od._meta, nd._meta)) add('META_CHANGED', ['_meta'], presence(od._meta, nd._meta), od._meta, nd._meta);
 
