@@ -237,6 +237,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       running as Promise<CallToolResult>,
     ));
     round.attach(task.questions);
+    await task.saved;
     return task.handle as CallResult;
   }
 

@@ -20,3 +20,5 @@ export {
   type SessionEventStore,
   type WebHandlerOptions,
 } from './web.js';
+export { createRedisTaskStore, type RedisCommands, type RedisSubscriber, type RedisTaskStoreOptions } from './redis.js';
+export { type TaskMessage, type TaskOptions, type TaskRecord, type TaskStore } from './tasks.js';

@@ -92,6 +92,8 @@ export interface ServerFactory {
   (context?: McpRequestContext): Server;
   /** Resolves true once no tools/call is in flight, or false after `timeoutMs` (for a graceful shutdown). */
   settled(timeoutMs: number): Promise<boolean>;
+  /** Ends the tasks it runs (their records, in a shared store, say the server stopped). */
+  close(): Promise<void>;
 }
 
 /** How long a shutdown waits for calls in flight before it ends them (SIGTERM, SIGINT): 10 s by default. */
@@ -348,5 +350,5 @@ export function createServerFactory(
             resolve(true);
           });
         });
-  return Object.assign(factory, { settled });
+  return Object.assign(factory, { settled, close: async () => tasks?.close() });
 }

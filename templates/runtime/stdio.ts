@@ -47,13 +47,17 @@ export function serveStdio(handlers: ToolHandlers, options: StdioOptions = {}): 
     onerror: (error) => console.error('[toolspec] stdio:', error.message),
   });
   return {
-    close: () => handle.close(),
+    close: async () => {
+      await factory.close();
+      await handle.close();
+    },
     async shutdown(graceMs = DEFAULT_SHUTDOWN_GRACE_MS) {
       // No new requests; the calls in flight may finish and send their answers, up to the grace period.
       process.stdin.pause();
       const settled = await factory.settled(graceMs);
       // The last answers are written a turn after their handlers return.
       await new Promise((resolve) => setImmediate(resolve));
+      await factory.close();
       await handle.close();
       return settled;
     },

@@ -10,8 +10,11 @@
  * A task belongs to the caller that created it (the same client and user, as sessions and requestState are bound):
  * another caller's `tasks/get` finds nothing. Tasks are bounded: at most `maxTasks` at once (a tool that may run
  * either way then answers the usual way; one that must be a task gets an error), each kept `ttlMs` from its
- * creation, result included, then forgotten (and its handler aborted if it still runs). They live in this
- * process: one instance serves a task's requests (the client routes them by the Mcp-Name header, the task id).
+ * creation, result included, then forgotten (and its handler aborted if it still runs). A task runs in the process
+ * that created it. With a TaskStore shared by several instances (createRedisTaskStore, redis.ts), every instance
+ * answers tasks/get from the record the running one saves at each change, and passes tasks/update and tasks/cancel
+ * on to it; without one, the instance that runs a task answers for it alone (the client's Mcp-Name header, the task
+ * id, lets a load balancer route its requests there).
  */
 import {
   MissingRequiredClientCapabilityError,
@@ -34,9 +37,44 @@ export interface TaskOptions {
   ttlMs?: number;
   /** How often clients are asked to poll (default 1 s). */
   pollIntervalMs?: number;
-  /** Tasks kept at once, running or done (default 1000). */
+  /** Tasks kept at once by this instance, running or done (default 1000). */
   maxTasks?: number;
+  /** Where tasks are shared with the other instances of one endpoint (createRedisTaskStore); default: none. */
+  store?: TaskStore;
 }
+
+/** A task as tasks/get shows it, and whose it is: what a TaskStore keeps. */
+export interface TaskRecord {
+  taskId: string;
+  principal: string;
+  status: Status;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  result?: CallToolResult;
+  error?: { code: number; message: string; data?: unknown };
+  inputRequests?: Record<string, InputRequest>;
+}
+
+/** What one instance asks of the instance that runs a task. */
+export type TaskMessage = { update: Record<string, unknown> } | { cancel: true };
+
+/** Tasks shared by the instances of one endpoint. */
+export interface TaskStore {
+  /** Keeps the task's record (replacing the last one) for `ttlMs` from now. */
+  save(record: TaskRecord, ttlMs: number): Promise<void>;
+  /** The record kept for `taskId` (any string: untrusted input), or undefined. */
+  load(taskId: string): Promise<TaskRecord | undefined>;
+  /** Passes a message to the instance that saved the task. */
+  send(taskId: string, message: TaskMessage): Promise<void>;
+  /** This instance receives the messages for the tasks it saved; resolves with a function that stops it. */
+  listen(deliver: (taskId: string, message: TaskMessage) => void): Promise<() => void>;
+}
+
+/** Task ids are UUIDs: anything else is unknown before any store is asked. */
+const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -55,6 +93,12 @@ interface Entry {
   answers: Map<string, unknown>;
   controller: AbortController;
   timer: ReturnType<typeof setTimeout>;
+  /** The saves of its record to the store, in order. */
+  saved: Promise<void>;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether this request's client declared the tasks extension (per request, on 2026-07-28). */
@@ -81,10 +125,23 @@ export class Tasks {
   private readonly max: number;
   private reserved = 0;
 
+  private readonly store: TaskStore | undefined;
+  private stopListening: Promise<() => void> | undefined;
+
   constructor(options: TaskOptions = {}) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TASK_TTL_MS;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.max = options.maxTasks ?? DEFAULT_MAX_TASKS;
+    this.store = options.store;
+    this.stopListening = this.store?.listen((taskId, message) => {
+      const entry = this.entries.get(taskId);
+      if (!entry) return;
+      if ('cancel' in message) this.cancelHere(entry);
+      else if (isObject(message.update)) this.answerHere(entry, message.update);
+    });
+    this.stopListening?.catch((error: unknown) =>
+      console.error('[toolspec] tasks: cannot listen to the store:', error),
+    );
   }
 
   /** Room for one more task: false when maxTasks are kept (or promised) already. A reservation ends with adopt or release. */
@@ -108,7 +165,7 @@ export class Tasks {
     principal: string,
     controller: AbortController,
     running: Promise<CallToolResult>,
-  ): { handle: Result; questions: TaskQuestions; status: (message: string) => void } {
+  ): { handle: Result; questions: TaskQuestions; status: (message: string) => void; saved: Promise<void> } {
     this.reserved--;
     const now = new Date().toISOString();
     const entry: Entry = {
@@ -121,9 +178,11 @@ export class Tasks {
       answers: new Map(),
       controller,
       timer: setTimeout(() => this.expire(entry), this.ttlMs),
+      saved: Promise.resolve(),
     };
     (entry.timer as { unref?: () => void }).unref?.();
     this.entries.set(entry.taskId, entry);
+    this.save(entry);
     running.then(
       (result) => {
         if (!this.active(entry)) return;
@@ -177,26 +236,47 @@ export class Tasks {
       if (!this.active(entry)) return;
       entry.statusMessage = message;
       entry.lastUpdatedAt = new Date().toISOString();
+      this.save(entry);
     };
-    return { handle: { resultType: 'task', ...this.view(entry) }, questions, status };
+    // Durably created (the extension): the handle goes out once the store has the record.
+    const saved = entry.saved;
+    return { handle: { resultType: 'task', ...this.view(entry) }, questions, status, saved };
   }
 
   /** tasks/get: the task as it is now, with its result, error or questions. */
-  get(taskId: unknown, principal: string): Result {
-    const entry = this.find(taskId, principal, 'retrieve');
-    const detail: Record<string, unknown> = this.view(entry);
-    if (entry.status === 'completed') detail['result'] = entry.result;
-    if (entry.status === 'failed') detail['error'] = entry.error;
-    if (entry.status === 'input_required')
-      detail['inputRequests'] = Object.fromEntries([...entry.asked].map(([k, q]) => [k, q.request]));
+  async get(taskId: unknown, principal: string): Promise<Result> {
+    const entry = this.local(taskId, principal, 'retrieve');
+    if (entry) {
+      const { principal: _, ...detail } = this.record(entry);
+      return detail;
+    }
+    const { principal: _, ...detail } = await this.remote(taskId, principal, 'retrieve');
     return detail;
   }
 
   /** tasks/update: answers to questions the task asks now; any other key is ignored, as the extension says. */
-  update(taskId: unknown, responses: unknown, principal: string): Result {
-    const entry = this.find(taskId, principal, 'update');
-    if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
+  async update(taskId: unknown, responses: unknown, principal: string): Promise<Result> {
+    if (!isObject(responses))
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+    const entry = this.local(taskId, principal, 'update');
+    if (entry) this.answerHere(entry, responses);
+    else await this.store!.send((await this.remote(taskId, principal, 'update')).taskId, { update: responses });
+    return {};
+  }
+
+  /** tasks/cancel: the handler's signal aborts and the task ends cancelled (unless it had ended already). */
+  async cancel(taskId: unknown, principal: string): Promise<Result> {
+    const entry = this.local(taskId, principal, 'cancel');
+    if (entry) this.cancelHere(entry);
+    else {
+      const record = await this.remote(taskId, principal, 'cancel');
+      if (record.status === 'working' || record.status === 'input_required')
+        await this.store!.send(record.taskId, { cancel: true });
+    }
+    return {};
+  }
+
+  private answerHere(entry: Entry, responses: Record<string, unknown>): void {
     for (const [key, response] of Object.entries(responses)) {
       const pending = entry.asked.get(key);
       if (!pending) continue;
@@ -205,34 +285,76 @@ export class Tasks {
       pending.answer(response);
     }
     if (entry.status === 'input_required' && !entry.asked.size) this.touch(entry, 'working');
-    return {};
   }
 
-  /** tasks/cancel: the handler's signal aborts and the task ends cancelled (unless it had ended already). */
-  cancel(taskId: unknown, principal: string): Result {
-    const entry = this.find(taskId, principal, 'cancel');
-    if (this.active(entry)) {
-      entry.asked.clear();
-      this.touch(entry, 'cancelled');
-      entry.controller.abort(new Error('the task was cancelled'));
+  private cancelHere(entry: Entry): void {
+    if (!this.active(entry)) return;
+    entry.asked.clear();
+    this.touch(entry, 'cancelled');
+    entry.controller.abort(new Error('the task was cancelled'));
+  }
+
+  /**
+   * Ends every task (the server is shutting down): one still running ends failed, so that the other instances of
+   * a shared store say so rather than "working" until its time to live.
+   */
+  async close(): Promise<void> {
+    for (const entry of this.entries.values()) {
+      if (this.active(entry)) {
+        entry.error = { code: ProtocolErrorCode.InternalError, message: 'The server running the task stopped' };
+        entry.statusMessage = entry.error.message;
+        this.touch(entry, 'failed');
+      }
+      clearTimeout(entry.timer);
+      entry.controller.abort(new Error('the server stopped'));
     }
-    return {};
+    await Promise.all([...this.entries.values()].map((e) => e.saved));
+    this.entries.clear();
+    (await this.stopListening?.catch(() => undefined))?.();
   }
 
-  /** Ends every task (the server is shutting down). */
-  close(): void {
-    for (const entry of this.entries.values()) this.expire(entry);
-  }
-
-  private find(taskId: unknown, principal: string, verb: string): Entry {
+  /** This instance's own task, when it is the caller's. */
+  private local(taskId: unknown, principal: string, verb: string): Entry | undefined {
     const entry = typeof taskId === 'string' ? this.entries.get(taskId) : undefined;
+    if (entry && entry.principal === principal) return entry;
+    if (entry || !this.store) throw this.notFound(verb);
+    return undefined;
+  }
+
+  /** Another instance's task, from the store, when it is the caller's. */
+  private async remote(taskId: unknown, principal: string, verb: string): Promise<TaskRecord> {
+    const record = typeof taskId === 'string' && TASK_ID.test(taskId) ? await this.store!.load(taskId) : undefined;
     // Another caller's task is answered as if it did not exist.
-    if (!entry || entry.principal !== principal)
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Failed to ${verb} task: Task not found (unknown, another caller's, or past its ${this.ttlMs / 1000} s)`,
-      );
-    return entry;
+    if (!record || record.principal !== principal || record.taskId !== taskId) throw this.notFound(verb);
+    return record;
+  }
+
+  private notFound(verb: string): ProtocolError {
+    return new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Failed to ${verb} task: Task not found (unknown, another caller's, or past its ${this.ttlMs / 1000} s)`,
+    );
+  }
+
+  /** The record of a task of this instance, as tasks/get shows it and the store keeps it. */
+  private record(entry: Entry): TaskRecord {
+    const record = { ...this.view(entry), principal: entry.principal } as TaskRecord;
+    if (entry.status === 'completed') record.result = entry.result!;
+    if (entry.status === 'failed') record.error = entry.error!;
+    if (entry.status === 'input_required')
+      record.inputRequests = Object.fromEntries([...entry.asked].map(([k, q]) => [k, q.request]));
+    return record;
+  }
+
+  /** Saves the task's record to the store, after the saves before it; a failure is logged, not thrown. */
+  private save(entry: Entry): void {
+    const store = this.store;
+    if (!store) return;
+    const record = this.record(entry);
+    const left = Math.max(1, Date.parse(entry.createdAt) + this.ttlMs - Date.now());
+    entry.saved = entry.saved.then(() =>
+      store.save(record, left).catch((error: unknown) => console.error('[toolspec] tasks: cannot save a task:', error)),
+    );
   }
 
   private view(entry: Entry): Record<string, unknown> {
@@ -256,6 +378,7 @@ export class Tasks {
   private touch(entry: Entry, status: Status): void {
     entry.status = status;
     entry.lastUpdatedAt = new Date().toISOString();
+    this.save(entry);
   }
 
   private expire(entry: Entry): void {

@@ -195,7 +195,7 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
       return modern.fetch(request, extra);
     },
     async close() {
-      await Promise.all([modern.close(), legacy?.close()]);
+      await Promise.all([modern.close(), legacy?.close(), factory.close()]);
     },
     settled: (timeoutMs) => factory.settled(timeoutMs),
   };

@@ -20,6 +20,7 @@ export const STATIC_FILES = [
   'uri-template.ts',
   'access.ts',
   'tasks.ts',
+  'redis.ts',
 ] as const;
 
 /** Copied beside examples.test.ts, only when the spec has examples (it imports vitest). */
