@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
 import { generateAndCompile, scratchCopy } from '../helpers/project.js';
+import { call, parse, rpc, until } from '../helpers/tasks.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-tasks');
 const dist = path.join(project.dir, 'dist');
@@ -40,63 +41,6 @@ async function serve(options: Record<string, unknown> = {}): Promise<string> {
   const server = await g.serveHttp(g.handlers, { port: 0, ...options });
   servers.push(server);
   return server.url;
-}
-
-type Task = Record<string, unknown>;
-type Answer = { result?: Task; error?: { code: number; message: string; data?: unknown } };
-
-/** One 2026-07-28 request, with the extension declared unless `tasks: false`; `as` names the caller. */
-async function rpc(
-  url: string,
-  method: string,
-  params: Record<string, unknown>,
-  { tasks = true, as }: { tasks?: boolean; as?: string } = {},
-): Promise<Answer> {
-  const name = (params['name'] ?? params['taskId']) as string | undefined;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name === undefined ? {} : { 'mcp-name': name }),
-      ...(as === undefined ? {} : { 'x-caller': as }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS]: {} } } : {},
-        },
-      },
-    }),
-  });
-  return parse(await res.text());
-}
-
-/** A JSON body, or the response of an SSE body (a priming event, with empty data, may come first). */
-function parse(text: string): Answer {
-  if (text.startsWith('{')) return JSON.parse(text) as Answer;
-  const events = [...text.matchAll(/^data: (\{.*)$/gm)].map((m) => JSON.parse(m[1]!) as Answer & { id?: unknown });
-  return events.find((e) => 'result' in e || 'error' in e) ?? {};
-}
-
-const call = (url: string, name: string, args: Record<string, unknown>, options?: { tasks?: boolean; as?: string }) =>
-  rpc(url, 'tools/call', { name, arguments: args }, options);
-
-async function until(url: string, taskId: string, done: (task: Task) => boolean, as?: string) {
-  for (let i = 0; i < 200; i++) {
-    const { result } = await rpc(url, 'tasks/get', { taskId }, as ? { as } : {});
-    if (result && done(result)) return result;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`task ${taskId} did not get there`);
 }
 
 describe('a tool that runs as a task', () => {
