@@ -78,15 +78,11 @@ const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
-interface Entry {
-  taskId: string;
-  principal: string;
-  status: Status;
-  statusMessage?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  result?: CallToolResult;
-  error?: { code: number; message: string; data?: unknown };
+/** A task this instance runs: its record's fields, and what only this process holds. */
+interface Entry extends Pick<
+  TaskRecord,
+  'taskId' | 'principal' | 'status' | 'statusMessage' | 'createdAt' | 'lastUpdatedAt' | 'result' | 'error'
+> {
   /** Questions without an answer yet, by key, with what to do with the answer. */
   asked: Map<string, { request: InputRequest; answer: (response: unknown) => void }>;
   /** Keys answered already: a key is never asked twice in a task's life. */

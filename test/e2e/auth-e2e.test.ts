@@ -18,7 +18,13 @@ import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
 import { sdkOAuthClient, startProvider, type Provider } from '../helpers/oidc.js';
-import { generateAndCompile, scratchCopy } from '../helpers/project.js';
+import {
+  generateAndCompile,
+  importGenerated,
+  scratchCopy,
+  type GeneratedIndex,
+  type GeneratedServer,
+} from '../helpers/project.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/auth'), 'e2e-auth');
 const dist = path.join(project.dir, 'dist');
@@ -26,19 +32,12 @@ const OTHER_RESOURCE = 'https://other.example/mcp';
 /** The server that introspects (RFC 7662): its tokens are opaque. */
 const INTROSPECTOR = { id: 'mcp-server', secret: 'mcp-server-secret' };
 
-interface Server {
-  url: string;
-  close(): Promise<void>;
-}
-interface Generated {
-  serveHttp(handlers: unknown, options: Record<string, unknown>): Promise<Server>;
-  handlers: unknown;
-}
+type Generated = GeneratedIndex;
 
 let provider: Provider;
-let server: Server;
+let server: GeneratedServer;
 let resource: string;
-let opaqueServer: Server;
+let opaqueServer: GeneratedServer;
 let opaqueResource: string;
 let calls: string[];
 
@@ -66,7 +65,7 @@ beforeAll(async () => {
       { ...INTROSPECTOR, scopes: [] },
     ],
   });
-  const g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as Generated;
+  const g = await importGenerated<Generated>(dist);
   server = await g.serveHttp(g.handlers, { port, auth: { issuer: provider.issuer, resource } });
   opaqueServer = await g.serveHttp(g.handlers, {
     port: opaquePort,
@@ -370,7 +369,7 @@ describe('keys out of reach: 503 with Retry-After, never a token taken unchecked
     await new Promise<void>((r) => keys.listen(0, '127.0.0.1', r));
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/mcp`;
-    const g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as Generated;
+    const g = await importGenerated<Generated>(dist);
     const jwksUri = `http://127.0.0.1:${(keys.address() as net.AddressInfo).port}/jwks`;
     const broken = await g.serveHttp(g.handlers, { port, auth: { issuer: provider.issuer, resource: url, jwksUri } });
     try {

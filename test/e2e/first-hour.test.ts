@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
-import { npm } from '../helpers/npm.js';
+import { installLocked, npm } from '../helpers/npm.js';
 import { tempProject } from '../helpers/tmp.js';
 
 const tools = path.join(repoRoot, 'test/e2e/inspector');
@@ -41,15 +41,8 @@ const toolspec = (...args: string[]) =>
     env: { ...process.env, NO_COLOR: '1' },
   });
 
-beforeAll(() => {
-  // The Inspector releases, exactly as the lock file says (installed again only when it changes).
-  const stamp = path.join(modules, '.installed-lock');
-  const lock = fs.readFileSync(path.join(tools, 'package-lock.json'), 'utf8');
-  if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== lock) {
-    ok(npm(['ci', '--no-audit', '--no-fund', '--loglevel=error'], tools, { npm_config_ignore_scripts: 'true' }));
-    fs.writeFileSync(stamp, lock);
-  }
-}, 300_000);
+// The Inspector releases, exactly as the lock file says (installed again only when it changes).
+beforeAll(() => installLocked(tools), 300_000);
 
 /** One Inspector CLI call; its JSON answer. */
 function inspect(which: keyof typeof INSPECTORS, target: string[], ...args: string[]): Record<string, unknown> {

@@ -8,35 +8,35 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
-import { generateAndCompile, scratchCopy } from '../helpers/project.js';
+import {
+  generateAndCompile,
+  importGenerated,
+  scratchCopy,
+  type GeneratedIndex,
+  type GeneratedServer,
+} from '../helpers/project.js';
 import { installRedisClient, redisClient, startRedis, type RedisClient, type RedisServer } from '../helpers/redis.js';
 import { call, rpc, until } from '../helpers/tasks.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-redis-tasks');
 const dist = path.join(project.dir, 'dist');
 
-interface Server {
-  url: string;
-  close(): Promise<void>;
-}
-interface Generated {
-  serveHttp(handlers: unknown, options: Record<string, unknown>): Promise<Server>;
+type Generated = GeneratedIndex & {
   createRedisTaskStore(options: { client: RedisClient; subscriber: RedisClient; prefix?: string }): unknown;
-  handlers: unknown;
-}
+};
 
 let redis: RedisServer;
 let g: Generated;
 let log: string[];
 let inspect: RedisClient;
-const servers: Server[] = [];
+const servers: GeneratedServer[] = [];
 
 beforeAll(async () => {
   installRedisClient();
   generateAndCompile(project.dir);
   redis = await startRedis();
   inspect = await redisClient(redis.url);
-  g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as Generated;
+  g = await importGenerated<Generated>(dist);
   ({ log } = (await import(pathToFileURL(path.join(dist, 'handlers/log.js')).href)) as { log: string[] });
 }, 180_000);
 afterAll(async () => {
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 /** An instance of the endpoint with a Redis task store of its own (a client and a subscriber connection). */
-async function instance(options: Record<string, unknown> = {}): Promise<Server> {
+async function instance(options: Record<string, unknown> = {}): Promise<GeneratedServer> {
   const client = await redisClient(redis.url);
   const subscriber = await client.duplicate().connect();
   const server = await g.serveHttp(g.handlers, {

@@ -8,28 +8,27 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
-import { generateAndCompile, scratchCopy } from '../helpers/project.js';
+import {
+  generateAndCompile,
+  importGenerated,
+  scratchCopy,
+  type GeneratedIndex,
+  type GeneratedServer,
+} from '../helpers/project.js';
 import { call, parse, rpc, until } from '../helpers/tasks.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-tasks');
 const dist = path.join(project.dir, 'dist');
 const TASKS = 'io.modelcontextprotocol/tasks';
 
-interface Server {
-  url: string;
-  close(): Promise<void>;
-}
-interface Generated {
-  serveHttp(handlers: unknown, options: Record<string, unknown>): Promise<Server>;
-  handlers: unknown;
-}
+type Generated = GeneratedIndex;
 let g: Generated;
 let log: string[];
-const servers: Server[] = [];
+const servers: GeneratedServer[] = [];
 
 beforeAll(async () => {
   generateAndCompile(project.dir);
-  g = (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as Generated;
+  g = await importGenerated<Generated>(dist);
   ({ log } = (await import(pathToFileURL(path.join(dist, 'handlers/log.js')).href)) as { log: string[] });
 }, 120_000);
 afterAll(async () => {

@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 
 /** npm as a user runs it (no colour, no prompts), with the warm cache preferred over the network. */
 export function npm(args: string[], cwd: string, env: Record<string, string> = {}) {
@@ -8,6 +10,19 @@ export function npm(args: string[], cwd: string, env: Record<string, string> = {
     timeout: 240_000,
     env: { ...process.env, NO_COLOR: '1', CI: 'true', npm_config_prefer_offline: 'true', ...env },
   });
+}
+
+/**
+ * `npm ci` of a test tool's folder (test/e2e/inspector, oauth, redis), exactly as its lock file says, with no install
+ * scripts; again only when the lock file changed since the last install (a stamp file in node_modules says).
+ */
+export function installLocked(folder: string): void {
+  const stamp = path.join(folder, 'node_modules', '.installed-lock');
+  const lock = fs.readFileSync(path.join(folder, 'package-lock.json'), 'utf8');
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === lock) return;
+  const r = npm(['ci', '--no-audit', '--no-fund', '--loglevel=error'], folder, { npm_config_ignore_scripts: 'true' });
+  if (r.status !== 0) throw new Error(`npm ci in ${folder} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  fs.writeFileSync(stamp, lock);
 }
 
 /**

@@ -9,7 +9,6 @@
  * authorization server metadata, token request with `resource`, and step-up on 403 insufficient_scope).
  */
 import crypto, { type JsonWebKey } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -23,19 +22,14 @@ import {
 import { OAuthError, OAuthErrorCode, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { repoRoot } from './cli.js';
-import { npm } from './npm.js';
+import { installLocked } from './npm.js';
 
 const tools = path.join(repoRoot, 'test/e2e/oauth');
 const modules = path.join(tools, 'node_modules');
 
-/** `npm ci` of test/e2e/oauth, again only when its lock file changed since the last install (a stamp file says). */
+/** `npm ci` of test/e2e/oauth (installLocked). */
 export function installOidcProvider(): void {
-  const stamp = path.join(modules, '.installed-lock');
-  const lock = fs.readFileSync(path.join(tools, 'package-lock.json'), 'utf8');
-  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === lock) return;
-  const r = npm(['ci', '--no-audit', '--no-fund', '--loglevel=error'], tools, { npm_config_ignore_scripts: 'true' });
-  if (r.status !== 0) throw new Error(`npm ci in ${tools} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  fs.writeFileSync(stamp, lock);
+  installLocked(tools);
 }
 
 export interface OidcClient {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { expect } from 'vitest';
 import { repoRoot, runCli } from './cli.js';
@@ -22,6 +23,21 @@ export const STRICT_OPTIONS: ts.CompilerOptions = {
   verbatimModuleSyntax: true,
   skipLibCheck: true,
 };
+
+/** What a compiled project's generated index.js gives a test: its HTTP server and the handlers to serve. */
+export interface GeneratedServer {
+  url: string;
+  close(): Promise<void>;
+}
+export interface GeneratedIndex {
+  serveHttp(handlers: unknown, options: Record<string, unknown>): Promise<GeneratedServer>;
+  handlers: unknown;
+}
+
+/** The compiled project's dist/generated/index.js, with what else the test expects of it (`More`). */
+export async function importGenerated<More = object>(dist: string): Promise<GeneratedIndex & More> {
+  return (await import(pathToFileURL(path.join(dist, 'generated/index.js')).href)) as GeneratedIndex & More;
+}
 
 /** A scratch copy of a fixture inside the repository (so the repository's node_modules resolve), removed by cleanup. */
 export function scratchCopy(fixture: string, name: string): { dir: string; cleanup: () => void } {

@@ -11,19 +11,13 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './cli.js';
-import { npm } from './npm.js';
+import { installLocked } from './npm.js';
 
 const tools = path.join(repoRoot, 'test/e2e/redis');
-const modules = path.join(tools, 'node_modules');
 
-/** `npm ci` of test/e2e/redis, again only when its lock file changed since the last install (a stamp file says). */
+/** `npm ci` of test/e2e/redis (installLocked). */
 export function installRedisClient(): void {
-  const stamp = path.join(modules, '.installed-lock');
-  const lock = fs.readFileSync(path.join(tools, 'package-lock.json'), 'utf8');
-  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === lock) return;
-  const r = npm(['ci', '--no-audit', '--no-fund', '--loglevel=error'], tools, { npm_config_ignore_scripts: 'true' });
-  if (r.status !== 0) throw new Error(`npm ci in ${tools} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  fs.writeFileSync(stamp, lock);
+  installLocked(tools);
 }
 
 export interface RedisServer {
