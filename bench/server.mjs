@@ -16,7 +16,9 @@
 // 5. the generated dispatcher alone beside a minimal hand-written loop around ajv;
 // 6. HTTP serving throughput over real sockets on 127.0.0.1: the generated main.js --http (its own serveHttp) beside
 //    McpServer behind createMcpHandler + toNodeHandler on node:http, each server its own process, 2026-07-28
-//    tools/call requests, each a separate POST, one at a time and HTTP_INFLIGHT in flight.
+//    tools/call requests, each a separate POST, one at a time and HTTP_INFLIGHT in flight. The same on the 2025
+//    wire (sessionful and stateless, beside McpServer on the SDK's Node Streamable HTTP transport) is
+//    bench/legacy-http.mjs, which bench/run.mjs runs with this section (SERVER_ROWS=2025-http: those rows alone).
 // `node bench/server.mjs` prints the tables (RUNS=5 by default; SIZES=100,500).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -201,6 +203,7 @@ server.listen(0, '127.0.0.1', () => process.stderr.write(\`listening on http://1
     cwd: base,
     stdio,
     httpEntry,
+    toolsFile: path.join(mcpDir, 'tools.json'),
     main: path.join(dist, 'generated/main.js'),
     index: path.join(dist, 'generated/index.js'),
     context: path.join(dist, 'generated/context.js'),
@@ -901,8 +904,8 @@ const unitOf = (metric) => (metric.includes('MiB') ? withRange(fmtMiB) : withRan
 const plainMetric = (metric) => metric.replace(/ \((ms|MiB|calls\/s|requests\/s)\)$/, '');
 
 /** Markdown tables of benchServer's rows: start-up and memory, tools/list latency, tools/call throughput,
- * dispatcher, HTTP serving. */
-export function serverTables(rows) {
+ * dispatcher, HTTP serving; `afterHttp` (bench/legacy-http.mjs's 2025 HTTP table) goes right after the HTTP one. */
+export function serverTables(rows, afterHttp = '') {
   const out = [];
   out.push(
     "Start-up (process start to the first tools/list answer, over stdio with the SDK's v2 Client, a fresh process " +
@@ -963,6 +966,7 @@ export function serverTables(rows) {
       `| ${r.n} | ${r.inflight} | ${f(r.values.toolspec)} | ${f(r.values.zod)} | ${f(r.values.fromJsonSchema)} | ${ratio(r.ratios.zod)} | ${ratio(r.ratios.fromJsonSchema)} |`,
     );
   }
+  if (afterHttp) out.push('', afterHttp);
   out.push(
     '',
     `The dispatcher alone, no transport: ${DISPATCH_CALLS} calls per figure, each a request string parsed, dispatched ` +

@@ -3,6 +3,7 @@
 // McpServer flavour (zod schemas from z.fromJSONSchema; the SDK's fromJsonSchema).
 
 import { AUTH_GOAL } from './auth.mjs';
+import { LEGACY_HTTP_DONE, LEGACY_HTTP_TARGET } from './legacy-http.mjs';
 import { linearity, FIGURES as SCALE_FIGURES } from './scale.mjs';
 import { stats } from './lib.mjs';
 
@@ -75,6 +76,24 @@ export function targetsTable({ generate, check, server, scale = [], auth = [] })
       report(
         `${ERA.modern}: HTTP requests/s, ${r.inflight} in flight, ${N} tools (serveHttp / ${peer} behind createMcpHandler)`,
         r.ratios[flavour]?.median,
+      );
+    }
+  }
+  // Issue 29: the 2025 HTTP path, sessionful and stateless, beside McpServer on the SDK's Node Streamable HTTP
+  // transport with the same validation: the target ≥ 1.1 in calls/s on every row, done at ≥ 1.0.
+  for (const r of server.filter((x) => x.n === N && x.table === 'http-2025' && x.metric === 'calls/s')) {
+    for (const [flavour, peer] of Object.entries(FLAVOUR)) {
+      const v = r.ratios[flavour]?.median;
+      const verdict =
+        v === undefined
+          ? '—'
+          : v >= LEGACY_HTTP_TARGET
+            ? 'holds'
+            : v >= LEGACY_HTTP_DONE
+              ? `**misses** (≥ ${LEGACY_HTTP_DONE.toFixed(1)}: done-when holds)`
+              : '**misses**';
+      out.push(
+        `| 2025 ${r.mode}: HTTP tools/call, ${r.inflight} in flight, ${N} tools (serveHttp / ${peer} on the SDK's Node Streamable HTTP transport) (issue 29) | ≥ ${LEGACY_HTTP_TARGET} (done at ≥ ${LEGACY_HTTP_DONE.toFixed(1)}) | ${v === undefined ? 'not measured' : f2(v)} | ${verdict} |`,
       );
     }
   }
