@@ -20,11 +20,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { pairRatio, stats } from './lib.mjs';
+import { pairRatio, startServer, stats } from './lib.mjs';
 import { argumentsFor, interleave, MODERN } from './server.mjs';
 import { handlerSource, synthSpec, TSCONFIG } from './synth.mjs';
 
@@ -157,34 +157,12 @@ async function freePort() {
   return port;
 }
 
-/** Spawns the entry with these arguments; resolves with { url, stderr, close } once it printed its URL. */
-function startServer(entry, args, cwd, profileName) {
+/** The entry's server with these arguments, profiled when AUTH_PROFILE names a folder. */
+function startAuthServer(entry, args, cwd, profileName) {
   const profile = process.env.AUTH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.AUTH_PROFILE)}`, `--cpu-prof-name=${profileName}`]
     : [];
-  const child = spawn(process.execPath, [...profile, entry, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not listen in 60 s:\n${stderr}`)), 60_000);
-    child.on('exit', (code) => reject(new Error(`${entry} ${args.join(' ')} exited ${code}:\n${stderr}`)));
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (!m) return;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      child.on('exit', (code, signal) => (stderr += `\n(exited: ${code ?? signal})`));
-      resolve({
-        url: new URL(m[1]),
-        stderr: () => stderr,
-        close: () =>
-          new Promise((done) => {
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-  });
+  return startServer([entry, ...args], cwd, profile);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -295,8 +273,13 @@ export async function benchAuth({
   const tokenOf = { auth: authorization, none: undefined };
   const servers = {};
   try {
-    servers.auth = await startServer(p.entry, [String(port), 'auth', as.issuer, resource], p.base, 'auth.cpuprofile');
-    servers.none = await startServer(p.entry, ['0', 'none'], p.base, 'none.cpuprofile');
+    servers.auth = await startAuthServer(
+      p.entry,
+      [String(port), 'auth', as.issuer, resource],
+      p.base,
+      'auth.cpuprofile',
+    );
+    servers.none = await startAuthServer(p.entry, ['0', 'none'], p.base, 'none.cpuprofile');
     const posts = p.tools.map((tool) => ({
       name: tool.name,
       headers: {

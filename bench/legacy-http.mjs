@@ -26,10 +26,10 @@ import http from 'node:http';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { spawn } from 'node:child_process';
+
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { regionOf, summarizeProfile } from './cpuprofile.mjs';
-import { pairRatio, stats } from './lib.mjs';
+import { pairRatio, startServer, stats } from './lib.mjs';
 import { FLAVOURS } from './mcp-server.mjs';
 import { argumentsFor, LEGACY, prepare } from './server.mjs';
 
@@ -57,41 +57,6 @@ export const LEGACY_HTTP_DONE = 1.0;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Servers.
-
-/**
- * Spawns a server process (node flags, then the entry and its arguments); resolves with { url, pid, stderr, close }
- * once it printed the URL it listens on. close() sends SIGTERM and waits for the exit.
- */
-function startServer(args, cwd, nodeFlags = []) {
-  const child = spawn(process.execPath, [...nodeFlags, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  let listening = false;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not listen in 60 s:\n${stderr}`)), 60_000);
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${stderr}`)));
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      // Once: what the server writes later must not touch the exit listeners close() relies on.
-      const m = listening ? null : /listening on (http:\/\/\S+)/.exec(stderr);
-      if (!m) return;
-      listening = true;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      child.on('exit', (code, signal) => (stderr += `\n(exited: ${code ?? signal})`));
-      resolve({
-        url: new URL(m[1]),
-        pid: child.pid,
-        stderr: () => stderr,
-        close: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done(undefined);
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-  });
-}
 
 /** The command line of each side's server in `mode`. */
 function serverArgs(p, side, mode) {

@@ -1,5 +1,5 @@
 // Timing helpers for the benchmarks: whole commands in fresh processes, median with min and max.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,4 +64,39 @@ export function runWithPeak(args, { cwd } = {}) {
     fs.rmSync(file, { force: true });
   }
   return { ms, status: r.status, out: `${r.stdout}${r.stderr}`, peakMiB };
+}
+
+/**
+ * Spawns a server process (node flags, then the entry and its arguments); resolves with { url, pid, stderr, close }
+ * once it printed the URL it listens on. close() sends SIGTERM and waits for the exit.
+ */
+export function startServer(args, cwd, nodeFlags = []) {
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  let listening = false;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not listen in 60 s:\n${stderr}`)), 60_000);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${stderr}`)));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      // Once: what the server writes later must not touch the exit listeners close() relies on.
+      const m = listening ? null : /listening on (http:\/\/\S+)/.exec(stderr);
+      if (!m) return;
+      listening = true;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.on('exit', (code, signal) => (stderr += `\n(exited: ${code ?? signal})`));
+      resolve({
+        url: new URL(m[1]),
+        pid: child.pid,
+        stderr: () => stderr,
+        close: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done(undefined);
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
 }

@@ -26,7 +26,7 @@ import http from 'node:http';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import AjvModule from 'ajv/dist/2020.js';
@@ -34,7 +34,7 @@ import addFormatsModule from 'ajv-formats';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
-import { pairRatio, stats } from './lib.mjs';
+import { pairRatio, startServer, stats } from './lib.mjs';
 import { FLAVOURS, mcpServerFactory, plainServerFactory } from './mcp-server.mjs';
 import { handlerSource, synthSpec, writeProject } from './synth.mjs';
 
@@ -543,34 +543,6 @@ export async function makeLoops(gen, context, tools, ajv) {
 // ---------------------------------------------------------------------------------------------------------------
 // HTTP serving: each server in its own process on 127.0.0.1, driven over real sockets (keep-alive) from here.
 
-/** Spawns a server process and resolves with { url, close } once it printed the URL it listens on (stderr). */
-function startHttpServer(args, cwd) {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not listen in 60 s:\n${stderr}`)), 60_000);
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${stderr}`)));
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (!m) return;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      child.on('exit', (code, signal) => (stderr += `\n(exited: ${code ?? signal})`));
-      resolve({
-        url: new URL(m[1]),
-        pid: child.pid,
-        stderr: () => stderr,
-        close: () =>
-          new Promise((done) => {
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-  });
-}
-
 /** One POST over `agent`; resolves with the JSON-RPC result. */
 function post(agent, url, body, headers) {
   return new Promise((resolve, reject) => {
@@ -718,9 +690,9 @@ async function benchSize(n, runs, log) {
 
   // HTTP servers: the generated entry (serveHttp), McpServer behind createMcpHandler + toNodeHandler.
   const httpServers = {
-    toolspec: await startHttpServer([p.main, '--http', '--port', '0'], p.cwd),
+    toolspec: await startServer([p.main, '--http', '--port', '0'], p.cwd),
     ...Object.fromEntries(
-      await Promise.all(FLAVOURS.map(async (f) => [f, await startHttpServer([p.httpEntry, f], p.cwd)])),
+      await Promise.all(FLAVOURS.map(async (f) => [f, await startServer([p.httpEntry, f], p.cwd)])),
     ),
   };
   for (const s of Object.values(httpServers)) {
