@@ -386,6 +386,55 @@ describe('keys out of reach: 503 with Retry-After, never a token taken unchecked
   });
 });
 
+describe('stateless (--stateless): the body the gate read reaches the SDK', () => {
+  it('serves 2025 and 2026-07-28 clients with a token, and still refuses what the token lacks', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const g = await importGenerated(dist);
+    const stateless = await g.serveHttp(g.handlers, {
+      port,
+      stateless: true,
+      auth: { issuer: provider.issuer, resource: url },
+    });
+    try {
+      const writer = await forged({ aud: url });
+      const answer = await post(`Bearer ${writer}`, call('create_note', { title: 'stateless' }), url);
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toContain('created stateless');
+      const reader = await forged({ aud: url, scope: 'notes.read' });
+      expect((await post(`Bearer ${reader}`, call('create_note', { title: 'no' }), url)).status).toBe(403);
+      // 2026-07-28: the same body, read by the gate, reaches the SDK's stateless handler.
+      const modern = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'create_note',
+          authorization: `Bearer ${writer}`,
+        },
+        body: JSON.stringify({
+          ...call('create_note', { title: 'modern' }),
+          params: {
+            name: 'create_note',
+            arguments: { title: 'modern' },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+      expect(modern.status).toBe(200);
+      expect(await modern.text()).toContain('created modern');
+    } finally {
+      await stateless.close();
+    }
+  });
+});
+
 describe('the Node entry point', () => {
   const main = () => path.join(dist, 'generated/main.js');
 
