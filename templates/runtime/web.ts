@@ -20,6 +20,7 @@
  */
 import {
   createMcpHandler,
+  isJsonContentType,
   isLegacyRequest,
   readRequestBody,
   validateHostHeader,
@@ -149,7 +150,8 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
   const gate = access && options.auth !== false ? createAuthGate(access, options.auth ?? {}, loadAuth!) : undefined;
 
   return {
-    async fetch(request) {
+    async fetch(incoming) {
+      let request = incoming;
       const { pathname } = new URL(request.url);
       const hostOk = () => !hosts || validateHostHeader(request.headers.get('host'), hosts).ok;
       // The metadata is public, for any origin (browser clients read it across origins).
@@ -166,23 +168,24 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
       const declared = Number(request.headers.get('content-length') ?? 0);
       if (declared > maxBody) return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
       let auth: AuthInfo | undefined;
-      let body: { parsedBody?: unknown } = {};
       if (gate) {
         const verified = await gate.authenticate(request);
         if (verified instanceof Response) return verified;
         auth = verified;
-        // Read once, here, to see what each request in it needs; the SDK is handed the parsed body.
-        if (request.method === 'POST') {
-          const parsed = await parseBody(request, maxBody);
-          if (parsed instanceof Response) return parsed;
-          body = parsed;
-          const refused = gate.challenge(parsed.parsedBody, verified);
-          if (refused) return refused;
-        }
       } else {
         const hooked = await authenticate(options, request.headers);
         if (hooked === 'refused') return jsonError(401, -32600, 'Unauthorized', { 'www-authenticate': 'Bearer' });
         auth = hooked;
+      }
+      // The body, read and parsed once here, is handed to the SDK parsed (routing, the scope gate, the transport).
+      // With a scope gate every JSON body is read (a chunked one too): no request may pass the gate unread.
+      const read = await readOnce(request, maxBody, gate !== undefined);
+      if (read instanceof Response) return read;
+      request = read.request;
+      const body: { parsedBody?: unknown } = 'parsedBody' in read ? { parsedBody: read.parsedBody } : {};
+      if (gate && auth && 'parsedBody' in body) {
+        const refused = gate.challenge(body.parsedBody, auth);
+        if (refused) return refused;
       }
       const extra = { ...(auth ? { authInfo: auth } : {}), ...body };
       if (legacy && (await isLegacyRequest(request, body.parsedBody, { maxRequestBodySize: maxBody }))) {
@@ -788,14 +791,27 @@ function decodeParam(value: string): string | undefined {
   }
 }
 
-/** A POST's body, read once within the limit and parsed; or the answer the SDK would give (413, a parse error). */
-async function parseBody(request: Request, maxBody: number): Promise<{ parsedBody: unknown } | Response> {
+/**
+ * A JSON POST's body, read once (when its Content-Length is known, or `always`) and parsed, for the SDK to take as
+ * `parsedBody`, where it would read and parse it twice (isLegacyRequest's clone, then the transport). Any other
+ * request goes on as it came, and a body that is not JSON goes on as its text: the SDK answers both as it always
+ * has (test/web-body.test.ts holds the answers equal to the SDK reading the body itself).
+ */
+async function readOnce(
+  request: Request,
+  maxBody: number,
+  always: boolean,
+): Promise<{ request: Request; parsedBody?: unknown } | Response> {
+  if (request.method !== 'POST' || !request.body || !(always || request.headers.has('content-length')))
+    return { request };
+  // Another content type is the SDK's to refuse (415), before it reads anything.
+  if (!isJsonContentType(request.headers.get('content-type') ?? '')) return { request };
   const read = await readRequestBody(request, maxBody);
   if (read.tooLarge) return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
   try {
-    return { parsedBody: JSON.parse(read.text) as unknown };
+    return { request, parsedBody: JSON.parse(read.text) as unknown };
   } catch {
-    return jsonError(400, -32700, 'Parse error: the request body is not JSON');
+    return { request: new Request(request, { body: read.text }) };
   }
 }
 

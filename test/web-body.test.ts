@@ -1,0 +1,105 @@
+/**
+ * The web handler reads a JSON POST's body once and hands the SDK the parsed value (templates/runtime/web.ts,
+ * readOnce). That must not change an answer: over random bodies (JSON-RPC messages of both eras, batches, any JSON,
+ * text that is not JSON), protocol headers and content types, a request whose Content-Length is known (read once)
+ * is answered byte for byte as the same request streamed without one (read by the SDK itself, as before).
+ */
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { createWebHandler } from '../templates/runtime/web.js';
+
+const URL_ = 'http://localhost/mcp';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'p', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const message = fc.oneof(
+  fc.constantFrom(
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: META } },
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'nope', arguments: {}, _meta: META } },
+    { jsonrpc: '2.0', id: 5, method: 'server/discover', params: { _meta: META } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    {
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'p', version: '1' } },
+    },
+  ),
+  fc.record({ jsonrpc: fc.constantFrom('2.0', '1.0'), id: fc.oneof(fc.integer(), fc.string()), method: fc.string() }),
+);
+const body = fc.oneof(
+  message.map((m) => JSON.stringify(m)),
+  fc.array(message, { maxLength: 3 }).map((a) => JSON.stringify(a)),
+  fc.json(),
+  fc.string({ maxLength: 40 }),
+);
+const headers = fc.record({
+  'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain'),
+  accept: fc.constantFrom('application/json, text/event-stream', 'application/json', '*/*'),
+  'mcp-protocol-version': fc.constantFrom(undefined, '2025-11-25', '2026-07-28', '1999-01-01'),
+});
+
+/** Status, the headers that say something, and the body; what differs by nature between two runs is masked. */
+async function answerOf(response: Response) {
+  const text = (await response.text())
+    .replace(/"(createdAt|lastUpdatedAt)":"[^"]+"/g, '"$1":"…"')
+    .replace(/^id: .*$/gm, 'id: …');
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    allow: response.headers.get('allow'),
+    session: response.headers.has('mcp-session-id'),
+    text,
+  };
+}
+
+function streamed(text: string): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}
+
+describe('reading the body once', () => {
+  it.each([false, true])(
+    'answers as the SDK reading it itself (stateless: %s)',
+    async (stateless) => {
+      // The SDK logs each request it refuses: two per case here, none of them news.
+      const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const endpoint = createWebHandler({} as never, { stateless });
+      try {
+        await fc.assert(
+          fc.asyncProperty(body, headers, async (text, given) => {
+            const h = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Record<
+              string,
+              string
+            >;
+            const once = await endpoint.fetch(
+              new Request(URL_, {
+                method: 'POST',
+                headers: { ...h, 'content-length': String(new TextEncoder().encode(text).length) },
+                body: text,
+              }),
+            );
+            const plain = await endpoint.fetch(
+              new Request(URL_, { method: 'POST', headers: h, body: streamed(text), duplex: 'half' } as RequestInit),
+            );
+            expect(await answerOf(once)).toEqual(await answerOf(plain));
+          }),
+          { numRuns: 150 },
+        );
+      } finally {
+        await endpoint.close();
+        quiet.mockRestore();
+      }
+    },
+    60_000,
+  );
+});
