@@ -566,8 +566,12 @@ export const DEFAULT_EVENT_MAX_AGE_MS = 5 * 60_000;
 /** A Last-Event-ID longer than this is refused before any store sees it. */
 export const MAX_EVENT_ID_LENGTH = 128;
 
-/** The memory store's ids: 128 random bits naming the stream (base64url), then the event's number in it. */
-const EVENT_ID = /^([A-Za-z0-9_-]{22})\.(0|[1-9][0-9]{0,14})$/;
+/**
+ * The memory store's ids: a random UUID naming the stream, then the event's number in it. Unique is all it needs to
+ * be (find() answers only the session's own streams), and randomUUID draws from a pooled source where a
+ * getRandomValues call per stream cost a system call each.
+ */
+const EVENT_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(0|[1-9][0-9]{0,14})$/;
 
 interface Kept {
   seq: number;
@@ -653,7 +657,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): S
       if (!streams) sessions.set(session, (streams = new Map()));
       let stream = streams.get(sdkStream);
       if (!stream) {
-        const key = randomKey();
+        const key = crypto.randomUUID();
         stream = { key, session, sdkStream, events: [], floor: 0, next: 0, done: false };
         streams.set(sdkStream, stream);
         byKey.set(key, stream);
@@ -704,14 +708,6 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): S
 
 /** The SDK's name for a session's standalone (GET) stream, which never ends with a response. */
 const STANDALONE = '_GET_stream';
-
-function randomKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
-}
 
 /** The SDK transport's view of the store for one session (its id is known once it has initialized). */
 export function sessionEventStore(store: SessionEventStore, session: () => string | undefined): EventStore {
