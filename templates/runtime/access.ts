@@ -43,17 +43,29 @@ export interface AccessPolicy {
 }
 
 /**
- * The deployment's part, never the spec's: URLs that differ per environment (the Node server reads them from
- * TOOLSPEC_AUTH_ISSUER, TOOLSPEC_AUTH_RESOURCE, TOOLSPEC_AUTH_JWKS_URI, TOOLSPEC_AUTH_INTROSPECTION) and the
- * introspection client's credentials (TOOLSPEC_AUTH_CLIENT_ID, TOOLSPEC_AUTH_CLIENT_SECRET).
+ * The deployment's part, never the spec's: URLs that differ per environment and the introspection client's
+ * credentials. main.js and fetch.js read them from the variables of AUTH_VARIABLES.
  */
-export interface AuthOptions {
-  issuer?: string;
-  resource?: string;
-  jwksUri?: string;
-  introspection?: string;
-  clientId?: string;
-  clientSecret?: string;
+export type AuthOptions = { -readonly [K in keyof typeof AUTH_VARIABLES]?: string };
+
+/** Where the entry points read AuthOptions from: the environment (or a Worker's bindings). */
+export const AUTH_VARIABLES = {
+  issuer: 'TOOLSPEC_AUTH_ISSUER',
+  resource: 'TOOLSPEC_AUTH_RESOURCE',
+  jwksUri: 'TOOLSPEC_AUTH_JWKS_URI',
+  introspection: 'TOOLSPEC_AUTH_INTROSPECTION',
+  clientId: 'TOOLSPEC_AUTH_CLIENT_ID',
+  clientSecret: 'TOOLSPEC_AUTH_CLIENT_SECRET',
+} as const;
+
+/** The AuthOptions that `read` (a variable's value, or undefined) gives. */
+export function authOptionsFrom(read: (variable: string) => string | undefined): AuthOptions {
+  const options: AuthOptions = {};
+  for (const [key, variable] of Object.entries(AUTH_VARIABLES)) {
+    const value = read(variable);
+    if (value) options[key as keyof AuthOptions] = value;
+  }
+  return options;
 }
 
 /** What auth.ts exports. It is generated only for a spec with `auth`, and loaded on the first request. */

@@ -5,6 +5,7 @@
  * bad TOOLSPEC_REQUEST_STATE_KEY end with one line on stderr and exit 2, never a stack trace.
  */
 import { parseArgs } from 'node:util';
+import { authOptionsFrom } from './access.js';
 import { handlers } from './registry.js';
 import { serverInfo } from './tools.js';
 
@@ -127,21 +128,6 @@ if (
 
 const ready = `${serverInfo.name} ${serverInfo.version}`;
 
-/** The deployment's part of the spec's auth (web.ts AuthOptions): URLs and the introspection secret, never in the spec. */
-function authFromEnvironment(): Record<string, string> {
-  const names = {
-    issuer: 'TOOLSPEC_AUTH_ISSUER',
-    resource: 'TOOLSPEC_AUTH_RESOURCE',
-    jwksUri: 'TOOLSPEC_AUTH_JWKS_URI',
-    introspection: 'TOOLSPEC_AUTH_INTROSPECTION',
-    clientId: 'TOOLSPEC_AUTH_CLIENT_ID',
-    clientSecret: 'TOOLSPEC_AUTH_CLIENT_SECRET',
-  };
-  return Object.fromEntries(
-    Object.entries(names).flatMap(([k, env]) => (process.env[env] ? [[k, process.env[env]]] : [])),
-  );
-}
-
 try {
   if (values.http) {
     // Digits only: Number() would take "0x50", "1e3" or " 80" for a port.
@@ -170,7 +156,8 @@ try {
               .filter(Boolean),
           }),
       stateless: values.stateless ?? false,
-      auth: authFromEnvironment(),
+      // The deployment's part of the spec's auth: URLs and the introspection secret, never in the spec.
+      auth: authOptionsFrom((variable) => process.env[variable]),
     }).catch((error: NodeJS.ErrnoException) => {
       switch (error.code) {
         case 'EADDRINUSE':

@@ -354,7 +354,7 @@ export async function compareCalls(
 // Compiling, and the emitted registry
 
 /** Runtime files that only the server entry points reach; every project holds the same copy of the template. */
-const ENTRY_POINTS = new Set(['server.ts', 'stdio.ts', 'web.ts', 'http.ts', 'main.ts', 'index.ts']);
+const ENTRY_POINTS = new Set(['server.ts', 'stdio.ts', 'web.ts', 'fetch.ts', 'http.ts', 'main.ts', 'index.ts']);
 
 /**
  * Type-checks the projects' generated files and handler stubs in ONE strict program, emitting JavaScript to

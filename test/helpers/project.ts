@@ -52,7 +52,14 @@ export function scratchCopy(fixture: string, name: string): { dir: string; clean
  * The runtime's transports and entry points, which only server.ts reaches and which are byte-for-byte the runtime
  * template in every project (templates.test.ts and the golden compile check them): left out by `specFiles`.
  */
-export const ENTRY_POINTS: ReadonlySet<string> = new Set(['stdio.ts', 'web.ts', 'http.ts', 'main.ts', 'index.ts']);
+export const ENTRY_POINTS: ReadonlySet<string> = new Set([
+  'stdio.ts',
+  'web.ts',
+  'fetch.ts',
+  'http.ts',
+  'main.ts',
+  'index.ts',
+]);
 
 /** A project's .ts files but the runtime's entry points: what depends on its spec, for a compile that checks that. */
 export function specFiles(dir: string): string[] {

@@ -10,6 +10,7 @@ export const STATIC_FILES = [
   'server.ts',
   'stdio.ts',
   'web.ts',
+  'fetch.ts',
   'http.ts',
   'main.ts',
   'index.ts',
