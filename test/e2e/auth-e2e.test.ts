@@ -17,6 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
+import { freePort } from '../helpers/serve.js';
 import { sdkOAuthClient, startProvider, type Provider } from '../helpers/oidc.js';
 import {
   generateAndCompile,
@@ -40,15 +41,6 @@ let resource: string;
 let opaqueServer: GeneratedServer;
 let opaqueResource: string;
 let calls: string[];
-
-/** A port free now, so the resource URL (the tokens' audience) can name it before the server listens on it. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   generateAndCompile(project.dir);

@@ -8,10 +8,9 @@
  * Worker also shows that the isolate serving those calls refuses to generate code (`eval`, `new Function`).
  * The runtimes come from test/e2e/runtimes (npm ci, each package carrying its binary).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import {
   Client,
@@ -25,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
 import { installLocked } from '../helpers/npm.js';
 import { generateAndCompile, scratchCopy } from '../helpers/project.js';
+import { freePort, serveProcess, type Served } from '../helpers/serve.js';
 
 const tools = path.join(repoRoot, 'test/e2e/runtimes');
 const bin = (rel: string) => path.join(tools, 'node_modules', rel);
@@ -40,66 +40,9 @@ beforeAll(() => {
 }, 240_000);
 afterAll(() => project.cleanup());
 
-/** A port free a moment ago on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-interface Served {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** Starts `command` and waits until its HTTP endpoint answers (any status), failing with its output after 60 s. */
-async function serve(command: string, args: string[], port: number, env: Record<string, string> = {}): Promise<Served> {
-  const child: ChildProcess = spawn(command, args, {
-    cwd: project.dir,
-    env: { ...process.env, NO_COLOR: '1', TOOLSPEC_REQUEST_STATE_KEY: STATE_KEY, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: the npm launchers of Deno and workerd start the real binary as a child.
-    detached: true,
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const url = `http://127.0.0.1:${port}/mcp`;
-  const end = Date.now() + 60_000;
-  for (;;) {
-    if (exited) throw new Error(`${path.basename(command)} ended before serving:\n${output}`);
-    if (Date.now() > end) throw new Error(`${path.basename(command)} did not serve ${url} in 60 s:\n${output}`);
-    const answered = await fetch(url, { method: 'GET' }).then(
-      () => true,
-      () => false,
-    );
-    if (answered) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    async stop() {
-      if (exited) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      const group = (signal: NodeJS.Signals) => {
-        try {
-          process.kill(-child.pid!, signal);
-        } catch {
-          // the group has ended
-        }
-      };
-      group('SIGTERM');
-      const timer = setTimeout(() => group('SIGKILL'), 5_000);
-      await gone;
-      clearTimeout(timer);
-      group('SIGKILL'); // a child the launcher left behind
-    },
-  };
-}
+/** A runtime's server process on `port`, with the project as its folder and the state key every instance shares. */
+const serve = (command: string, args: string[], port: number, env: Record<string, string> = {}) =>
+  serveProcess(command, args, { cwd: project.dir, port, env: { TOOLSPEC_REQUEST_STATE_KEY: STATE_KEY, ...env } });
 
 /** The Worker: the generated fetch export behind one more route, /probe, which tries to generate code. */
 const PROBE_WORKER = `import server from './dist/generated/fetch.js';

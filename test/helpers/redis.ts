@@ -7,11 +7,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './cli.js';
 import { installLocked } from './npm.js';
+import { freePort } from './serve.js';
 
 const tools = path.join(repoRoot, 'test/e2e/redis');
 
@@ -46,18 +47,6 @@ function redisServerBinary(): string {
     }
   }
   throw new Error('redis-server is not installed: run `apt-get install -y redis-server` (Debian) first');
-}
-
-/** A port free on 127.0.0.1 right now (the kernel's pick); redis-server is started on it at once after. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** One `PING` over a fresh connection: true on `+PONG`, false on anything else (refused, an error, no answer). */
