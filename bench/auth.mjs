@@ -47,12 +47,12 @@ const SIDE_NAME = { auth: 'auth (token verified)', none: 'auth: false (no token)
 // ---------------------------------------------------------------------------------------------------------------
 // The project: synthSpec(n) with auth (its URLs given at run time), every other tool needing a second scope.
 
-function run(cmd, args, cwd) {
+export function run(cmd, args, cwd) {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${[cmd, ...args].join(' ')} failed in ${cwd}:\n${r.stdout}\n${r.stderr}`);
 }
 
-function writeIfChanged(file, text) {
+export function writeIfChanged(file, text) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) fs.writeFileSync(file, text);
 }
@@ -61,7 +61,7 @@ function writeIfChanged(file, text) {
  * Every .ts file below src to JavaScript in outDir with ts.transpileModule, as bench/server.mjs compiles its
  * projects (the generated code uses verbatimModuleSyntax: what a full compile emits, without its type checking).
  */
-function compileProject(src, outDir) {
+export function compileProject(src, outDir) {
   for (const rel of fs.readdirSync(src, { recursive: true, encoding: 'utf8' })) {
     if (!rel.endsWith('.ts') || rel.endsWith('.d.ts')) continue;
     const js = ts.transpileModule(fs.readFileSync(path.join(src, rel), 'utf8'), {
@@ -149,7 +149,7 @@ async function authorizationServer() {
 }
 
 /** A port free now, so that the resource URL (the token's audience) can name it before the server listens on it. */
-async function freePort() {
+export async function freePort() {
   const probe = net.createServer();
   await new Promise((resolve) => probe.listen(0, '127.0.0.1', () => resolve(undefined)));
   const { port } = /** @type {net.AddressInfo} */ (probe.address());
@@ -168,7 +168,7 @@ function startAuthServer(entry, args, cwd, profileName) {
 // ---------------------------------------------------------------------------------------------------------------
 // The load: 2026-07-28 tools/call POSTs, raw JSON-RPC (no SDK client), over keep-alive connections.
 
-const MODERN_META = {
+export const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': MODERN,
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
   'io.modelcontextprotocol/clientCapabilities': {},
@@ -207,6 +207,26 @@ function post(agent, url, body, headers) {
   });
 }
 
+/** A 2026-07-28 tools/call POST with valid arguments per tool: { name, headers, body }. */
+export function modernPosts(tools) {
+  return tools.map((tool) => ({
+    name: tool.name,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': tool.name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: tool.name, arguments: argumentsFor(tool).valid, _meta: MODERN_META },
+    }),
+  }));
+}
+
 /** The tools/call result of one POST, or an error naming the status and body. */
 async function call(agent, url, p, authorization) {
   const r = await post(agent, url, p.body, authorization ? { ...p.headers, authorization } : p.headers);
@@ -220,7 +240,7 @@ async function call(agent, url, p, authorization) {
  * connections of the block's own, opened before the clock starts by one untimed request on each; each call's
  * latency (ms) is pushed to `latencies`.
  */
-async function httpBlock(url, posts, start, count, inflight, authorization, latencies) {
+export async function httpBlock(url, posts, start, count, inflight, authorization, latencies) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: inflight });
   let next = 0;
   const worker = async () => {
@@ -244,7 +264,7 @@ async function httpBlock(url, posts, start, count, inflight, authorization, late
 }
 
 /** The nearest-rank percentile p (0–1) of `values`. */
-function percentile(values, p) {
+export function percentile(values, p) {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.max(0, Math.ceil(p * s.length) - 1)];
 }
@@ -280,22 +300,7 @@ export async function benchAuth({
       'auth.cpuprofile',
     );
     servers.none = await startAuthServer(p.entry, ['0', 'none'], p.base, 'none.cpuprofile');
-    const posts = p.tools.map((tool) => ({
-      name: tool.name,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'tools/call',
-        'mcp-name': tool.name,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: tool.name, arguments: argumentsFor(tool).valid, _meta: MODERN_META },
-      }),
-    }));
+    const posts = modernPosts(p.tools);
 
     // The auth server is one: without a token it answers 401 and its challenge; with the token every tool answers
     // (each tool once, the key fetched on the first call); the other answers without a token.
@@ -372,11 +377,11 @@ export async function benchAuth({
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const fmtRate = (r) =>
+export const fmtRate = (r) =>
   r >= 1e5 ? `${(r / 1000).toFixed(0)} k/s` : r >= 1000 ? `${(r / 1000).toFixed(1)} k/s` : `${r.toFixed(0)}/s`;
-const fmtMs = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
-const withRange = (f) => (s) => (s ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : '');
-const ratio = (r) => (r ? `${r.median.toFixed(3)} (${r.min.toFixed(3)}–${r.max.toFixed(3)})` : '');
+export const fmtMs = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
+export const withRange = (f) => (s) => (s ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : '');
+export const ratio = (r) => (r ? `${r.median.toFixed(3)} (${r.min.toFixed(3)}–${r.max.toFixed(3)})` : '');
 
 /** The Markdown table of benchAuth's rows. */
 export function authTables(rows) {

@@ -1,7 +1,7 @@
 // npm run bench: every benchmark, in one run, written to bench/RESULTS.md (and its rows to bench/results.json).
 // Not part of npm test.
 //
-// Sections: generate, check, server, scale, auth. `npm run bench` runs them all; `npm run bench -- scale` (or any
+// Sections: generate, check, server, scale, auth, balancer (it needs Debian's haproxy). `npm run bench` runs them all; `npm run bench -- scale` (or any
 // list of sections) runs only those, and takes the others' rows from bench/results.json, the last run that measured
 // them: RESULTS.md then says which section comes from which run. RUNS (default 5) sets the iterations of generate,
 // check, server and auth; SCALE_RUNS (default 3) those of scale, whose 2,000-tool runs take the longest
@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { authTables, benchAuth } from './auth.mjs';
+import { balancerTables, benchBalancer } from './balancer.mjs';
 import { benchCheck, checkTable } from './check.mjs';
 import { benchLegacyHttp, legacyHttpTables } from './legacy-http.mjs';
 import { machine } from './lib.mjs';
@@ -21,7 +22,7 @@ import { benchServer, serverTables } from './server.mjs';
 import { targetsTable } from './targets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['generate', 'check', 'server', 'scale', 'auth'];
+const SECTIONS = ['generate', 'check', 'server', 'scale', 'auth', 'balancer'];
 // --report: measure nothing, write RESULTS.md again from bench/results.json (after an edit of bench/NOTES.md).
 const reportOnly = process.argv.includes('--report');
 const asked = process.argv.slice(2).filter((a) => a !== '--report');
@@ -94,6 +95,10 @@ const measure = {
     console.error('auth: tools/call with token verification beside auth: false …');
     return benchAuth({ runs });
   },
+  balancer: () => {
+    console.error('balancer: 1 and 3 instances behind HAProxy …');
+    return benchBalancer({ runs });
+  },
 };
 const sections = { ...saved };
 for (const name of selected) {
@@ -126,6 +131,7 @@ const targets = targetsTable({
   server: rowsOf('server'),
   scale: rowsOf('scale'),
   auth: rowsOf('auth'),
+  balancer: rowsOf('balancer'),
 });
 const notMeasured = 'Not measured yet: run `npm run bench`.';
 const body = (name, tables) => (sections[name] ? tables(rowsOf(name)) : notMeasured);
@@ -195,6 +201,10 @@ ${body('scale', scaleTables)}
 ## Token verification: the generated resource server beside the same server with auth: false
 
 ${body('auth', authTables)}
+
+## Scale-out: 1 and 3 instances behind a load balancer
+
+${body('balancer', balancerTables)}
 
 ${reportOnly ? `Measuring took ${SECTIONS.reduce((t, n) => t + (sections[n]?.seconds ?? 0) + Object.values(sections[n]?.groups ?? {}).reduce((g, m) => g + m.seconds, 0), 0)} s (the sections' own times).` : `Took ${((Date.now() - started) / 1000).toFixed(0)} s.`}
 `;
