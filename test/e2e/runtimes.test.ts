@@ -12,16 +12,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import {
-  Client,
-  ProtocolError,
-  ProtocolErrorCode,
-  StreamableHTTPClientTransport,
-  type CallToolResult,
-  type ElicitResult,
-} from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
+import { connectFixtureClient, toolText } from '../helpers/e2e-client.js';
 import { installLocked } from '../helpers/npm.js';
 import { generateAndCompile, scratchCopy } from '../helpers/project.js';
 import { freePort, serveProcess, type Served } from '../helpers/serve.js';
@@ -29,7 +23,6 @@ import { freePort, serveProcess, type Served } from '../helpers/serve.js';
 const tools = path.join(repoRoot, 'test/e2e/runtimes');
 const bin = (rel: string) => path.join(tools, 'node_modules', rel);
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'runtimes');
-const MODERN = '2026-07-28';
 const STATE_KEY = 'a-request-state-key-of-32-bytes-or-more!';
 let manifest: { tools: Record<string, unknown>[] };
 
@@ -122,24 +115,8 @@ const RUNTIMES: Record<string, (port: number) => Promise<Served>> = {
   workerd: (port) => serve(bin('.bin/workerd'), ['serve', buildWorker(port)], port),
 };
 
-const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-async function connect(url: string, era: 'modern' | 'legacy'): Promise<Client> {
-  const client = new Client(
-    { name: 'runtimes', version: '1.0.0' },
-    {
-      capabilities: { elicitation: {} },
-      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
-    },
-  );
-  client.setRequestHandler('elicitation/create', async (request): Promise<ElicitResult> =>
-    request.params.message.startsWith('Delete')
-      ? { action: 'accept', content: { sure: true } }
-      : { action: 'accept', content: { reason: 'outdated' } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
+const text = toolText;
+const connect = connectFixtureClient;
 
 describe.each(Object.keys(RUNTIMES))('%s', (runtime) => {
   let served: Served;

@@ -9,20 +9,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  type CallToolResult,
-  type ElicitResult,
-} from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
+import { connectFixtureClient, toolText } from '../helpers/e2e-client.js';
 import { generateAndCompile, scratchCopy } from '../helpers/project.js';
 import { freePort, serveProcess, type Served } from '../helpers/serve.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'scale-out');
 const STATE_KEY = 'one-request-state-key-for-every-instance!';
-const MODERN = '2026-07-28';
 
 /** HAProxy's configuration: README's, with the test's ports, and a log line per request to see who answered. */
 function haproxyConfig(port: number, instances: number[], affinity: boolean): string {
@@ -98,24 +93,8 @@ afterAll(async () => {
   project.cleanup();
 });
 
-const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-async function connect(url: string, era: 'modern' | 'legacy'): Promise<Client> {
-  const client = new Client(
-    { name: 'scale-out', version: '1.0.0' },
-    {
-      capabilities: { elicitation: {} },
-      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
-    },
-  );
-  client.setRequestHandler('elicitation/create', async (request): Promise<ElicitResult> =>
-    request.params.message.startsWith('Delete')
-      ? { action: 'accept', content: { sure: true } }
-      : { action: 'accept', content: { reason: 'outdated' } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
+const text = toolText;
+const connect = connectFixtureClient;
 
 describe('three instances behind HAProxy, round robin', () => {
   it('answers every 2026-07-28 call correctly, spread over the three', async () => {
