@@ -2,7 +2,8 @@
  * Tasks shared by two instances of one endpoint through a real Redis (Debian's redis-server, started here;
  * createRedisTaskStore over the official client): a task started on one instance is seen, answered and cancelled
  * from the other, stays its caller's on both, and says so when the instance running it stops. What Redis hands back
- * is untrusted: a planted record that names another task, or does not parse, is no task.
+ * is untrusted: a planted record that names another task, or does not parse, is no task. And three instances behind
+ * Debian's HAProxy, round robin: a task and its question through the balancer, each request on whichever instance.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +17,7 @@ import {
   type GeneratedServer,
 } from '../helpers/project.js';
 import { installRedisClient, redisClient, startRedis, type RedisClient, type RedisServer } from '../helpers/redis.js';
+import { answeredBy, startBalancer } from '../helpers/haproxy.js';
 import { call, rpc, until } from '../helpers/tasks.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-redis-tasks');
@@ -117,6 +119,31 @@ describe('two instances sharing tasks through Redis', () => {
       status: 'failed',
       error: { code: -32603, message: 'The server running the task stopped' },
     });
+  });
+
+  it('three instances behind HAProxy: a task and its question, each request on whichever instance', async () => {
+    const three = [await instance(), await instance(), await instance()];
+    const balancer = await startBalancer(
+      project.dir,
+      three.map((s) => Number(new URL(s.url).port)),
+    );
+    try {
+      const { result: handle } = await call(balancer.url, 'export', { rows: 5, pauseMs: 30 });
+      const taskId = handle!['taskId'] as string;
+      const done = await until(balancer.url, taskId, (t) => t['status'] === 'completed');
+      expect(done).toMatchObject({ result: { content: [{ text: 'exported 5 rows' }] } });
+      const { result: asking } = await call(balancer.url, 'approve', { item: 'the move' });
+      const askingId = asking!['taskId'] as string;
+      await until(balancer.url, askingId, (t) => t['status'] === 'input_required');
+      const inputResponses = { go: { action: 'accept', content: { go: true } } };
+      await rpc(balancer.url, 'tasks/update', { taskId: askingId, inputResponses });
+      const went = await until(balancer.url, askingId, (t) => t['status'] === 'completed');
+      expect(went).toMatchObject({ result: { content: [{ text: 'went on with the move' }] } });
+      // Round robin: the polls of one task were answered by every instance, not only the one running it.
+      expect(new Set(answeredBy(balancer, 'tasks/get', taskId))).toEqual(new Set(['s1', 's2', 's3']));
+    } finally {
+      await balancer.stop();
+    }
   });
 
   it('takes nothing from Redis that is not a record of the task asked for', async () => {

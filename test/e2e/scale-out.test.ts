@@ -7,68 +7,17 @@
  * instance stops gracefully and another is killed mid-run; and a 2025 sessionful client, which needs the balancer's
  * session affinity (shown by the same client failing through a balancer without it).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
 import { connectFixtureClient, toolText } from '../helpers/e2e-client.js';
 import { generateAndCompile, scratchCopy } from '../helpers/project.js';
+import { answeredBy, startBalancer } from '../helpers/haproxy.js';
 import { freePort, serveProcess, type Served } from '../helpers/serve.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'scale-out');
 const STATE_KEY = 'one-request-state-key-for-every-instance!';
-
-/** HAProxy's configuration: README's, with the test's ports, and a log line per request to see who answered. */
-function haproxyConfig(port: number, instances: number[], affinity: boolean): string {
-  return `global
-  log stdout format raw local0
-defaults
-  mode http
-  log global
-  log-format "%s %ST %hr"
-  timeout connect 2s
-  timeout client 60s
-  timeout server 60s
-  # A request no instance took (refused connection, or 503 while one shuts down) goes to another.
-  retries 3
-  option redispatch 1
-  retry-on conn-failure 503
-frontend mcp
-  bind 127.0.0.1:${port}
-  capture request header mcp-name len 64
-  default_backend instances
-backend instances
-  balance roundrobin
-${
-  affinity
-    ? `  # 2025 sessions live in the instance that made them: route by Mcp-Session-Id, learnt from its responses.
-  stick-table type string len 64 size 100k expire 30m
-  stick on req.hdr(mcp-session-id)
-  stick store-response res.hdr(mcp-session-id)
-`
-    : ''
-}${instances.map((p, i) => `  server s${i + 1} 127.0.0.1:${p}`).join('\n')}
-`;
-}
-
-async function startBalancer(instances: number[], affinity: boolean): Promise<Served> {
-  const port = await freePort();
-  const config = path.join(project.dir, `haproxy-${port}.cfg`);
-  fs.writeFileSync(config, haproxyConfig(port, instances, affinity));
-  const binary = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((b) => fs.existsSync(b));
-  if (!binary) throw new Error('haproxy is not installed: run `apt-get install -y haproxy` (Debian) first');
-  return serveProcess(binary, ['-db', '-f', config], { cwd: project.dir, port });
-}
-
-/** Which instance answered each request for `tool` so far, from HAProxy's log (`s2 200 {confirm}`). */
-function answeredBy(balancer: Served, tool: string): string[] {
-  return balancer
-    .output()
-    .split('\n')
-    .filter((l) => l.endsWith(` {${tool}}`))
-    .map((l) => l.split(' ')[0]!);
-}
 
 let ports: number[];
 let instances: Served[];
@@ -86,7 +35,7 @@ beforeAll(async () => {
       }),
     ),
   );
-  balancer = await startBalancer(ports, true);
+  balancer = await startBalancer(project.dir, ports);
 }, 180_000);
 afterAll(async () => {
   await Promise.all([balancer, ...(instances ?? [])].map((s) => s?.stop()));
@@ -107,7 +56,7 @@ describe('three instances behind HAProxy, round robin', () => {
     } finally {
       await client.close();
     }
-    const by = answeredBy(balancer, 'add');
+    const by = answeredBy(balancer, 'tools/call', 'add');
     expect(by).toHaveLength(30);
     for (const s of ['s1', 's2', 's3']) expect(by.filter((b) => b === s).length).toBeGreaterThanOrEqual(8);
   });
@@ -120,7 +69,7 @@ describe('three instances behind HAProxy, round robin', () => {
     } finally {
       await client.close();
     }
-    const rounds = answeredBy(balancer, 'confirm');
+    const rounds = answeredBy(balancer, 'tools/call', 'confirm');
     expect(rounds).toHaveLength(3);
     expect(new Set(rounds).size).toBeGreaterThanOrEqual(2);
   });
@@ -138,7 +87,7 @@ describe('three instances behind HAProxy, round robin', () => {
   });
 
   it('cannot serve that client without the affinity: its session is on one instance only', async () => {
-    const plain = await startBalancer(ports, false);
+    const plain = await startBalancer(project.dir, ports, false);
     try {
       const attempt = async () => {
         const client = await connect(plain.url, 'legacy');
@@ -187,7 +136,7 @@ describe('three instances behind HAProxy, round robin', () => {
     // connection's close): at most the 8 clients' calls in flight, and never a wrong answer.
     expect(outcomes.filter((o) => o === 'error').length).toBeLessThanOrEqual(8);
     expect(outcomes.filter((o) => o === 'right').length).toBeGreaterThanOrEqual(TOTAL - 8);
-    const tail = answeredBy(balancer, 'echo').slice(-40);
+    const tail = answeredBy(balancer, 'tools/call', 'echo').slice(-40);
     expect(new Set(tail)).toEqual(new Set(['s1']));
   }, 120_000);
 });
