@@ -5,12 +5,10 @@
  * generator and the type checker behind it) is imported only when that command runs.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { EXIT, type CommandResult } from './commands/result.js';
+import { EXIT, type CommandResult, type ReportFormat } from './commands/result.js';
 import { fileSystemError, UserError } from './core/diagnostics.js';
 import { chooseSpec, DEFAULT_SPEC } from './core/discover.js';
-import { packageRoot } from './core/paths.js';
+import { packageVersion } from './core/paths.js';
 import { styleFor, type Style } from './report/text.js';
 
 interface Io {
@@ -40,7 +38,7 @@ interface Run {
   asProcess: boolean;
 }
 
-type Opts = Record<string, unknown> & { format: 'text' | 'json' | 'github' };
+type Opts = Record<string, unknown> & { format: ReportFormat };
 
 interface CommandSpec {
   name: string;
@@ -58,11 +56,11 @@ const format = () =>
   option('--format <format>', 'output for people (text) or for machines (json)', 'text').choices(['text', 'json']);
 /** For the commands that report findings: GitHub Actions annotations too. */
 const reportFormat = () =>
-  option('--format <format>', 'for people (text), machines (json) or GitHub Actions (github)', 'text').choices([
+  option(
+    '--format <format>',
+    'for people (text), machines (json), GitHub Actions (github) or code scanning (sarif: SARIF 2.1.0)',
     'text',
-    'json',
-    'github',
-  ]);
+  ).choices(['text', 'json', 'github', 'sarif']);
 const specArg = (): [string, string] => [
   '[spec]',
   `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`,
@@ -493,9 +491,4 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     );
     return EXIT.internal;
   }
-}
-
-function packageVersion(): string {
-  const pkg = createRequire(path.join(packageRoot, 'package.json'))('./package.json') as { version: string };
-  return pkg.version;
 }

@@ -61,6 +61,71 @@ describe('every command reports one finding shape', () => {
     expect(items.diff[0]).toMatchObject({ code: 'BOUNDS_TIGHTENED', severity: 'error', class: 'breaking' });
   });
 
+  it('in SARIF 2.1.0: one result per finding of the JSON, with its rule, level and place', async () => {
+    type Sarif = {
+      version: string;
+      runs: {
+        tool: {
+          driver: { name: string; version: string; rules: { id: string; shortDescription?: { text: string } }[] };
+        };
+        properties: { command: string };
+        results: {
+          ruleId: string;
+          ruleIndex: number;
+          level: string;
+          message: { text: string };
+          locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: Record<string, number> } }[];
+        }[];
+      }[];
+    };
+    const LEVEL: Record<string, string> = { error: 'error', warning: 'warning', notice: 'note' };
+    /** The SARIF of `args` and the findings of the same command's --format json (`key`: its list). */
+    const both = async (args: string[], dir: string, key: string) => {
+      const sarif = await runMain([...args, '--format', 'sarif'], dir);
+      const json = await runMain([...args, '--format', 'json'], dir);
+      expect(sarif.code, sarif.stderr).toBe(json.code);
+      const items = (JSON.parse(json.stdout) as Record<string, Record<string, unknown>[]>)[key]!;
+      return { log: JSON.parse(sarif.stdout) as Sarif, items };
+    };
+    const invalid = project({ 'toolspec.yaml': SPEC.replace('type: integer', 'type: intger') });
+    const dir = project({ 'toolspec.yaml': SPEC, 'old.yaml': SPEC.replace('maximum: 50', 'maximum: 100') });
+    const runs = {
+      validate: await both(['validate'], invalid, 'diagnostics'),
+      lint: await both(['lint'], dir, 'findings'),
+      diff: await both(['diff', 'old.yaml', 'toolspec.yaml'], dir, 'changes'),
+    };
+    for (const [command, { log, items }] of Object.entries(runs)) {
+      expect(log.version).toBe('2.1.0');
+      const [run] = log.runs;
+      expect(run!.tool.driver.name).toBe('toolspec');
+      expect(run!.properties.command).toBe(`toolspec ${command}`);
+      expect(run!.results.length, command).toBe(items.length);
+      expect(items.length, command).toBeGreaterThan(0);
+      run!.results.forEach((r, i) => {
+        const item = items[i]!;
+        expect(r.ruleId).toBe(item['code']);
+        expect(run!.tool.driver.rules[r.ruleIndex]!.id).toBe(r.ruleId);
+        expect(r.level).toBe(LEVEL[item['severity'] as string]);
+        expect(r.message.text.startsWith(item['message'] as string)).toBe(true);
+        const place = r.locations![0]!.physicalLocation;
+        expect(place.artifactLocation.uri).toBe(item['file']);
+        expect(place.region).toMatchObject({ startLine: item['line'], startColumn: item['column'] });
+      });
+    }
+    // Lint's rules are described by their summaries.
+    expect(runs.lint.log.runs[0]!.tool.driver.rules.every((r) => r.shortDescription?.text)).toBe(true);
+    // check: its drift beside lint's findings, exit 1 as ever.
+    await runMain(['generate'], dir);
+    fs.rmSync(path.join(dir, 'src/handlers/x.ts'));
+    const check = await runMain(['check', '--format', 'sarif'], dir);
+    expect(check.code).toBe(1);
+    const missing = (JSON.parse(check.stdout) as Sarif).runs[0]!.results.find((r) => r.ruleId === 'missing-handler');
+    expect(missing).toMatchObject({
+      level: 'error',
+      locations: [{ physicalLocation: { artifactLocation: { uri: 'src/handlers/x.ts' } } }],
+    });
+  });
+
   it('on GitHub: one annotation per finding, titled with the command and the code', async () => {
     const dir = project({ 'toolspec.yaml': SPEC, 'old.yaml': SPEC.replace('maximum: 50', 'maximum: 100') });
     const lint = await runMain(['lint', '--format', 'github'], dir);

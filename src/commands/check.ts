@@ -2,7 +2,7 @@
  * `toolspec check`, the drift check: load the spec, regenerate in memory and compare with the disk, then hold every
  * handler to its contract; changes nothing in the project and reads no cache.
  */
-import { formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
+import { asFinding, formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
 import { renderGithub, renderJson } from '../report/findings.js';
 import {
   EXIT,
@@ -10,8 +10,10 @@ import {
   loadForCommand,
   countsOf,
   PLAIN_STYLES,
+  sarifOf,
   served,
   type CommandResult,
+  type ReportFormat,
   type Styles,
 } from './result.js';
 
@@ -20,7 +22,7 @@ export interface CheckInput {
   /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
-  format: 'text' | 'json' | 'github';
+  format: ReportFormat;
   /** Show a diff for each stale file. */
   diff: boolean;
   style?: Styles;
@@ -37,18 +39,19 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
     let stdout = '';
     if (format === 'json')
       stdout = `${JSON.stringify({ ok: false, spec, findings: [], diagnostics: result.diagnostics.map(renderJson) }, null, 2)}\n`;
-    if (format === 'github') {
-      const errors = result.diagnostics.filter((d) => d.severity === 'error');
-      stdout = errors.length ? `${renderGithub(errors, 'toolspec check')}\n` : '';
-    }
+    const errors = result.diagnostics.filter((d) => d.severity === 'error');
+    if (format === 'github') stdout = errors.length ? `${renderGithub(errors, 'toolspec check')}\n` : '';
+    if (format === 'sarif') stdout = sarifOf(errors, 'toolspec check');
     return { code: loaded.code, stdout, stderr: loaded.stderr };
   }
   const { checkProject } = await import('../check/check.js');
   const { lint, stderr } = await lintBeside(result, format, false, style.err);
-  const { formatLintGithub, withLint } = await import('../lint/index.js');
+  const { formatLintGithub, withLint, asFinding: lintFinding, ruleSummary } = await import('../lint/index.js');
   const findings = await checkProject(result.model, result.output!, cwd);
   let stdout: string;
   if (format === 'json') stdout = withLint(formatFindingsJson(findings, spec), lint);
+  else if (format === 'sarif')
+    stdout = sarifOf([...lint.findings.map(lintFinding), ...findings.map(asFinding)], 'toolspec check', ruleSummary);
   else if (format === 'github')
     stdout = (lint.findings.length ? `${formatLintGithub(lint.findings)}\n` : '') + formatFindingsGithub(findings);
   else if (!findings.length)

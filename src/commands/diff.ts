@@ -4,11 +4,12 @@
  */
 import { PLAIN, type Style } from '../report/text.js';
 import { renderTexts } from '../report/findings.js';
-import type { CommandResult } from './result.js';
+import { sarifOf, type CommandResult, type ReportFormat } from './result.js';
 import { isRecord } from '../pipeline/load/load.js';
 import { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
 import {
+  asFinding as asChangeFinding,
   fails,
   formatDiffGithub,
   formatDiffJson,
@@ -21,7 +22,7 @@ import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 
 export interface DiffCommandInput extends OperandInput {
-  format: 'text' | 'json' | 'github';
+  format: ReportFormat;
   failOn: FailOn;
   /** Style of stdout and of stderr. */
   style?: { out: Style; err: Style };
@@ -60,7 +61,9 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
       ? formatDiffJson(report)
       : input.format === 'github'
         ? formatDiffGithub(report)
-        : formatDiffText(report, style.out);
+        : input.format === 'sarif'
+          ? sarifOf(report.changes.map(asChangeFinding), 'toolspec diff')
+          : formatDiffText(report, style.out);
   return { code: report.failed ? 1 : 0, stdout, stderr };
 }
 

@@ -1,13 +1,21 @@
 /** `toolspec lint`: the lint rules over the spec and the token table (rules and budget: options.lint). */
 import { renderGithub } from '../report/findings.js';
-import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+import {
+  EXIT,
+  loadForCommand,
+  PLAIN_STYLES,
+  sarifOf,
+  type CommandResult,
+  type ReportFormat,
+  type Styles,
+} from './result.js';
 
 export interface LintInput {
   spec: string;
   /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
-  format: 'text' | 'json' | 'github';
+  format: ReportFormat;
   /** List the rules instead. */
   rules?: boolean;
   style?: Styles;
@@ -24,7 +32,9 @@ export async function lintCommand(input: LintInput): Promise<CommandResult> {
         ? api.lintJson(input.spec, undefined, result.diagnostics)
         : input.format === 'github'
           ? `${renderGithub(result.diagnostics, 'toolspec lint')}\n`
-          : '';
+          : input.format === 'sarif'
+            ? sarifOf(result.diagnostics, 'toolspec lint')
+            : '';
     return { code, stdout, stderr };
   }
   const lint = await api.lintLoaded({ ...result, model: result.model }, { tokens: true });
@@ -35,6 +45,8 @@ export async function lintCommand(input: LintInput): Promise<CommandResult> {
         ? lint.findings.length
           ? `${api.formatLintGithub(lint.findings)}\n`
           : ''
-        : api.formatLintReport(input.spec, lint, result.sources, style.out);
+        : input.format === 'sarif'
+          ? sarifOf(lint.findings.map(api.asFinding), 'toolspec lint', api.ruleSummary)
+          : api.formatLintReport(input.spec, lint, result.sources, style.out);
   return { code: lint.failed ? EXIT.lint : EXIT.ok, stdout, stderr };
 }

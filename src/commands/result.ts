@@ -5,7 +5,9 @@
  */
 import type { LintResult } from '../lint/lint.js';
 import { countSummary, PLAIN, type Style } from '../report/text.js';
-import { renderTexts } from '../report/findings.js';
+import { renderTexts, type Finding } from '../report/findings.js';
+import { packageVersion } from '../core/paths.js';
+import { renderSarif } from '../report/sarif.js';
 import type { CompileOptions, Compiled } from '../compile.js';
 import type { LoadResult } from '../compile.js';
 
@@ -25,6 +27,18 @@ export interface Styles {
 }
 
 export const PLAIN_STYLES: Styles = { out: PLAIN, err: PLAIN };
+
+/** How the commands that report findings print them: for people, for machines, as GitHub annotations, as SARIF. */
+export type ReportFormat = 'text' | 'json' | 'github' | 'sarif';
+
+/** The findings of `command` as a SARIF log (report/sarif.ts); `describe` gives a code's rule description. */
+export function sarifOf(
+  findings: readonly Finding[],
+  command: string,
+  describe?: (code: string) => string | undefined,
+) {
+  return renderSarif(findings, { command, version: packageVersion(), ...(describe && { describe }) });
+}
 
 const linter = () => import('../lint/index.js');
 

@@ -7,8 +7,10 @@ import {
   countsOf,
   plural,
   PLAIN_STYLES,
+  sarifOf,
   served,
   type CommandResult,
+  type ReportFormat,
   type Styles,
 } from './result.js';
 
@@ -17,7 +19,7 @@ export interface ValidateInput {
   /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
-  format: 'text' | 'json' | 'github';
+  format: ReportFormat;
   style?: Styles;
 }
 
@@ -37,7 +39,11 @@ export async function validateCommand(input: ValidateInput): Promise<CommandResu
     if (lint.failed) code = EXIT.lint;
   }
   let stdout = '';
-  if (format === 'github') {
+  if (format === 'sarif') {
+    const { asFinding, ruleSummary } = await import('../lint/index.js');
+    const all = [...result.diagnostics, ...(lint?.findings ?? []).map(asFinding)];
+    stdout = sarifOf(all, 'toolspec validate', ruleSummary);
+  } else if (format === 'github') {
     const api = await import('../lint/index.js');
     const lines = [
       ...(result.diagnostics.length ? [renderGithub(result.diagnostics, 'toolspec validate')] : []),

@@ -9,6 +9,11 @@ export const packageRoot = ((): string => {
   return dir;
 })();
 
+/** toolspec's own version, from its package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 export const specSchemaPath = path.join(packageRoot, 'schema', 'toolspec.schema.json');
 export const includeSchemaPath = path.join(packageRoot, 'schema', 'toolspec-include.schema.json');
 

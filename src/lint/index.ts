@@ -6,7 +6,12 @@ import { sourceLocator } from './positions.js';
 
 export { lint, type LintResult } from './lint.js';
 export { RULES } from './rules/index.js';
+import { RULES } from './rules/index.js';
+
+/** A lint rule's one-line summary, for a report that lists the rules it names (SARIF). */
+export const ruleSummary = (id: string): string | undefined => RULES.find((r) => r.id === id)?.summary;
 export {
+  asFinding,
   formatLintCompact,
   formatLintFindings,
   formatLintGithub,

@@ -1,0 +1,70 @@
+/**
+ * SARIF 2.1.0 (OASIS), the log format code-scanning services read (GitHub code scanning, Azure DevOps, IDEs): the
+ * same findings `--format github` annotates, as one run of one tool whose results name their rule, level and place.
+ * https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
+ */
+import type { Log, ReportingDescriptor, Result } from 'sarif';
+import type { Finding } from './findings.js';
+
+const LEVEL = { error: 'error', warning: 'warning', notice: 'note' } as const;
+
+export interface SarifTool {
+  /** `toolspec lint`, say: the run's tool is toolspec; the command goes in its properties. */
+  command: string;
+  version: string;
+  /** A rule's one-line description, for the rules list: lint's rule summaries. */
+  describe?: (code: string) => string | undefined;
+}
+
+/** The findings as a SARIF log, pretty-printed, with a final newline. */
+export function renderSarif(list: readonly Finding[], tool: SarifTool): string {
+  const codes = [...new Set(list.map((f) => f.code))];
+  const rules: ReportingDescriptor[] = codes.map((id) => {
+    const text = tool.describe?.(id);
+    return text === undefined ? { id } : { id, shortDescription: { text } };
+  });
+  const results: Result[] = list.map((f) => ({
+    ruleId: f.code,
+    ruleIndex: codes.indexOf(f.code),
+    level: LEVEL[f.severity],
+    message: { text: [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n') },
+    ...(f.file !== undefined && {
+      locations: [
+        {
+          physicalLocation: {
+            // Relative to where the command ran (the repository's root in CI), as code scanning expects.
+            artifactLocation: { uri: encodeURI(f.file.split('\\').join('/')), uriBaseId: '%SRCROOT%' },
+            ...(f.line !== undefined && {
+              region: {
+                startLine: f.line,
+                ...(f.column !== undefined && { startColumn: f.column }),
+                ...(f.endLine !== undefined && { endLine: f.endLine }),
+                ...(f.endColumn !== undefined && { endColumn: f.endColumn }),
+              },
+            }),
+          },
+        },
+      ],
+    }),
+    ...(f.tool !== undefined && { properties: { tool: f.tool } }),
+  }));
+  const log: Log = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'toolspec',
+            version: tool.version,
+            informationUri: 'https://www.npmjs.com/package/toolspec',
+            rules,
+          },
+        },
+        properties: { command: tool.command },
+        results,
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
