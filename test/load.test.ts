@@ -63,6 +63,36 @@ describe('loadModel', () => {
     expect(def.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
   });
 
+  it("sends alwaysLoad and searchHint as the _meta keys clients' tool search reads, beside the tool's own", () => {
+    const tool = (extra: string) =>
+      `${HEAD}tools:\n  - name: find\n    description: Find.\n    inputSchema: { type: object }\n${extra}`;
+    const dir = project({
+      'toolspec.yaml': tool('    alwaysLoad: true\n    searchHint: lookup search query\n    _meta: { team: docs }\n'),
+    });
+    const { model, diagnostics } = loadModel('toolspec.yaml', { cwd: dir });
+    expect(diagnostics).toEqual([]);
+    expect(model!.tools[0]!.definition._meta).toEqual({
+      team: 'docs',
+      'anthropic/alwaysLoad': true,
+      'anthropic/searchHint': 'lookup search query',
+    });
+    // The same key in _meta: agreeing is fine; disagreeing is TS009 at that key.
+    const same = project({
+      'toolspec.yaml': tool('    alwaysLoad: true\n    _meta: { anthropic/alwaysLoad: true }\n'),
+    });
+    expect(loadModel('toolspec.yaml', { cwd: same }).diagnostics).toEqual([]);
+    const clash = project({
+      'toolspec.yaml': tool('    alwaysLoad: true\n    _meta: { anthropic/alwaysLoad: false }\n'),
+    });
+    const clashed = loadModel('toolspec.yaml', { cwd: clash });
+    expect(clashed.model).toBeUndefined();
+    expect(clashed.diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([
+      ['TS009', 8, '_meta["anthropic/alwaysLoad"] says false, but alwaysLoad says true'],
+    ]);
+    const wrong = project({ 'toolspec.yaml': tool('    searchHint: ""\n') });
+    expect(loadModel('toolspec.yaml', { cwd: wrong }).diagnostics.map((d) => d.code)).toEqual(['TS009']);
+  });
+
   it('bundles the shared $defs a schema uses, transitively, and no others', () => {
     const dir = project({
       'toolspec.yaml': `${HEAD}$defs:

@@ -145,6 +145,7 @@ export function checkTools(
     const timeoutMs = checkTimeout(v['timeout'], at(['timeout']), diags);
 
     const renamedFrom = formerNames(v['renamedFrom']);
+    const searchMeta = toolSearchMeta(v, at, diags);
     if (name === undefined || typeName === undefined || !input || (v['outputSchema'] !== undefined && !output))
       continue;
     const pos = at([]);
@@ -157,7 +158,7 @@ export function checkTools(
       examples,
       mcpHeaders: mcpHeaderDeclarations(input.schema),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      definition: toolDefinition(v, name, input, output),
+      definition: toolDefinition(v, name, input, output, searchMeta),
       ...(renamedFrom.length ? { renamedFrom } : {}),
       ...withScopes(v),
       ...(v['task'] === 'optional' || v['task'] === 'required' ? { task: v['task'] } : {}),
@@ -166,6 +167,39 @@ export function checkTools(
   }
   checkRenames(tools, byName, diags);
   return { tools: models, validators };
+}
+
+/** The `_meta` keys clients' tool search reads, from the tool's `alwaysLoad` and `searchHint`. */
+export const SEARCH_META = { alwaysLoad: 'anthropic/alwaysLoad', searchHint: 'anthropic/searchHint' } as const;
+
+/**
+ * `alwaysLoad` and `searchHint` as their `_meta` keys. A `_meta` that sets the same key itself must agree (TS009
+ * otherwise): one fact, one value on the wire.
+ */
+function toolSearchMeta(
+  v: Record<string, unknown>,
+  at: (path: (string | number)[]) => ReturnType<RawTool['file']['locate']>,
+  diags: Diagnostics,
+): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  const own = (v['_meta'] ?? {}) as Record<string, unknown>;
+  for (const [field, key] of Object.entries(SEARCH_META)) {
+    const value = v[field];
+    if (value === undefined) continue;
+    if (Object.hasOwn(own, key) && own[key] !== value) {
+      diags.add(
+        diagnostic(
+          'TS009',
+          at(['_meta', key]),
+          `_meta["${key}"] says ${JSON.stringify(own[key])}, but ${field} says ${JSON.stringify(value)}`,
+          `${field} is sent as _meta["${key}"]: keep one of the two`,
+        ),
+      );
+      continue;
+    }
+    meta[key] = value;
+  }
+  return meta;
 }
 
 /** `renamedFrom: a` or `renamedFrom: [a, b]`, as a list; entries that are not names are the structure check's. */
@@ -243,6 +277,7 @@ function toolDefinition(
   name: string,
   input: CheckedSchema,
   output: CheckedSchema | undefined,
+  searchMeta: Record<string, unknown>,
 ): ToolDefinition {
   const out: Record<string, unknown> = { name };
   if (typeof v['title'] === 'string') out['title'] = v['title'];
@@ -252,5 +287,6 @@ function toolDefinition(
   for (const key of ['annotations', 'icons', 'execution', '_meta'] as const) {
     if (v[key] !== undefined) out[key] = structuredClone(v[key]);
   }
+  if (Object.keys(searchMeta).length) out['_meta'] = { ...(out['_meta'] as object | undefined), ...searchMeta };
   return out as unknown as ToolDefinition;
 }
