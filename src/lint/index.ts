@@ -2,11 +2,11 @@
 import type { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { lint, type LintResult } from './lint.js';
+import { RULES } from './rules/index.js';
 import { sourceLocator } from './positions.js';
 
 export { lint, type LintResult } from './lint.js';
 export { RULES } from './rules/index.js';
-import { RULES } from './rules/index.js';
 
 /** A lint rule's one-line summary, for a report that lists the rules it names (SARIF). */
 export const ruleSummary = (id: string): string | undefined => RULES.find((r) => r.id === id)?.summary;

@@ -93,6 +93,11 @@ export function renderJson(f: Finding): Record<string, unknown> {
   };
 }
 
+/** A finding's message with its details and hint, as one text: for the formats that take a single message. */
+export function fullMessage(f: Finding): string {
+  return [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n');
+}
+
 /** One annotation per finding, titled `<command>: <code>` (e.g. `toolspec check: stale-file`). */
 export function renderGithub(list: readonly Finding[], command: string): string {
   return list
@@ -103,7 +108,7 @@ export function renderGithub(list: readonly Finding[], command: string): string 
         ...(f.line !== undefined && { line: f.line }),
         ...(f.column !== undefined && { column: f.column }),
         title: `${command}: ${f.code}`,
-        message: [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n'),
+        message: fullMessage(f),
       }),
     )
     .join('\n');

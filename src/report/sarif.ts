@@ -4,7 +4,7 @@
  * https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
  */
 import type { Log, ReportingDescriptor, Result } from 'sarif';
-import type { Finding } from './findings.js';
+import { fullMessage, type Finding } from './findings.js';
 
 const LEVEL = { error: 'error', warning: 'warning', notice: 'note' } as const;
 
@@ -27,7 +27,7 @@ export function renderSarif(list: readonly Finding[], tool: SarifTool): string {
     ruleId: f.code,
     ruleIndex: codes.indexOf(f.code),
     level: LEVEL[f.severity],
-    message: { text: [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n') },
+    message: { text: fullMessage(f) },
     ...(f.file !== undefined && {
       locations: [
         {

@@ -170,7 +170,7 @@ export function checkTools(
 }
 
 /** The `_meta` keys clients' tool search reads, from the tool's `alwaysLoad` and `searchHint`. */
-export const SEARCH_META = { alwaysLoad: 'anthropic/alwaysLoad', searchHint: 'anthropic/searchHint' } as const;
+const SEARCH_META = { alwaysLoad: 'anthropic/alwaysLoad', searchHint: 'anthropic/searchHint' } as const;
 
 /**
  * `alwaysLoad` and `searchHint` as their `_meta` keys. A `_meta` that sets the same key itself must agree (TS009
