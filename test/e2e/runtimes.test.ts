@@ -243,4 +243,21 @@ describe('the fetch export, set from the bindings (workerd) or the environment (
     },
     120_000,
   );
+
+  it('workerd serves the endpoint at TOOLSPEC_MCP_PATH, and nothing at /mcp', async () => {
+    const port = await freePort();
+    const config = buildWorker(port, { TOOLSPEC_MCP_PATH: '/rpc' });
+    const served = await serveProcess(bin('.bin/workerd'), ['serve', config], { cwd: project.dir, port, path: '/rpc' });
+    try {
+      expect((await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' })).status).toBe(404);
+      const client = await connect(served.url, 'modern');
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(manifest.tools.map((t) => t['name']));
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await served.stop();
+    }
+  }, 120_000);
 });
