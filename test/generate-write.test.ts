@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli, runMain } from './helpers/cli.js';
+import { bin, runCli, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 
 const SPEC = `toolspec: 1
@@ -152,7 +152,6 @@ describe('toolspec generate (built CLI)', () => {
   it('runs one generate at a time in a project: eight at once all succeed and leave one whole generation', async () => {
     const dir = project();
     const { spawn } = await import('node:child_process');
-    const { bin } = await import('./helpers/cli.js');
     const runs = await Promise.all(
       Array.from(
         { length: 8 },
@@ -174,6 +173,34 @@ describe('toolspec generate (built CLI)', () => {
     expect(fs.readdirSync(path.join(dir, 'src')).sort()).toEqual(['generated', 'handlers']);
     expect(fs.readdirSync(path.join(dir, 'src/handlers')).sort()).toEqual(['alpha.ts', 'beta.ts']);
   }, 60_000);
+
+  it('waits for a live lock holder, and takes over the lock a dead or half-made run left', async () => {
+    const { spawn, spawnSync } = await import('node:child_process');
+    const lockFile = (dir: string) => path.join(dir, 'src/generated.toolspec-lock');
+    const locked = (text: string) => {
+      const dir = project();
+      fs.mkdirSync(path.join(dir, 'src'));
+      fs.writeFileSync(lockFile(dir), text);
+      return dir;
+    };
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    for (const dir of [locked(String(dead)), locked(''), locked('not a pid')]) {
+      const r = await runMain(['generate'], dir);
+      expect(r.code, r.stderr).toBe(0);
+      expect(fs.existsSync(lockFile(dir))).toBe(false);
+      expect(fs.readdirSync(path.join(dir, 'src')).sort()).toEqual(['generated', 'handlers']);
+    }
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
+    const dir = locked(String(holder.pid));
+    const run = new Promise<{ code: number | null }>((resolve) => {
+      spawn(process.execPath, [bin, 'generate'], { cwd: dir }).on('close', (code) => resolve({ code }));
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(fs.existsSync(path.join(dir, 'src/generated')), 'wrote while the lock was held').toBe(false);
+    holder.kill('SIGKILL');
+    expect((await run).code).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'src/generated/tools.ts'))).toBe(true);
+  }, 30_000);
 
   it('ends a file system refusal with the path and the reason, exit 2, no stack', async () => {
     const dir = project();

@@ -62,31 +62,65 @@ export const LOCK_WAIT_MS = 30_000;
 
 /**
  * One generate at a time per generated folder: a lock file beside it holds the writer's pid. Another run waits for
- * it (a lock whose process is gone is taken over), and says who holds it after LOCK_WAIT_MS.
+ * it (a lock whose process is gone is taken over), and says who holds it after LOCK_WAIT_MS. The lock is linked in
+ * whole from a file that already holds the pid, so no run ever reads an empty lock and takes it for a dead one; a
+ * dead run's lock is renamed away first and looked at there, so two runs taking it over cannot both win, and a
+ * lock that turns out to be live (taken meanwhile) is linked back.
  */
 function lock(genDir: string, shown: string): () => void {
   const file = `${genDir}.toolspec-lock`;
+  const mine = `${file}-${process.pid}`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  for (;;) {
-    try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(file, { force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  fs.writeFileSync(mine, String(process.pid));
+  try {
+    for (;;) {
+      if (linkUnlessExists(mine, file)) return () => fs.rmSync(file, { force: true });
+      const held = readIfExists(file);
+      const holder = Number(held);
+      if (held !== undefined && !processAlive(holder)) {
+        takeOverDead(file, held);
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new UserError(
+          `another toolspec (pid ${holder}) has been writing ${shown} for ${LOCK_WAIT_MS / 1000} s; let it finish, or remove ${path.basename(file)} if that process is not toolspec`,
+        );
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
     }
-    const holder = Number(readIfExists(file));
-    if (!processAlive(holder)) {
-      fs.rmSync(file, { force: true }); // left by a run that was killed
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new UserError(
-        `another toolspec (pid ${holder}) has been writing ${shown} for ${LOCK_WAIT_MS / 1000} s; let it finish, or remove ${path.basename(file)} if that process is not toolspec`,
-      );
-    }
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+  } finally {
+    fs.rmSync(mine, { force: true });
   }
+}
+
+/** Links `from` in at `to`: false when `to` exists. A file system without hard links copies, refusing too. */
+function linkUnlessExists(from: string, to: string): boolean {
+  try {
+    try {
+      fs.linkSync(from, to);
+    } catch (e) {
+      if (['EEXIST', 'ENOENT'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+      fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+    }
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return false;
+  }
+}
+
+/** Removes the lock a dead run left (its text `held`); a live lock found in its place (taken meanwhile) goes back. */
+function takeOverDead(file: string, held: string): void {
+  const away = `${file}-stale-${process.pid}`;
+  try {
+    fs.renameSync(file, away);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // another run took it over first
+    throw e;
+  }
+  if (readIfExists(away) !== held) linkUnlessExists(away, file);
+  fs.rmSync(away, { force: true });
 }
 
 /** Stubs a killed run was writing (".<name>.toolspec-<pid>" whose process is gone): never the user's files. */
@@ -186,29 +220,9 @@ function writeLocked(
     report.written = changes.map((c) => c.rel);
     report.removed = stale.map((abs) => path.relative(rootDir, abs).split(path.sep).join('/'));
   }
-  for (const s of stubs) {
-    fs.mkdirSync(path.dirname(s.abs), { recursive: true });
-    // Written whole beside its place, then linked in: a kill or a full disk never leaves an empty stub, and a link
-    // never replaces a file that appeared meanwhile.
-    const temp = path.join(path.dirname(s.abs), `.${path.basename(s.abs)}.toolspec-${process.pid}`);
-    try {
-      writeFile(temp, s.contents);
-      failpoint('stub-written');
-      try {
-        fs.linkSync(temp, s.abs);
-      } catch (e) {
-        // A file system without hard links: copying refuses an existing file too.
-        if (['EEXIST', 'ENOENT'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
-        fs.copyFileSync(temp, s.abs, fs.constants.COPYFILE_EXCL);
-      }
-      report.created.push(s.rel);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      report.kept.push(s.rel);
-    } finally {
-      fs.rmSync(temp, { force: true });
-    }
-  }
+  // Written whole beside its place, then linked in: a kill or a full disk never leaves an empty stub, and a link
+  // never replaces a file that appeared meanwhile.
+  for (const s of stubs) (placeWhole(s.abs, s.contents, 'stub-written') ? report.created : report.kept).push(s.rel);
   for (const m of linked) {
     failpoint('handler-moved');
     // The code is whole at its new place: only now does the old file go.
@@ -222,22 +236,13 @@ function writeLocked(
  * Writes a file whole beside its place, then links it in: true when it is in place, false when a file is there
  * already (left as it is). A kill or a full disk never leaves a partial file.
  */
-function placeWhole(abs: string, contents: string): boolean {
+function placeWhole(abs: string, contents: string, point?: string): boolean {
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   const temp = path.join(path.dirname(abs), `.${path.basename(abs)}.toolspec-${process.pid}`);
   try {
     writeFile(temp, contents);
-    try {
-      fs.linkSync(temp, abs);
-    } catch (e) {
-      // A file system without hard links: copying refuses an existing file too.
-      if (['EEXIST', 'ENOENT'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
-      fs.copyFileSync(temp, abs, fs.constants.COPYFILE_EXCL);
-    }
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    return false;
+    if (point) failpoint(point);
+    return linkUnlessExists(temp, abs);
   } finally {
     fs.rmSync(temp, { force: true });
   }
