@@ -52,7 +52,15 @@ export async function compile(spec: string, options: CompileOptions): Promise<Co
     store: cache,
     ...(emit.stubs ? { stubs: emit.stubs } : {}),
   });
-  return { ...result, output };
+  const { publishedFiles } = await import('./publish/published.js');
+  const main = result.parsed?.get(result.model.specFile);
+  const published = await publishedFiles(result.model, cwd, (i) => main!.locate(['options', 'toolTables', i]));
+  if (published.diagnostics.length) {
+    // A file the output depends on is not as it must be: like an invalid spec, nothing is generated.
+    const { model: _model, validators: _validators, ...rest } = result;
+    return { ...rest, diagnostics: [...result.diagnostics, ...published.diagnostics] };
+  }
+  return { ...result, output: [...output, ...published.files] };
 }
 
 let templates: Map<string, string> | undefined;

@@ -39,6 +39,7 @@ describe('loadModel', () => {
       contractTests: true,
       cache: { ttlMs: 300_000, scope: 'public' },
       subscriptions: false,
+      toolTables: [],
       lint: DEFAULT_LINT_OPTIONS,
     });
     expect(model!.server).toMatchObject({ name: 'todo-server', version: '1.0.0', title: 'To-do list' });

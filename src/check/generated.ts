@@ -13,7 +13,7 @@ export function checkGenerated(model: ServerModel, files: readonly OutputFile[],
   const show = (rel: string) => displayPath(path.resolve(model.rootDir, rel), cwd);
   const produced = new Set<string>();
   for (const f of files) {
-    if (f.kind !== 'generated') continue;
+    if (f.kind === 'handler') continue;
     const abs = path.resolve(model.rootDir, f.path);
     produced.add(abs);
     let current: string;

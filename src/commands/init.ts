@@ -63,9 +63,15 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   // not have: the project gets stubs for the spec's tools instead.
   const ownSpec = fs.existsSync(path.join(abs, 'toolspec.yaml'));
   const blank = Boolean(input.blank) && !ownSpec;
-  const files = initFiles({ name, dir: abs, toolspec: dependency.spec, blank }).filter(
-    (f) => !((ownSpec || blank) && EXAMPLE_FILES.includes(f.path)),
-  );
+  // A README of the user's own has no table markers: the new spec then keeps no table in it.
+  const ownReadme = fs.existsSync(path.join(abs, 'README.md'));
+  const files = initFiles({ name, dir: abs, toolspec: dependency.spec, blank })
+    .filter((f) => !((ownSpec || blank) && EXAMPLE_FILES.includes(f.path)))
+    .map((f) =>
+      ownReadme && f.path === 'toolspec.yaml'
+        ? { ...f, contents: f.contents.replace(/^options:\n {2}toolTables: \[README\.md\].*\n/m, '') }
+        : f,
+    );
   for (const f of files) {
     const target = path.join(abs, f.path);
     fs.mkdirSync(path.dirname(target), { recursive: true });

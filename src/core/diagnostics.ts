@@ -87,6 +87,8 @@ export const CODES = {
   TS049: 'invalid-auth',
   /** `scopes` on a tool, prompt or resource of a spec without `auth`: nothing would enforce them. */
   TS050: 'scopes-without-auth',
+  /** A Markdown file of options.toolTables that is missing, not UTF-8, or without one pair of table markers. */
+  TS051: 'tool-table-markers',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -23,6 +23,8 @@ export interface Options {
   cache: { ttlMs: number; scope: 'public' | 'private' };
   /** Whether clients may subscribe to resource updates (resources/subscribe on 2025 revisions). */
   subscriptions: boolean;
+  /** Markdown files, relative to the spec's folder, whose tool table generate keeps (src/publish/table.ts). */
+  toolTables: string[];
   /** Lint rules' severities, suppressions and the token budget (see src/lint). */
   lint: LintOptions;
 }
@@ -60,5 +62,6 @@ export const DEFAULT_OPTIONS: Readonly<Options> = Object.freeze({
   // The manifest is static: it changes only with a new build, so clients may keep it a while, shared.
   cache: Object.freeze({ ttlMs: 5 * 60_000, scope: 'public' as const }),
   subscriptions: false,
+  toolTables: Object.freeze([]) as unknown as string[],
   lint: DEFAULT_LINT_OPTIONS,
 });

@@ -178,13 +178,25 @@ function writeLocked(
 
   const changes: { abs: string; rel: string; contents: string }[] = [];
   const stubs: { abs: string; rel: string; contents: string }[] = [];
+  const published: { abs: string; rel: string; contents: string }[] = [];
   for (const f of files) {
     const abs = path.resolve(rootDir, f.path);
-    const home = f.kind === 'generated' ? genDir : handlersDir;
+    const home = f.kind === 'generated' ? genDir : f.kind === 'handler' ? handlersDir : rootDir;
     if (!isInside(home, abs) || abs === home)
-      throw new UserError(`refusing to write ${f.path}: it is outside ${path.relative(rootDir, home)}`);
+      throw new UserError(`refusing to write ${f.path}: it is outside ${path.relative(rootDir, home) || '.'}`);
     const current = readIfExists(abs);
-    if (f.kind === 'handler') {
+    if (f.kind === 'published') {
+      if (
+        isInside(genDir, abs) ||
+        isInside(handlersDir, abs) ||
+        (current !== undefined && fs.lstatSync(abs).isSymbolicLink())
+      )
+        throw new UserError(`refusing to write ${f.path}: it is not a plain file of the project`);
+      if (current !== f.based)
+        throw new UserError(`${f.path} changed while toolspec was reading it; nothing was written: run generate again`);
+      if (current === f.contents) report.unchanged.push(f.path);
+      else published.push({ abs, rel: f.path, contents: f.contents });
+    } else if (f.kind === 'handler') {
       if (current === undefined) stubs.push({ abs, rel: f.path, contents: f.contents });
       else report.kept.push(f.path);
     } else if (current === f.contents) {
@@ -219,6 +231,17 @@ function writeLocked(
     }
     report.written = changes.map((c) => c.rel);
     report.removed = stale.map((abs) => path.relative(rootDir, abs).split(path.sep).join('/'));
+  }
+  // The project's own files with a part toolspec keeps: written whole beside them, then renamed over them.
+  for (const p of published) {
+    const temp = path.join(path.dirname(p.abs), `.${path.basename(p.abs)}.toolspec-${process.pid}`);
+    try {
+      writeFile(temp, p.contents);
+      fs.renameSync(temp, p.abs);
+    } finally {
+      fs.rmSync(temp, { force: true });
+    }
+    report.written.push(p.rel);
   }
   // Written whole beside its place, then linked in: a kill or a full disk never leaves an empty stub, and a link
   // never replaces a file that appeared meanwhile.

@@ -27,6 +27,19 @@ describe('toolspec init', () => {
     expect(forced.stdout).toContain('kept README.md: it exists already');
     expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('mine\n');
     expect(fs.existsSync(path.join(dir, 'src/generated/contract.ts'))).toBe(true);
+    // The user's README has no table markers: the new spec keeps no table in it.
+    expect(fs.readFileSync(path.join(dir, 'toolspec.yaml'), 'utf8')).not.toContain('toolTables');
+  });
+
+  it("keeps the tool table in a new project's README, and check holds it", () => {
+    const dir = path.join(scratch.dir, 'fresh');
+    expect(runCli(['init', dir], scratch.dir).code).toBe(0);
+    const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+    expect(readme).toMatch(/^\| `greet` \| Greet \| Greet someone by name.* \| read-only \| \d+ \|$/m);
+    fs.writeFileSync(path.join(dir, 'README.md'), readme.replace('| Greet |', '| Hello |'));
+    const check = runCli(['check'], dir);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/README\.md:\d+:1 error stale-file/);
   });
 });
 

@@ -27,10 +27,15 @@ export interface OutputFile {
   /** Relative to the spec's folder, with forward slashes. */
   path: string;
   contents: string;
-  /** generated: toolspec's, rewritten every run. handler: the user's, created only when missing. */
-  kind: 'generated' | 'handler';
+  /**
+   * generated: toolspec's, rewritten every run. handler: the user's, created only when missing. published: a file
+   * of the project outside the generated folder with a part that toolspec keeps (src/publish), rewritten whole.
+   */
+  kind: 'generated' | 'handler' | 'published';
   /** For handler stubs: the tool it is for. */
   tool?: string;
+  /** For published files: the text on disk they were computed from (the write is refused if it changed since). */
+  based?: string;
 }
 
 export interface GenerateOptions {

@@ -33,6 +33,7 @@ export function resolveOptions(
     timeoutMs: checkTimeout(given['timeout'], file.locate(['options', 'timeout']), diags) ?? DEFAULT_OPTIONS.timeoutMs,
     cache: resolveCache(given['cache'], file, diags),
     subscriptions: pick('subscriptions', (v) => typeof v === 'boolean'),
+    toolTables: [],
     lint: resolveLintOptions(given['lint']),
   };
   const folders = ['generatedDir', 'handlersDir'] as const;
@@ -80,7 +81,40 @@ export function resolveOptions(
       ),
     );
   }
+  options.toolTables = resolveToolTables(given['toolTables'], rootDir, abs, file, diags);
   return options;
+}
+
+/** options.toolTables: Markdown files of the project, outside the folders toolspec owns or the handlers' folder. */
+function resolveToolTables(
+  raw: unknown,
+  rootDir: string,
+  folders: Partial<Record<'generatedDir' | 'handlersDir', string>>,
+  file: SourceFile,
+  diags: Diagnostics,
+): string[] {
+  if (!Array.isArray(raw)) return [];
+  const tables: string[] = [];
+  raw.forEach((value: unknown, i) => {
+    if (typeof value !== 'string' || value === '') return;
+    const resolved = path.resolve(rootDir, value);
+    const inFolder = Object.values(folders).some((dir) => isInside(dir, resolved));
+    if (path.isAbsolute(value) || !isInside(rootDir, resolved) || resolved === rootDir || inFolder) {
+      diags.add(
+        diagnostic(
+          'TS016',
+          file.locate(['options', 'toolTables', i]),
+          inFolder
+            ? `options.toolTables "${value}" is inside the generated or the handlers folder`
+            : `options.toolTables "${value}" must be a file below the spec's folder`,
+          'name a Markdown file of the project, such as "README.md"',
+        ),
+      );
+      return;
+    }
+    tables.push(path.relative(rootDir, resolved).split(path.sep).join('/'));
+  });
+  return tables;
 }
 
 /** The first existing non-folder on the way from `rootDir` down to `target` (both absolute), if any. */

@@ -1,0 +1,64 @@
+/**
+ * The files toolspec keeps outside its generated folder, computed from the model and the files as they are on disk:
+ * the tool tables of options.toolTables. Read here, written only by write/write.ts (generate), compared by check.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { diagnostic, type Diagnostic, type Span } from '../core/diagnostics.js';
+import { displayPath } from '../core/paths.js';
+import { countTokens } from '../lint/tokens.js';
+import { MAX_FILE_BYTES } from '../pipeline/load/limits.js';
+import type { OutputFile } from '../pipeline/emit/generate.js';
+import type { ServerModel } from '../pipeline/model.js';
+import { spliceTable, toolTable } from './table.js';
+
+/** `option(i)`: where options.toolTables[i] is written in the spec, for a file that cannot be read. */
+export async function publishedFiles(
+  model: ServerModel,
+  cwd: string,
+  option: (i: number) => Span,
+): Promise<{ files: OutputFile[]; diagnostics: Diagnostic[] }> {
+  const files: OutputFile[] = [];
+  const diagnostics: Diagnostic[] = [];
+  if (!model.options.toolTables.length) return { files, diagnostics };
+  const report = await countTokens(model);
+  const table = toolTable(model, new Map(report.tools.map((t) => [t.name, t.tokens])), report.encoding);
+  model.options.toolTables.forEach((rel, i) => {
+    const abs = path.resolve(model.rootDir, rel);
+    const shown = displayPath(abs, cwd);
+    const text = readMarkdown(abs);
+    if (typeof text !== 'string') {
+      diagnostics.push(
+        diagnostic('TS051', option(i), `options.toolTables names ${shown}, which ${text.why}`, text.hint),
+      );
+      return;
+    }
+    const spliced = spliceTable(text, table);
+    if ('text' in spliced) {
+      files.push({ path: rel, contents: spliced.text, kind: 'published', based: text });
+      return;
+    }
+    const { line, column, message, hint } = spliced;
+    const span = { file: shown, line, column, endLine: line, endColumn: column };
+    diagnostics.push(diagnostic('TS051', span, `${shown} ${message}`, hint));
+  });
+  return { files, diagnostics };
+}
+
+/** The file's text, or why it cannot be the home of a table: never a link, a folder, a huge or non-UTF-8 file. */
+function readMarkdown(abs: string): string | { why: string; hint: string } {
+  let stat;
+  try {
+    stat = fs.lstatSync(abs);
+  } catch {
+    return { why: 'does not exist', hint: 'create it with the two marker lines, or take it out of options.toolTables' };
+  }
+  if (!stat.isFile()) return { why: 'is not a plain file (a link or a folder)', hint: 'name the Markdown file itself' };
+  if (stat.size > MAX_FILE_BYTES)
+    return { why: `is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB`, hint: 'keep the table in a smaller file' };
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(abs));
+  } catch {
+    return { why: 'is not UTF-8 text', hint: 'save it as UTF-8: toolspec rewrites only text it can read back whole' };
+  }
+}
