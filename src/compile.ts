@@ -14,7 +14,7 @@ import path from 'node:path';
 import { diagnostic, Diagnostics, type Diagnostic } from './core/diagnostics.js';
 import { isRecord, loadSpec, type LoadOptions } from './pipeline/load/load.js';
 import type { SourceFile } from './pipeline/load/source.js';
-import type { CompiledValidators, ServerInfo, ServerModel } from './pipeline/model.js';
+import type { CompiledValidators, RegistryInfo, ServerInfo, ServerModel } from './pipeline/model.js';
 import { checkScopesNeedAuth, resolveAuth } from './pipeline/validate/auth.js';
 import { resolveOptions } from './pipeline/validate/options.js';
 import { checkPrimitives } from './pipeline/validate/primitives.js';
@@ -54,7 +54,7 @@ export async function compile(spec: string, options: CompileOptions): Promise<Co
   });
   const { publishedFiles } = await import('./publish/published.js');
   const main = result.parsed?.get(result.model.specFile);
-  const published = await publishedFiles(result.model, cwd, (i) => main!.locate(['options', 'toolTables', i]));
+  const published = await publishedFiles(result.model, cwd, (at) => main!.locate(at));
   if (published.diagnostics.length) {
     // A file the output depends on is not as it must be: like an invalid spec, nothing is generated.
     const { model: _model, validators: _validators, ...rest } = result;
@@ -134,6 +134,7 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
     rootDir,
     files,
     server: serverInfo(raw.root['server']),
+    ...registryInfo(raw.root['server']),
     ...(auth ? { auth } : {}),
     options,
     tools,
@@ -149,6 +150,11 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
     inputs,
     parsed: new Map(raw.files.map((f) => [f.displayPath, f])),
   };
+}
+
+function registryInfo(v: unknown): { registry?: RegistryInfo } {
+  const r = isRecord(v) && isRecord(v['registry']) ? v['registry'] : undefined;
+  return r ? { registry: structuredClone(r) as unknown as RegistryInfo } : {};
 }
 
 function serverInfo(v: unknown): ServerInfo {

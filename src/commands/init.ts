@@ -63,13 +63,22 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   // not have: the project gets stubs for the spec's tools instead.
   const ownSpec = fs.existsSync(path.join(abs, 'toolspec.yaml'));
   const blank = Boolean(input.blank) && !ownSpec;
-  // A README of the user's own has no table markers: the new spec then keeps no table in it.
+  // A README of the user's own has no table markers, a package.json of theirs no mcpName: the new spec then keeps
+  // no table in the one and no registry entry beside the other.
   const ownReadme = fs.existsSync(path.join(abs, 'README.md'));
+  const ownPackage = fs.existsSync(path.join(abs, 'package.json'));
   const files = initFiles({ name, dir: abs, toolspec: dependency.spec, blank })
     .filter((f) => !((ownSpec || blank) && EXAMPLE_FILES.includes(f.path)))
     .map((f) =>
-      ownReadme && f.path === 'toolspec.yaml'
-        ? { ...f, contents: f.contents.replace(/^options:\n {2}toolTables: \[README\.md\].*\n/m, '') }
+      f.path === 'toolspec.yaml'
+        ? {
+            ...f,
+            contents: drop(
+              drop(f.contents, ownReadme, /^options:\n {2}toolTables: \[README\.md\].*\n/m),
+              ownPackage,
+              /^ {2}# The entry for the official MCP Registry(.*\n)+? {4}name: .*\n/m,
+            ),
+          }
         : f,
     );
   for (const f of files) {
@@ -130,4 +139,9 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   ];
   const warning = dependency.warning ? `toolspec: warning: ${dependency.warning}\n` : '';
   return { code: EXIT.ok, stdout: `${lines.join('\n')}\n`, stderr: `${quiet ? '' : stderr}${warning}` };
+}
+
+/** `text` without what `pattern` matches, when `when`. */
+function drop(text: string, when: boolean, pattern: RegExp): string {
+  return when ? text.replace(pattern, '') : text;
 }

@@ -89,6 +89,8 @@ export const CODES = {
   TS050: 'scopes-without-auth',
   /** A Markdown file of options.toolTables that is missing, not UTF-8, or without one pair of table markers. */
   TS051: 'tool-table-markers',
+  /** server.json (spec `server.registry`) that the MCP Registry would refuse, or package.json disagreeing with it. */
+  TS052: 'invalid-registry-entry',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -15,6 +15,13 @@ export interface ServerInfo {
   icons?: Icon[];
 }
 
+export interface RegistryInfo {
+  name: string;
+  description?: string;
+  repository?: string;
+  remote?: string;
+}
+
 export interface Icon {
   src: string;
   mimeType?: string;
@@ -280,6 +287,8 @@ export interface ServerModel {
   /** Every file the spec consists of, main first. */
   files: string[];
   server: ServerInfo;
+  /** The server's MCP Registry entry (spec `server.registry`): generate writes server.json. Not sent to clients. */
+  registry?: RegistryInfo;
   /** Absent: the server takes no tokens (an `authenticate` hook may still be given in code). */
   auth?: AuthModel;
   options: Options;

@@ -1,6 +1,6 @@
 /**
  * The files toolspec keeps outside its generated folder, computed from the model and the files as they are on disk:
- * the tool tables of options.toolTables. Read here, written only by write/write.ts (generate), compared by check.
+ * server.json (spec `server.registry`) and the tool tables of options.toolTables. Read here, written only by write/write.ts (generate), compared by check.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,17 +9,25 @@ import { displayPath } from '../core/paths.js';
 import { countTokens } from '../lint/tokens.js';
 import { MAX_FILE_BYTES } from '../pipeline/load/limits.js';
 import type { OutputFile } from '../pipeline/emit/generate.js';
+import type { JsonPath } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
+import { SERVER_JSON_MARK, serverJson } from './registry.js';
 import { spliceTable, toolTable } from './table.js';
 
-/** `option(i)`: where options.toolTables[i] is written in the spec, for a file that cannot be read. */
+/** `locate`: where a field of the main spec file is written, for the diagnostics. */
 export async function publishedFiles(
   model: ServerModel,
   cwd: string,
-  option: (i: number) => Span,
+  locate: (at: JsonPath) => Span,
 ): Promise<{ files: OutputFile[]; diagnostics: Diagnostic[] }> {
   const files: OutputFile[] = [];
   const diagnostics: Diagnostic[] = [];
+  if (model.registry) {
+    const entry = serverJson(model, cwd, locate);
+    if ('text' in entry)
+      files.push({ path: 'server.json', contents: entry.text, kind: 'published', mark: SERVER_JSON_MARK });
+    else diagnostics.push(...entry.diagnostics);
+  }
   if (!model.options.toolTables.length) return { files, diagnostics };
   const report = await countTokens(model);
   const table = toolTable(model, new Map(report.tools.map((t) => [t.name, t.tokens])), report.encoding);
@@ -29,7 +37,12 @@ export async function publishedFiles(
     const text = readMarkdown(abs);
     if (typeof text !== 'string') {
       diagnostics.push(
-        diagnostic('TS051', option(i), `options.toolTables names ${shown}, which ${text.why}`, text.hint),
+        diagnostic(
+          'TS051',
+          locate(['options', 'toolTables', i]),
+          `options.toolTables names ${shown}, which ${text.why}`,
+          text.hint,
+        ),
       );
       return;
     }

@@ -192,7 +192,11 @@ function writeLocked(
         (current !== undefined && fs.lstatSync(abs).isSymbolicLink())
       )
         throw new UserError(`refusing to write ${f.path}: it is not a plain file of the project`);
-      if (current !== f.based)
+      if (f.mark !== undefined && current !== undefined && !current.includes(f.mark))
+        throw new UserError(
+          `${f.path} exists and toolspec did not write it; nothing was written: move it away, then run generate again`,
+        );
+      if (f.mark === undefined && current !== f.based)
         throw new UserError(`${f.path} changed while toolspec was reading it; nothing was written: run generate again`);
       if (current === f.contents) report.unchanged.push(f.path);
       else published.push({ abs, rel: f.path, contents: f.contents });

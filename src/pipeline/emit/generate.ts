@@ -36,6 +36,8 @@ export interface OutputFile {
   tool?: string;
   /** For published files: the text on disk they were computed from (the write is refused if it changed since). */
   based?: string;
+  /** For published files toolspec writes whole: what its own copy contains (one without it is never replaced). */
+  mark?: string;
 }
 
 export interface GenerateOptions {
