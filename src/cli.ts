@@ -155,6 +155,10 @@ const COMMANDS: CommandSpec[] = [
         'exit 1 on breaking changes, on breaking or prompt changes, or on any change',
         'breaking',
       ).choices(['breaking', 'prompt', 'any']),
+      option(
+        '--check-version',
+        'exit 1 when server.version did not move as far as the changes need (breaking: major, compatible: minor, prompt: patch)',
+      ),
     ],
     run: async (r, [old, next], o) => {
       const { diffCommand } = await import('./commands/diff.js');
@@ -166,6 +170,7 @@ const COMMANDS: CommandSpec[] = [
           spec: r.specOf(str(o['spec'])).spec,
           format: o.format,
           failOn: o['failOn'] as 'breaking' | 'prompt' | 'any',
+          checkVersion: o['checkVersion'] === true,
           cwd: r.cwd,
           style: r.styles(),
         }),

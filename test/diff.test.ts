@@ -258,6 +258,55 @@ describe('toolspec diff (built CLI, end to end)', () => {
     expect((await runMain(['diff', 'toolspec.yaml', 'old.yaml'], dir)).code).toBe(0);
   });
 
+  it('says which version bump the changes need, and --check-version fails when server.version did not make it', async () => {
+    const dir = project();
+    fs.copyFileSync(path.join(dir, 'toolspec.yaml'), path.join(dir, 'old.yaml'));
+    const write = (version: string, edit: (s: string) => string) =>
+      fs.writeFileSync(path.join(dir, 'toolspec.yaml'), edit(SPEC).replace('version: 1.0.0', `version: ${version}`));
+    const tighten = (s: string) => s.replace('maximum: 50', 'maximum: 20');
+    const reword = (s: string) => s.replace('Search the notes.', 'Search the notes by words.');
+    const widen = (s: string) => s.replace('maximum: 50', 'maximum: 80');
+    const cases: [string, (s: string) => string, number, string][] = [
+      [
+        '1.1.0',
+        tighten,
+        1,
+        'server.version 1.0.0 → 1.1.0: the changes need a major version (2.0.0 or later) — not made',
+      ],
+      ['2.0.0', tighten, 0, 'server.version 1.0.0 → 2.0.0: the changes need a major version (2.0.0 or later)\n'],
+      ['2.0.0-rc.1', tighten, 0, 'the changes need a major version (2.0.0 or later)\n'],
+      ['1.0.0', widen, 1, 'the changes need a minor version (1.1.0 or later) — not made'],
+      ['1.0.1', reword, 0, 'the changes need a patch version (1.0.1 or later)\n'],
+      [
+        '0.9.0',
+        reword,
+        1,
+        'server.version 1.0.0 → 0.9.0: the changes need a patch version (1.0.1 or later) — not made',
+      ],
+    ];
+    for (const [version, edit, code, line] of cases) {
+      write(version, edit);
+      const r = await runMain(['diff', 'old.yaml', '--check-version'], dir);
+      expect(r.stdout, version).toContain(line);
+      // A breaking change fails the diff anyway (--fail-on breaking); the version is judged on its own.
+      expect(r.code, version).toBe(edit === tighten ? 1 : code);
+      if (code === 1) expect(r.stderr, version).toMatch(/^toolspec\.yaml:2:\d+: error /);
+      else expect(r.stderr, version).toBe('');
+      // Without --check-version the line is there, and the version fails nothing.
+      expect((await runMain(['diff', 'old.yaml'], dir)).code, version).toBe(edit === tighten ? 1 : 0);
+    }
+    // Below 1.0.0, npm's caret reads the minor place as the major one.
+    fs.writeFileSync(path.join(dir, 'old.yaml'), SPEC.replace('version: 1.0.0', 'version: 0.2.0'));
+    write('0.2.5', tighten);
+    const zero = await runMain(['diff', 'old.yaml', '--check-version'], dir);
+    expect(zero.stdout).toContain('the changes need a minor version (0.3.0 or later) — not made');
+    expect(zero.code).toBe(1);
+    write('not-semver', tighten);
+    const bad = await runMain(['diff', 'old.yaml', '--check-version'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^toolspec\.yaml:2:\d+: server\.version must be a semantic version/);
+  });
+
   it('reports a rename the spec declares (renamedFrom) as a rename, with advice, and compares the rest as one tool', async () => {
     const dir = project();
     fs.copyFileSync(path.join(dir, 'toolspec.yaml'), path.join(dir, 'old.yaml'));
@@ -364,6 +413,7 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
         '      calls without "tag" are rejected',
         '',
         '1 breaking, 0 compatible, 0 prompt changes: clients built against HEAD:api/toolspec.yaml may fail; keep the old behaviour, or release this as a new major version',
+        'server.version 1.0.0 → 1.0.0: the changes need a major version (2.0.0 or later) — not made',
         '',
       ].join('\n'),
     );
@@ -459,7 +509,7 @@ describe('toolspec diff against git revisions (built CLI, a real repository)', (
     const r = await runMain(['diff', 'HEAD~1', 'HEAD', '--spec', 'specs/docs/toolspec.yaml'], dir);
     expect(r).toMatchObject({ code: 1, stderr: '' });
     // The same changes, in the same classes, as between the two files (test/fixtures/diff/docs/report.txt).
-    const body = (s: string) => s.split('\n').slice(1, -2).join('\n');
+    const body = (s: string) => s.split('\n').slice(1, -3).join('\n');
     const expected = fs.readFileSync(path.join(fixtures, 'docs/report.txt'), 'utf8');
     expect(body(r.stdout)).toBe(body(expected));
     expect(r.stdout.split('\n')[0]).toBe(

@@ -19,11 +19,14 @@ import {
 } from '../diff/report.js';
 import type { Change } from '../diff/rules.js';
 import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from '../diff/sides.js';
+import { checkVersion } from '../diff/semver.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 
 export interface DiffCommandInput extends OperandInput {
   format: ReportFormat;
   failOn: FailOn;
+  /** Fail (exit 1) when the new server.version did not move as far as the changes need (src/diff/semver.ts). */
+  checkVersion?: boolean;
   /** Style of stdout and of stderr. */
   style?: { out: Style; err: Style };
 }
@@ -56,6 +59,25 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
     operands.new.kind === 'git' ? `${operands.new.rev}:` : '',
   );
   const report: DiffReport = { old: before.label, new: after.label, changes, failed: fails(changes, input.failOn) };
+  const [oldModel, newModel] = [before.result.model, after.result.model];
+  if (oldModel && newModel) {
+    const verdict = checkVersion(changes, oldModel.server.version, newModel.server.version);
+    const place = fileVersionPlace(after);
+    if (!verdict) {
+      if (input.checkVersion)
+        return {
+          code: 2,
+          stdout: '',
+          stderr: `${stderr}${place}: server.version must be a semantic version (MAJOR.MINOR.PATCH) on both sides for --check-version: ${oldModel.server.version} → ${newModel.server.version}\n`,
+        };
+    } else {
+      report.version = verdict;
+      if (input.checkVersion && !verdict.ok) {
+        report.failed = true;
+        stderr += `${place}: error ${verdict.reason}\n`;
+      }
+    }
+  }
   const stdout =
     input.format === 'json'
       ? formatDiffJson(report)
@@ -65,6 +87,14 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
           ? sarifOf(report.changes.map(asChangeFinding), 'toolspec diff')
           : formatDiffText(report, style.out);
   return { code: report.failed ? 1 : 0, stdout, stderr };
+}
+
+/** `file:line:col` of server.version in the new spec. */
+function fileVersionPlace(side: LoadedSide): string {
+  const model = side.result.model!;
+  const text = side.result.sources.get(model.specFile);
+  const span = text === undefined ? undefined : new SourceFile(model.specFile, text).locate(['server', 'version']);
+  return span ? `${model.specFile}:${span.line}:${span.column}` : model.specFile;
 }
 
 /**

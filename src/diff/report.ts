@@ -2,6 +2,7 @@
 import { renderGithub, renderJson, type Finding, type FindingSeverity } from '../report/findings.js';
 import { PLAIN, type Style } from '../report/text.js';
 import { CLASS_ORDER, formatPath, jsonPointer, type Change, type ChangeClass } from './rules.js';
+import type { VersionVerdict } from './semver.js';
 import { textDiff } from './text.js';
 
 export interface DiffReport {
@@ -9,8 +10,10 @@ export interface DiffReport {
   old: string;
   new: string;
   changes: Change[];
-  /** True when the changes fail the diff (exit 1) under the chosen --fail-on. */
+  /** True when the changes fail the diff (exit 1) under the chosen --fail-on, or --check-version. */
   failed: boolean;
+  /** The bump the changes need and whether server.version made it, when both sides have semantic versions. */
+  version?: VersionVerdict;
 }
 
 export type FailOn = 'breaking' | 'prompt' | 'any';
@@ -46,7 +49,14 @@ export function formatDiffText(report: DiffReport, style: Style = PLAIN): string
     out.push('');
   }
   out.push(summary(report));
+  if (report.version && report.changes.length) out.push(versionLine(report.version));
   return `${out.join('\n')}\n`;
+}
+
+/** "server.version 1.2.0 → 1.3.0: the changes need a major version (2.0.0 or later)". */
+export function versionLine(v: VersionVerdict): string {
+  const need = v.needed === 'none' ? 'no new version' : `a ${v.needed} version (${v.least} or later)`;
+  return `server.version ${v.old} → ${v.new}: the changes need ${need}${v.ok ? '' : ' — not made'}`;
 }
 
 export function summary(report: DiffReport): string {
@@ -98,6 +108,7 @@ export function formatDiffJson(report: DiffReport): string {
     new: report.new,
     ok: !report.failed,
     summary: { breaking: count('breaking'), compatible: count('compatible'), prompt: count('prompt') },
+    ...(report.version ? { version: report.version } : {}),
     changes: report.changes.map((c) => renderJson(asFinding(c))),
   };
   return `${JSON.stringify(body, null, 2)}\n`;

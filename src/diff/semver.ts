@@ -1,0 +1,66 @@
+/**
+ * Which version bump a diff's changes need, and whether the new `server.version` made it. Breaking changes need a
+ * major version, compatible ones (a tool added, a schema widened) a minor one, prompt changes (descriptions a model
+ * reads) a patch. Below 1.0.0 each moves down one place, as npm's caret ranges read them: ^0.2.0 takes 0.2.9 but not
+ * 0.3.0, so a breaking change of 0.2.x needs 0.3.0.
+ */
+import type { Change } from './rules.js';
+
+export type Bump = 'major' | 'minor' | 'patch' | 'none';
+
+export interface VersionVerdict {
+  old: string;
+  new: string;
+  /** The least bump the changes need. */
+  needed: Bump;
+  /** The least version that makes it, e.g. 2.0.0. */
+  least: string;
+  ok: boolean;
+  /** Why not, in words, when not ok. */
+  reason?: string;
+}
+
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
+
+type Parsed = [number, number, number, string | undefined];
+
+export function parseVersion(v: string): Parsed | undefined {
+  const m = SEMVER.exec(v);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4]] : undefined;
+}
+
+export function neededBump(changes: readonly Change[], old: Parsed): Bump {
+  const has = (cls: Change['class']) => changes.some((c) => c.class === cls);
+  const order: Bump[] = ['major', 'minor', 'patch', 'none'];
+  const bump: Bump = has('breaking') ? 'major' : has('compatible') ? 'minor' : has('prompt') ? 'patch' : 'none';
+  // Below 1.0.0 the first non-zero place is the "major" one for npm's caret: one place down.
+  return old[0] === 0 && bump !== 'none' ? order[Math.min(order.indexOf(bump) + 1, 2)]! : bump;
+}
+
+/** The verdict on `next` after `old`, or undefined when either is not a semantic version (the caller says so). */
+export function checkVersion(changes: readonly Change[], old: string, next: string): VersionVerdict | undefined {
+  const a = parseVersion(old);
+  const b = parseVersion(next);
+  if (!a || !b) return undefined;
+  const needed = neededBump(changes, a);
+  const least =
+    needed === 'major'
+      ? `${a[0] + 1}.0.0`
+      : needed === 'minor'
+        ? `${a[0]}.${a[1] + 1}.0`
+        : needed === 'patch'
+          ? `${a[0]}.${a[1]}.${a[2] + 1}`
+          : old;
+  // A pre-release of the least version (2.0.0-rc.1) is the bump on its way: it counts.
+  const [x, y, z] = parseVersion(least)!;
+  const cmp = b[0] - x || b[1] - y || b[2] - z;
+  const backwards = b[0] - a[0] || b[1] - a[1] || b[2] - a[2];
+  const ok = backwards >= 0 && cmp >= 0;
+  const verdict: VersionVerdict = { old, new: next, needed, least, ok };
+  if (!ok)
+    verdict.reason =
+      backwards < 0
+        ? `server.version went back from ${old} to ${next}`
+        : `the changes need a ${needed} version: ${least} or later, not ${next}`;
+  return verdict;
+}
