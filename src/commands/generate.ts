@@ -39,6 +39,8 @@ export interface GenerateSummary {
   unchanged: number;
   /** Generated files removed, relative to the spec's folder. */
   removed: string[];
+  /** The project's own files whose toolspec part was rewritten (tool tables, server.json). */
+  published: string[];
   /** Handler stubs created, relative to the spec's folder. */
   created: string[];
   /** Handler modules moved to a renamed tool's file, and moves not made because both files exist. */
@@ -175,6 +177,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     written: report.written.length,
     unchanged: report.unchanged.length,
     removed: report.removed,
+    published: report.published,
     created: report.created,
     moved: report.moved,
     notMoved: report.notMoved,
@@ -227,6 +230,7 @@ export function formatSummary(s: GenerateSummary): string {
   return (
     `${s.generatedDir}: ${plural(s.files, 'file')}, ${s.written} written, ${s.unchanged} unchanged` +
     (s.removed.length ? `, ${s.removed.length} removed (${s.removed.join(', ')})` : '') +
+    (s.published.length ? `; updated ${s.published.join(', ')}` : '') +
     ` — ${served(s)} in ${s.ms} ms`
   );
 }

@@ -19,6 +19,8 @@ export interface WriteReport {
   unchanged: string[];
   /** Generated files removed because the spec no longer produces them. */
   removed: string[];
+  /** The project's own files whose toolspec part changed (the tool table, server.json). */
+  published: string[];
   /** Handler stubs created. */
   created: string[];
   /** Handler files that exist already and were left as they are. */
@@ -157,6 +159,7 @@ function writeLocked(
   const report: WriteReport = {
     written: [],
     unchanged: [],
+    published: [],
     removed: [],
     created: [],
     kept: [],
@@ -198,8 +201,7 @@ function writeLocked(
         );
       if (f.mark === undefined && current !== f.based)
         throw new UserError(`${f.path} changed while toolspec was reading it; nothing was written: run generate again`);
-      if (current === f.contents) report.unchanged.push(f.path);
-      else published.push({ abs, rel: f.path, contents: f.contents });
+      if (current !== f.contents) published.push({ abs, rel: f.path, contents: f.contents });
     } else if (f.kind === 'handler') {
       if (current === undefined) stubs.push({ abs, rel: f.path, contents: f.contents });
       else report.kept.push(f.path);
@@ -245,7 +247,7 @@ function writeLocked(
     } finally {
       fs.rmSync(temp, { force: true });
     }
-    report.written.push(p.rel);
+    report.published.push(p.rel);
   }
   // Written whole beside its place, then linked in: a kill or a full disk never leaves an empty stub, and a link
   // never replaces a file that appeared meanwhile.

@@ -16,11 +16,9 @@ const server = path.join(repoRoot, 'node_modules', 'yaml-language-server', 'bin'
 
 /** A project as `toolspec init` leaves it: the schema where the modeline of its spec points, node_modules/toolspec. */
 const project = tempProject({});
-for (const name of fs.readdirSync(path.join(repoRoot, 'schema'))) {
-  const to = path.join(project.dir, 'node_modules', 'toolspec', 'schema', name);
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  fs.copyFileSync(path.join(repoRoot, 'schema', name), to);
-}
+fs.cpSync(path.join(repoRoot, 'schema'), path.join(project.dir, 'node_modules', 'toolspec', 'schema'), {
+  recursive: true,
+});
 const MODELINE = '# yaml-language-server: $schema=./node_modules/toolspec/schema/toolspec.schema.json';
 
 let lsp: LspClient;
