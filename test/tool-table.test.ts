@@ -84,7 +84,9 @@ describe('toolspec generate and check with options.toolTables', () => {
     const first = await runMain(['generate'], dir);
     expect(first.code).toBe(0);
     // The count is the generated folder's; the project's own file is named apart.
-    expect(first.stdout).toMatch(/^src\/generated: (\d+) files, \1 written, 0 unchanged; updated README\.md — 2 tools in/);
+    expect(first.stdout).toMatch(
+      /^src\/generated: (\d+) files, \1 written, 0 unchanged; updated README\.md — 2 tools in/,
+    );
     const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
     expect(readme.startsWith('# Notes\r\n\r\nWhat it does.\n')).toBe(true);
     expect(readme.endsWith(`${TABLE_END}\n\nThe end, kept as it is.`)).toBe(true);
@@ -99,7 +101,9 @@ describe('toolspec generate and check with options.toolTables', () => {
     expect((await runMain(['check'], dir)).code).toBe(0);
     // Generate again: nothing to write.
     const mtime = fs.statSync(path.join(dir, 'README.md')).mtimeMs;
-    expect((await runMain(['generate'], dir)).stdout).toMatch(/^src\/generated: (\d+) files, 0 written, \1 unchanged — /);
+    expect((await runMain(['generate'], dir)).stdout).toMatch(
+      /^src\/generated: (\d+) files, 0 written, \1 unchanged — /,
+    );
     expect(fs.statSync(path.join(dir, 'README.md')).mtimeMs).toBe(mtime);
 
     fs.writeFileSync(path.join(dir, 'README.md'), readme.replace('Delete a note.', 'Delete a note!'));
