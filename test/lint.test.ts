@@ -66,6 +66,7 @@ const FIRES: Partial<Record<string, { rule: RuleId; tools: string[] }>> = {
   'missing-primitive-description': { rule: 'missing-primitive-description', tools: ['summarise', 'index', 'note'] },
   'undescribed-template-variable': { rule: 'undescribed-template-variable', tools: ['note'] },
   'tokens-budget': { rule: 'token-budget', tools: ['(server)', 'get_report'] },
+  'tool-search': { rule: 'tool-search', tools: ['(server)'] },
   clean: { rule: 'missing-description', tools: [] },
 };
 

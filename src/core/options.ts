@@ -40,6 +40,11 @@ export interface LintOptions {
   ignore: { rule: string; tools: string[]; reason?: string }[];
   /** Token budget of the tools as a model reads them; 0: none. */
   budget: { total: number; perTool: number };
+  /**
+   * Where clients' tool search starts deferring tools: past `maxTools` tools, or past `share` percent of a
+   * `contextWindow` of tokens (0: not checked).
+   */
+  toolSearch: { maxTools: number; contextWindow: number; share: number };
   /** The tokenizer's encoding. */
   encoding: 'o200k_base' | 'cl100k_base';
 }
@@ -49,6 +54,7 @@ export const DEFAULT_LINT_OPTIONS: Readonly<LintOptions> = Object.freeze({
   rules: Object.freeze({}),
   ignore: Object.freeze([]) as unknown as LintOptions['ignore'],
   budget: Object.freeze({ total: 0, perTool: 0 }),
+  toolSearch: Object.freeze({ maxTools: 40, contextWindow: 0, share: 10 }),
   encoding: 'o200k_base',
 });
 

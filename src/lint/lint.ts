@@ -8,7 +8,7 @@ import type { LintOptions } from '../core/options.js';
 import { levelOf, Suppressions } from './config.js';
 import { toolLocator } from './positions.js';
 import { RULES, ruleById } from './rules/index.js';
-import { budgetFindings, countTokens, type TokenReport } from './tokens.js';
+import { budgetFindings, countTokens, searchFindings, type TokenReport } from './tokens.js';
 import type { LintFinding, Locator, RawFinding, RuleContext, RuleId } from './types.js';
 
 export interface LintResult {
@@ -41,8 +41,10 @@ export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintR
   const raw: RawFinding[] = [];
   for (const rule of RULES) if (rule.check && active(rule.id)) raw.push(...rule.check(ctx));
   const budgeted = active('token-budget') && (options.budget.total > 0 || options.budget.perTool > 0);
-  const tokens = run.tokens || budgeted ? await countTokens(model) : undefined;
+  const searched = active('tool-search') && options.toolSearch.contextWindow > 0;
+  const tokens = run.tokens || budgeted || searched ? await countTokens(model) : undefined;
   if (tokens && budgeted) raw.push(...budgetFindings(tokens, model, at));
+  if (tokens && searched) raw.push(...searchFindings(tokens, model, at));
 
   const kept = raw.filter((f) => !suppressions.silences(f));
   kept.push(

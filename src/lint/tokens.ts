@@ -165,3 +165,47 @@ export function budgetFindings(report: TokenReport, model: ServerModel, at: Loca
   }
   return out;
 }
+
+export const toolSearch: Rule = {
+  id: 'tool-search',
+  severity: 'warning',
+  summary:
+    'more tools than options.lint.toolSearch.maxTools, or tools taking more of a context window than its share: clients defer them behind a tool search',
+  check: (ctx) => {
+    const { maxTools } = ctx.model.options.lint.toolSearch;
+    const n = ctx.model.tools.length;
+    if (!maxTools || n <= maxTools) return [];
+    return [
+      {
+        rule: 'tool-search',
+        tools: [],
+        span: ctx.at.inSpec(['tools'], { key: true }),
+        message: `the server has ${n} tools, past the ${maxTools} beyond which clients defer tools behind a tool search or cut the list`,
+        hint: searchHint(ctx.model),
+      },
+    ];
+  },
+};
+
+/** The tools' share of the context window options.lint.toolSearch names, as a finding when past its share. */
+export function searchFindings(report: TokenReport, model: ServerModel, at: Locator): RawFinding[] {
+  const { contextWindow, share } = model.options.lint.toolSearch;
+  if (!contextWindow) return [];
+  const used = (report.total / contextWindow) * 100;
+  if (used <= share) return [];
+  return [
+    {
+      rule: 'tool-search',
+      tools: [],
+      span: at.inSpec(['options', 'lint', 'toolSearch', 'contextWindow']),
+      message: `the tools take ${report.total} tokens (${report.encoding}), ${used.toFixed(1)}% of a ${contextWindow}-token context window, past the ${share}% at which clients defer tools behind a tool search`,
+      hint: searchHint(model),
+    },
+  ];
+}
+
+function searchHint(model: ServerModel): string {
+  const loaded = model.tools.filter((t) => t.definition._meta?.['anthropic/alwaysLoad'] === true).length;
+  const hinted = model.tools.filter((t) => typeof t.definition._meta?.['anthropic/searchHint'] === 'string').length;
+  return `a model then sees a tool only once a search finds it: mark the few every conversation needs alwaysLoad: true (${loaded} now), give the others a searchHint (${hinted} of ${model.tools.length} ${hinted === 1 ? 'has' : 'have'} one), or split the server`;
+}

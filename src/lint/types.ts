@@ -26,6 +26,7 @@ export const RULE_IDS = [
   'missing-primitive-description',
   'undescribed-template-variable',
   'token-budget',
+  'tool-search',
   'ignore-without-reason',
   'unused-ignore',
 ] as const;

@@ -1,5 +1,5 @@
 /** Every lint rule, in the order of RULE_IDS. */
-import { tokenBudget } from '../tokens.js';
+import { tokenBudget, toolSearch } from '../tokens.js';
 import { RULE_IDS, type Rule, type RuleId } from '../types.js';
 import { conflictingHints, destructiveNotMarked, legacyExecution } from './annotations.js';
 import {
@@ -40,6 +40,7 @@ const ALL: Rule[] = [
   missingPrimitiveDescription,
   undescribedTemplateVariable,
   tokenBudget,
+  toolSearch,
   ignoreWithoutReason,
   unusedIgnore,
 ];

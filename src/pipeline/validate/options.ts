@@ -158,6 +158,7 @@ function resolveLintOptions(raw: unknown): LintOptions {
   const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
   const given = obj(raw);
   const budget = obj(given['budget']);
+  const search = obj(given['toolSearch']);
   const count = (v: unknown) => (Number.isInteger(v) && (v as number) >= 0 ? (v as number) : 0);
   const d = DEFAULT_LINT_OPTIONS;
   return {
@@ -178,6 +179,11 @@ function resolveLintOptions(raw: unknown): LintOptions {
       };
     }),
     budget: { total: count(budget['total']), perTool: count(budget['perTool']) },
+    toolSearch: {
+      maxTools: search['maxTools'] === undefined ? d.toolSearch.maxTools : count(search['maxTools']),
+      contextWindow: count(search['contextWindow']),
+      share: typeof search['share'] === 'number' ? search['share'] : d.toolSearch.share,
+    },
     encoding: given['encoding'] === 'cl100k_base' ? 'cl100k_base' : d.encoding,
   };
 }
