@@ -197,6 +197,31 @@ const COMMANDS: CommandSpec[] = [
     },
   },
   {
+    name: 'docs',
+    summary:
+      'write the catalog of the server: one self-contained HTML page of its tools, prompts and resources, searchable',
+    args: [specArg()],
+    options: [
+      option('--out <file>', 'the file to write (default: toolspec-docs.html beside the spec)'),
+      option(
+        '--diff <rev>',
+        'show what changed since the spec at this git revision (as toolspec diff --against <rev>) and mark the changed tools',
+      ),
+    ],
+    run: async (r, [spec], o) => {
+      const { docsCommand } = await import('./commands/docs.js');
+      r.finish(
+        await docsCommand({
+          ...r.specOf(str(spec)),
+          cwd: r.cwd,
+          out: str(o['out']),
+          diff: str(o['diff']),
+          style: r.styles(),
+        }),
+      );
+    },
+  },
+  {
     name: 'clients',
     summary: "print the entry each MCP client needs to start this server, or write it into the client's project file",
     args: [['[client]', 'claude-code, claude-desktop, cursor or vscode (default: all of them)']],

@@ -1,0 +1,107 @@
+/**
+ * `toolspec docs`: the server's catalog, one self-contained HTML file (src/docs/catalog.ts), written whole or not at
+ * all; with `--diff <rev>`, what changed since that git revision on top (the diff machinery of `toolspec diff`).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileSystemError, UserError } from '../core/diagnostics.js';
+import { displayPath } from '../core/paths.js';
+import { renderTexts } from '../report/findings.js';
+import { countTokens } from '../lint/tokens.js';
+import { renderCatalog, type CatalogDiff } from '../docs/catalog.js';
+import { loadOperand, resolveOperands } from '../diff/sides.js';
+import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
+import type { ServerModel } from '../pipeline/model.js';
+import { writeAtomically } from '../import/write.js';
+import { countsOf, EXIT, loadForCommand, PLAIN_STYLES, served, type CommandResult, type Styles } from './result.js';
+
+/** Where the catalog goes without --out: beside the spec. */
+export const DEFAULT_CATALOG = 'toolspec-docs.html';
+
+export interface DocsInput {
+  spec: string;
+  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
+  lookedIn?: string | undefined;
+  cwd: string;
+  /** The file to write (relative to cwd); default: toolspec-docs.html in the spec's folder. */
+  out?: string | undefined;
+  /** A git revision: show what changed since the spec as it was there. */
+  diff?: string | undefined;
+  style?: Styles;
+}
+
+export async function docsCommand(input: DocsInput): Promise<CommandResult> {
+  const style = input.style ?? PLAIN_STYLES;
+  const loaded = await loadForCommand(input.spec, input.cwd, 'text', style.err, input.lookedIn);
+  const model = loaded.result.model;
+  if (!model) return { code: loaded.code, stdout: '', stderr: loaded.stderr };
+  let stderr = loaded.stderr;
+  let diff: CatalogDiff | undefined;
+  if (input.diff !== undefined) {
+    const changes = changesSince(input.diff, input, model, style);
+    if ('failed' in changes) return { code: EXIT.invalid, stdout: '', stderr: stderr + changes.failed };
+    diff = changes;
+    if (diff.missing) stderr += `note: ${diff.old} does not exist; every tool counts as added\n`;
+  }
+  const text = renderCatalog({ model, tokens: await countTokens(model), ...(diff && { diff }) });
+  const target = input.out
+    ? path.resolve(input.cwd, input.out)
+    : path.join(path.dirname(path.resolve(input.cwd, model.specFile)), DEFAULT_CATALOG);
+  const shown = displayPath(target, input.cwd);
+  const unchanged = write(target, shown, text);
+  const what = `the catalog of ${served(countsOf(model))}${diff ? `, ${changeCount(diff)} since ${input.diff}` : ''}`;
+  return { code: EXIT.ok, stdout: `${shown}: ${what}${unchanged ? ' (unchanged)' : ''}`, stderr };
+}
+
+/** The spec at `rev` against `model`, classified as `toolspec diff --against <rev>` does; or why it cannot be. */
+function changesSince(
+  rev: string,
+  input: DocsInput,
+  model: ServerModel,
+  style: Styles,
+): CatalogDiff | { failed: string } {
+  const operands = resolveOperands({ against: rev, spec: input.spec, cwd: input.cwd });
+  const before = loadOperand(operands.old, input.cwd);
+  if (!before.missing && !before.result.model) {
+    const errors = before.result.diagnostics.filter((d) => d.severity === 'error');
+    return {
+      failed: `${renderTexts(errors, style.err, before.result.sources)}\n\ntoolspec: ${before.label} is not a valid spec (${errors.length} error${errors.length === 1 ? '' : 's'}); --diff needs a revision where it is\n`,
+    };
+  }
+  return {
+    old: before.label,
+    missing: before.missing,
+    changes: diffServers(before.result.model ?? EMPTY_SUBJECT, model),
+  };
+}
+
+function changeCount(diff: CatalogDiff): string {
+  const n = diff.changes.length;
+  const breaking = diff.changes.filter((c) => c.class === 'breaking').length;
+  return `${n} change${n === 1 ? '' : 's'}${breaking ? ` (${breaking} breaking)` : ''}`;
+}
+
+/** Writes the file whole (a temporary file renamed over it), unless it has these bytes already: true then. */
+function write(target: string, shown: string, text: string): boolean {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(target);
+  } catch {
+    st = undefined;
+  }
+  if (st?.isDirectory())
+    throw new UserError(
+      `${shown} is a folder; give --out the path of the file to write, e.g. --out ${path.posix.join(shown, DEFAULT_CATALOG)}`,
+    );
+  if (st?.isFile() && fs.readFileSync(target, 'utf8') === text) return true;
+  try {
+    writeAtomically(target, shown, text, true);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    // mkdir's EEXIST: a file stands where a folder of the path must be.
+    const code = err.code === 'EEXIST' && err.syscall === 'mkdir' ? 'ENOTDIR' : err.code;
+    const user = code ? fileSystemError({ code, path: shown, syscall: 'write' }) : undefined;
+    throw user ? new UserError(`${user.message}; the catalog was not written`) : e;
+  }
+  return false;
+}
