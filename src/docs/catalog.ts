@@ -257,7 +257,7 @@ function changesSection(diff: CatalogDiff): Html {
 }
 
 function badge(kind: string, text: string, title?: string): Html {
-  return markup`<span class="badge ${kind}" ${title === undefined ? '' : markup` title="${title}"`}>${text}</span>`;
+  return markup`<span class="badge ${kind}"${title === undefined ? '' : markup` title="${title}"`}>${text}</span>`;
 }
 
 function changedBadge(cls: ChangeClass | undefined): Part {
