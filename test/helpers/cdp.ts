@@ -59,7 +59,8 @@ export async function openPage(): Promise<Page> {
   const pending = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>();
   const waiting: { method: string; resolve: (e: CdpEvent) => void }[] = [];
   const events: CdpEvent[] = [];
-  let sessionId: string | undefined;
+  /** The page's session, once attached: events of other sessions are not the page's. */
+  const session: { id?: string } = {};
   let exited: Error | undefined;
   const fail = (e: Error) => {
     exited = e;
@@ -89,7 +90,7 @@ export async function openPage(): Promise<Page> {
         pending.delete(message.id);
         if (message.error) p?.reject(new Error(`CDP: ${message.error.message}`));
         else p?.resolve(message.result ?? {});
-      } else if (message.method && message.sessionId === sessionId) {
+      } else if (message.method && message.sessionId === session.id) {
         const event = { method: message.method, params: message.params ?? {} };
         events.push(event);
         for (const [i, w] of waiting.entries())
@@ -101,17 +102,17 @@ export async function openPage(): Promise<Page> {
       }
     }
   });
-  const raw = (method: string, params: Record<string, unknown>, session?: string) =>
+  const raw = (method: string, params: Record<string, unknown>, to?: string) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       if (exited) return reject(exited);
       const id = nextId++;
       pending.set(id, { resolve, reject });
-      input.write(`${JSON.stringify({ id, method, params, ...(session && { sessionId: session }) })}\0`);
+      input.write(`${JSON.stringify({ id, method, params, ...(to && { sessionId: to }) })}\0`);
     });
 
   const { targetId } = (await raw('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
-  sessionId = ((await raw('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string }).sessionId;
-  const send = (method: string, params: Record<string, unknown> = {}) => raw(method, params, sessionId);
+  session.id = ((await raw('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string }).sessionId;
+  const send = (method: string, params: Record<string, unknown> = {}) => raw(method, params, session.id);
   return {
     send,
     events,
