@@ -249,6 +249,22 @@ describe('toolspec docs (the command)', () => {
   });
 });
 
+describe('a project made by toolspec init', () => {
+  it('has npm run docs, and its spec makes a catalog', async () => {
+    const dir = project({});
+    expect((await runMain(['init', 'server'], dir)).code).toBe(0);
+    const server = path.join(dir, 'server');
+    const pkg = JSON.parse(fs.readFileSync(path.join(server, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts['docs']).toBe('toolspec docs');
+    const r = await runMain(pkg.scripts['docs']!.split(' ').slice(1), server);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(/^toolspec-docs\.html: the catalog of 1 tool/);
+    expect(fs.readFileSync(path.join(server, 'toolspec-docs.html'), 'utf8')).toContain('<h3><code>greet</code>');
+  });
+});
+
 describe('toolspec docs --diff (a real git repository)', () => {
   const git = (dir: string, ...args: string[]) => {
     const r = spawnSync(
