@@ -208,6 +208,17 @@ const COMMANDS: CommandSpec[] = [
         'show what changed since the spec at this git revision (as toolspec diff --against <rev>) and mark the changed tools',
       ),
     ],
+    help: `
+The page holds its CSS and script and fetches nothing when opened; every string from the spec is escaped. It is
+written whole (a temporary file renamed over the old one), and left alone when its bytes are the same.
+
+Exit codes: 0 written or unchanged; 2 invalid spec (here or at the --diff revision), unknown revision, or a file
+that cannot be written (nothing written); 3 internal error.
+
+Examples:
+  toolspec docs
+  toolspec docs specs/toolspec.yaml --out site/catalog.html
+  toolspec docs --diff origin/main`,
     run: async (r, [spec], o) => {
       const { docsCommand } = await import('./commands/docs.js');
       r.finish(
