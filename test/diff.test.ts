@@ -307,6 +307,32 @@ describe('toolspec diff (built CLI, end to end)', () => {
     expect(bad.stderr).toMatch(/^toolspec\.yaml:2:\d+: server\.version must be a semantic version/);
   });
 
+  it('says a tool is deprecated at the head of its description (a patch), and its removal still needs a major version', async () => {
+    const dir = project();
+    fs.copyFileSync(path.join(dir, 'toolspec.yaml'), path.join(dir, 'old.yaml'));
+    const deprecated = SPEC.replace(
+      '    description: Search the notes.\n',
+      '    description: Search the notes.\n    deprecated: use find_notes, which ranks the matches.\n',
+    );
+    fs.writeFileSync(path.join(dir, 'toolspec.yaml'), deprecated.replace('version: 1.0.0', 'version: 1.0.1'));
+    const marked = await runMain(['diff', 'old.yaml', '--check-version'], dir);
+    expect(marked.code).toBe(0);
+    expect(marked.stdout).toContain(
+      'Prompt changes (1)\n  DESCRIPTION_CHANGED search description changed\n      + Deprecated: use find_notes, which ranks the matches.\n      + \n        Search the notes.\n',
+    );
+    fs.copyFileSync(path.join(dir, 'toolspec.yaml'), path.join(dir, 'old.yaml'));
+    const gone = deprecated.replace(/ {2}- name: search\n[^]*$/, '  []\n').replace('version: 1.0.0', 'version: 1.1.0');
+    fs.writeFileSync(path.join(dir, 'toolspec.yaml'), gone.replace('tools:\n  []', 'tools: []'));
+    const removed = await runMain(['diff', 'old.yaml', '--check-version'], dir);
+    expect(removed.code).toBe(1);
+    expect(removed.stdout).toContain(
+      'TOOL_REMOVED search removed (it was deprecated: use find_notes, which ranks the matches.)',
+    );
+    expect(removed.stdout).toContain('the changes need a major version (2.0.0 or later) — not made');
+    const json = JSON.parse((await runMain(['diff', 'old.yaml', '--format', 'json'], dir)).stdout);
+    expect(json.changes[0].message).toMatch(/deprecated "search" get an unknown-tool error: its removal is a breaking/);
+  });
+
   it('reports a rename the spec declares (renamedFrom) as a rename, with advice, and compares the rest as one tool', async () => {
     const dir = project();
     fs.copyFileSync(path.join(dir, 'toolspec.yaml'), path.join(dir, 'old.yaml'));

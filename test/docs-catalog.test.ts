@@ -176,17 +176,17 @@ describe('the catalog page (src/docs/catalog.ts)', () => {
     expect(del).not.toContain('openWorldHint');
   });
 
-  it('marks a deprecated tool with its reason, escaped', async () => {
-    const model = modelOf(project({ 'toolspec.yaml': SPEC }));
-    const page = await catalogOf({
-      ...model,
-      tools: model.tools.map((t) => (t.name === 'delete_note' ? { ...t, deprecated: 'use <b>archive_note</b>' } : t)),
-    });
+  it('marks a deprecated tool with its reason, escaped, and its description says so first', async () => {
+    const spec = SPEC.replace(
+      '    description: Delete one note for good.\n',
+      '    description: Delete one note for good.\n    deprecated: use <b>archive_note</b>\n',
+    );
+    const page = await catalogOf(modelOf(project({ 'toolspec.yaml': spec })));
     const del = article(page, 'delete_note');
     expect(del).toContain(
       '<span class="badge deprecated" title="use &#60;b&#62;archive_note&#60;/b&#62;">deprecated</span>',
     );
-    expect(del).toContain('<strong>Deprecated:</strong> use &#60;b&#62;archive_note&#60;/b&#62;');
+    expect(del).toContain('Deprecated: use &#60;b&#62;archive_note&#60;/b&#62;\n\nDelete one note for good.');
     expect(article(page, 'search_notes')).not.toContain('deprecated');
   });
 

@@ -94,6 +94,20 @@ describe('loadModel', () => {
     expect(loadModel('toolspec.yaml', { cwd: wrong }).diagnostics.map((d) => d.code)).toEqual(['TS009']);
   });
 
+  it('says a deprecated tool is deprecated at the head of its description, and keeps the reason in the model', () => {
+    const spec = (tool: string) => `${HEAD}tools:\n  - name: find\n${tool}    inputSchema: { type: object }\n`;
+    const described = project({ 'toolspec.yaml': spec('    description: Find.\n    deprecated: use search.\n') });
+    const { model } = loadModel('toolspec.yaml', { cwd: described });
+    expect(model!.tools[0]!.deprecated).toBe('use search.');
+    expect(model!.tools[0]!.definition.description).toBe('Deprecated: use search.\n\nFind.');
+    const bare = project({ 'toolspec.yaml': spec('    deprecated: use search.\n') });
+    expect(loadModel('toolspec.yaml', { cwd: bare }).model!.tools[0]!.definition.description).toBe(
+      'Deprecated: use search.',
+    );
+    const empty = project({ 'toolspec.yaml': spec('    deprecated: ""\n') });
+    expect(loadModel('toolspec.yaml', { cwd: empty }).diagnostics.map((d) => [d.code, d.line])).toEqual([['TS009', 5]]);
+  });
+
   it('bundles the shared $defs a schema uses, transitively, and no others', () => {
     const dir = project({
       'toolspec.yaml': `${HEAD}$defs:

@@ -107,8 +107,13 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
     );
     const detail = near
       ? `removed (did you mean ${JSON.stringify(near)}? It was added, with different schemas)`
-      : 'removed';
-    out.push(make('TOOL_REMOVED', 'tool', r.name, [], detail));
+      : r.deprecated === undefined
+        ? 'removed'
+        : `removed (it was deprecated: ${r.deprecated})`;
+    const change = make('TOOL_REMOVED', 'tool', r.name, [], detail);
+    if (r.deprecated !== undefined)
+      change.message = `clients that still call the deprecated ${JSON.stringify(r.name)} get an unknown-tool error: its removal is a breaking change, for a new major version`;
+    out.push(change);
   }
   out.push(...diffPrimitives(before, after));
   out.push(...diffAccess(before, after));

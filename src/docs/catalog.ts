@@ -270,7 +270,6 @@ function toolItem(
   o: { tokens: number; most: number; encoding: string; changed: ChangeClass | undefined },
 ): Html {
   const def = tool.definition;
-  const deprecated = (tool as { deprecated?: unknown }).deprecated;
   const hints = HINTS.filter(([k]) => typeof def.annotations?.[k] === 'boolean').map(([k, label]) => {
     const on = def.annotations![k] === true;
     return badge(`hint ${on ? 'on' : 'off'}`, on ? label : `not ${label}`, `${k}: ${on}`);
@@ -279,11 +278,10 @@ function toolItem(
   return markup`<article class="item tool${o.changed ? ` changed-${o.changed}` : ''}" id="${id}">
     <h3><code>${tool.name}</code>${def.title ? markup` <span class="title">${def.title}</span>` : ''}</h3>
     <div class="badges">
-      ${typeof deprecated === 'string' ? badge('deprecated', 'deprecated', deprecated) : ''}${changedBadge(o.changed)}${hints}${
+      ${tool.deprecated === undefined ? '' : badge('deprecated', 'deprecated', tool.deprecated)}${changedBadge(o.changed)}${hints}${
         tool.task ? badge('task', `task: ${tool.task}`) : ''
       }
     </div>
-    ${typeof deprecated === 'string' ? markup`<p class="deprecation"><strong>Deprecated:</strong> ${deprecated}</p>` : ''}
     ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
     <div class="tokens" title="name, description and inputSchema as a model sees them">
       <span class="bar"><span style="width:${width}%"></span></span> ${o.tokens} tokens
@@ -576,7 +574,6 @@ h2 { font-size: 18px; margin: 24px 0 8px; }
 .badge.compatible { color: var(--green); border-color: var(--green); }
 .badge.prompt { color: var(--amber); border-color: var(--amber); }
 .badge.required { color: var(--fg); }
-.deprecation { color: var(--red); white-space: pre-wrap; }
 .tokens { display: flex; align-items: center; gap: 8px; font-size: 12px; color: var(--muted); margin: 6px 0; }
 .bar { display: inline-block; width: 160px; height: 6px; background: var(--line); border-radius: 3px; overflow: hidden; }
 .bar span { display: block; height: 100%; background: var(--accent); }

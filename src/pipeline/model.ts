@@ -128,6 +128,8 @@ export interface ToolModel {
    * name's handler module to this tool's, diff reports a rename. Not sent to clients.
    */
   renamedFrom?: string[];
+  /** Why the tool is deprecated (spec `deprecated`); also at the head of definition.description. */
+  deprecated?: string;
   /** Whether the tool runs as a task for 2026-07-28 clients with the tasks extension (spec `task`). */
   task?: 'optional' | 'required';
   /** The OAuth scopes a token needs to call it (spec `scopes`), when the tool names its own; else auth.scopes. */

@@ -160,6 +160,7 @@ export function checkTools(
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       definition: toolDefinition(v, name, input, output, searchMeta),
       ...(renamedFrom.length ? { renamedFrom } : {}),
+      ...(typeof v['deprecated'] === 'string' ? { deprecated: v['deprecated'] } : {}),
       ...withScopes(v),
       ...(v['task'] === 'optional' || v['task'] === 'required' ? { task: v['task'] } : {}),
       source: { file: pos.file, line: pos.line, column: pos.column },
@@ -281,7 +282,9 @@ function toolDefinition(
 ): ToolDefinition {
   const out: Record<string, unknown> = { name };
   if (typeof v['title'] === 'string') out['title'] = v['title'];
-  if (typeof v['description'] === 'string') out['description'] = v['description'];
+  const description = [v['deprecated'], v['description']].filter((d) => typeof d === 'string');
+  if (typeof v['deprecated'] === 'string') description[0] = `Deprecated: ${v['deprecated']}`;
+  if (description.length) out['description'] = description.join('\n\n');
   out['inputSchema'] = input.schema;
   if (output) out['outputSchema'] = output.schema;
   for (const key of ['annotations', 'icons', 'execution', '_meta'] as const) {
