@@ -62,14 +62,14 @@ describe('toolspec generate (built CLI)', () => {
     const dir = project();
     const first = await runMain(['generate'], dir);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^src\/generated: 29 files, 29 written, 0 unchanged — 2 tools in \d+ ms\n/);
+    expect(first.stdout).toMatch(/^src\/generated: 31 files, 31 written, 0 unchanged — 2 tools in \d+ ms\n/);
     expect(first.stdout).toContain(
       'created src/handlers/alpha.ts: a stub to fill in\ncreated src/handlers/beta.ts: a stub to fill in\n',
     );
     const before = snapshot(dir);
     const second = await runMain(['generate'], dir);
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/^src\/generated: 29 files, 0 written, 29 unchanged/);
+    expect(second.stdout).toMatch(/^src\/generated: 31 files, 0 written, 31 unchanged/);
     expect(second.stdout).not.toContain('created');
     expect(snapshot(dir)).toEqual(before); // same bytes and same mtimes
     const gen = fs.readFileSync(path.join(dir, 'src/generated/contract.ts'), 'utf8');
@@ -169,7 +169,7 @@ describe('toolspec generate (built CLI)', () => {
     );
     expect(runs.map((r) => r.code)).toEqual(Array(8).fill(0));
     expect(runs.map((r) => r.err).join('')).not.toMatch(/ error |this is a bug|\n\s+at /);
-    expect((await runMain(['generate'], dir)).stdout).toMatch(/29 files, 0 written, 29 unchanged/);
+    expect((await runMain(['generate'], dir)).stdout).toMatch(/31 files, 0 written, 31 unchanged/);
     expect(fs.readdirSync(path.join(dir, 'src')).sort()).toEqual(['generated', 'handlers']);
     expect(fs.readdirSync(path.join(dir, 'src/handlers')).sort()).toEqual(['alpha.ts', 'beta.ts']);
   }, 60_000);

@@ -12,7 +12,7 @@ it('runs the demo on the bundled example spec', () => {
   });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
-  expect(r.stdout).toMatch(/36 files, 0 errors/);
+  expect(r.stdout).toMatch(/38 files, 0 errors/);
   expect(r.stdout).toContain('connected to todo-server 1.0.0 on protocol 2026-07-28');
   expect(r.stdout).toContain('the server asks: Remove #2 "Write the report" from the list?');
   expect(r.stdout).toContain('Removed #2 Write the report.');

@@ -190,7 +190,7 @@ describe('the project from the clone, further', () => {
     // init wrote what generate writes: the project's own generate is a no-op right after it.
     const regen = npm(['run', 'generate', '--silent'], dir);
     ok(regen);
-    expect(regen.stdout).toMatch(/: 31 files, 0 written, 31 unchanged — /);
+    expect(regen.stdout).toMatch(/: 33 files, 0 written, 33 unchanged — /);
     const ls = npm(['ls', '@modelcontextprotocol/sdk', '--all', '--parseable'], dir);
     expect(ls.stdout.trim()).toBe('');
     expect(npm(['ls', '@modelcontextprotocol/server'], dir).stdout).toMatch(/@modelcontextprotocol\/server@2\.4\./);

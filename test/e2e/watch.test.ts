@@ -87,7 +87,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       expect(await w.run(1)).toEqual([
         'start',
         expect.stringMatching(
-          /^generated: 29 files, 29 written, 0 unchanged — 3 tools in \d+ ms; created handlers\/alpha\.ts, handlers\/beta\.ts, handlers\/gamma\.ts \(stubs to fill in\)$/,
+          /^generated: 31 files, 31 written, 0 unchanged — 3 tools in \d+ ms; created handlers\/alpha\.ts, handlers\/beta\.ts, handlers\/gamma\.ts \(stubs to fill in\)$/,
         ),
       ]);
       expect(manifest()).toContain('Find the first page');
@@ -97,7 +97,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       fs.writeFileSync(file('toolspec.yaml'), edited);
       expect(await w.run(2)).toEqual([
         'toolspec.yaml changed',
-        expect.stringMatching(/^generated: 29 files, [1-9]\d* written, \d+ unchanged — 3 tools in \d+ ms$/),
+        expect.stringMatching(/^generated: 31 files, [1-9]\d* written, \d+ unchanged — 3 tools in \d+ ms$/),
       ]);
       expect(manifest()).toContain('Find the best page');
 
@@ -106,7 +106,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       fs.renameSync(file('extra.yaml.tmp'), file('extra.yaml'));
       expect(await w.run(3)).toEqual([
         'extra.yaml changed',
-        expect.stringMatching(/^generated: 29 files, [1-9]\d* written/),
+        expect.stringMatching(/^generated: 31 files, [1-9]\d* written/),
       ]);
       expect(manifest()).toContain('Count all the pages');
 
@@ -133,7 +133,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       fs.writeFileSync(file('toolspec.yaml'), edited.replace('Find the best page', 'Find the one page'));
       expect(await w.run(5)).toEqual([
         'toolspec.yaml changed',
-        expect.stringMatching(/^generated: 29 files, [1-9]\d* written, \d+ unchanged — 3 tools in \d+ ms$/),
+        expect.stringMatching(/^generated: 31 files, [1-9]\d* written, \d+ unchanged — 3 tools in \d+ ms$/),
       ]);
       expect(manifest()).toContain('Find the one page');
 
@@ -142,7 +142,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       expect(await w.run(6)).toEqual([
         'tools/delta.yaml added',
         expect.stringMatching(
-          /^generated: 29 files, [1-9]\d* written, \d+ unchanged — 4 tools in \d+ ms; created handlers\/delta\.ts \(stubs to fill in\)$/,
+          /^generated: 31 files, [1-9]\d* written, \d+ unchanged — 4 tools in \d+ ms; created handlers\/delta\.ts \(stubs to fill in\)$/,
         ),
       ]);
       expect(manifest()).toContain('"delta"');
@@ -170,7 +170,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       fs.writeFileSync(path.join(w.dir, 'extra.yaml'), EXTRA);
       expect(await w.run(2)).toEqual([
         'extra.yaml added',
-        expect.stringMatching(/^generated: 29 files, 29 written, 0 unchanged — 2 tools in \d+ ms; created /),
+        expect.stringMatching(/^generated: 31 files, 31 written, 0 unchanged — 2 tools in \d+ ms; created /),
       ]);
 
       expect(await w.stop('SIGTERM')).toEqual({ code: 0, signal: null });
@@ -200,7 +200,7 @@ describe('toolspec generate --watch (built CLI)', () => {
       created: ['handlers/alpha.ts'],
       removed: [],
     });
-    expect(lines[0]!['written']).toHaveLength(29);
+    expect(lines[0]!['written']).toHaveLength(31);
     expect(lines[1]).toMatchObject({
       changes: [{ file: 'toolspec.yaml', change: 'changed' }],
       ok: false,

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { CompiledValidators, ServerModel } from '../model.js';
 import { emitRegistry, emitTools, handlerFileName } from './bindings.js';
+import { emitClient } from './client.js';
 import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';
 import { formatPieces, normalizeText, type PieceStore } from './format.js';
@@ -78,6 +79,8 @@ export async function generate(
     code('tools.ts', emitTools(model)),
     code('registry.ts', emitRegistry(model)),
     code('primitives.ts', emitPrimitives(model)),
+    // The typed client of this server (typed-client.ts, a runtime file, does the work).
+    code('client.ts', emitClient(model)),
     // The spec's examples as contract tests, for vitest: only when there are any.
     ...(model.options.contractTests && hasExamples(model)
       ? [code('examples.test.ts', emitExamples(model)), template(EXAMPLES_RUNNER)]

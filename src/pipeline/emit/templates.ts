@@ -22,6 +22,7 @@ export const STATIC_FILES = [
   'access.ts',
   'tasks.ts',
   'redis.ts',
+  'typed-client.ts',
 ] as const;
 
 /** Copied beside examples.test.ts, only when the spec has examples (it imports vitest). */
