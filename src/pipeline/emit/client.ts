@@ -30,7 +30,7 @@ export {
   type ConnectOptions,
 } from './typed-client.js';
 `,
-    `/** The ${name} server's tools, prompts and resources, typed by the spec (typed-client.ts says what each does). */
+    `/** The tools, prompts and resources of ${name}, typed by the spec (typed-client.ts says what each does). */
 export type ${type} = TypedClient<ToolTypes, PromptTypes, ResourceTypes>;
 `,
     `const table: ClientTable = {
@@ -39,7 +39,7 @@ export type ${type} = TypedClient<ToolTypes, PromptTypes, ResourceTypes>;
 };
 `,
     `/**
- * Connects to the ${name} server over \`transport\` (the SDK's StdioClientTransport or StreamableHTTPClientTransport).
+ * Connects to ${name} over \`transport\` (the SDK's StdioClientTransport or StreamableHTTPClientTransport).
  * Arguments are checked before they are sent, structured output when it comes back; an error result throws.
  */
 export function ${connect}(transport: Transport, options?: ConnectOptions): Promise<${type}> {
