@@ -91,6 +91,8 @@ export const CODES = {
   TS051: 'tool-table-markers',
   /** server.json (spec `server.registry`) that the MCP Registry would refuse, or package.json disagreeing with it. */
   TS052: 'invalid-registry-entry',
+  /** The file of options.bundleManifest: missing, not a plain UTF-8 file, not JSON, not an MCP bundle manifest. */
+  TS053: 'invalid-bundle-manifest',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

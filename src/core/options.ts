@@ -25,6 +25,8 @@ export interface Options {
   subscriptions: boolean;
   /** Markdown files, relative to the spec's folder, whose tool table generate keeps (src/publish/table.ts). */
   toolTables: string[];
+  /** The MCP bundle's manifest.json, relative to the spec's folder, whose version and tools generate keeps. */
+  bundleManifest?: string;
   /** Lint rules' severities, suppressions and the token budget (see src/lint). */
   lint: LintOptions;
 }

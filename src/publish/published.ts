@@ -1,6 +1,7 @@
 /**
  * The files toolspec keeps outside its generated folder, computed from the model and the files as they are on disk:
- * server.json (spec `server.registry`) and the tool tables of options.toolTables. Read here, written only by write/write.ts (generate), compared by check.
+ * server.json (spec `server.registry`), the tool tables of options.toolTables and the bundle manifest of
+ * options.bundleManifest. Read here, written only by write/write.ts (generate), compared by check.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { MAX_FILE_BYTES } from '../pipeline/load/limits.js';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import type { JsonPath } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
+import { bundleManifest } from './bundle.js';
 import { SERVER_JSON_MARK, serverJson } from './registry.js';
 import { spliceTable, toolTable } from './table.js';
 
@@ -28,13 +30,32 @@ export async function publishedFiles(
       files.push({ path: 'server.json', contents: entry.text, kind: 'published', mark: SERVER_JSON_MARK });
     else diagnostics.push(...entry.diagnostics);
   }
+  const bundle = model.options.bundleManifest;
+  if (bundle !== undefined) {
+    const abs = path.resolve(model.rootDir, bundle);
+    const shown = displayPath(abs, cwd);
+    const text = readProjectText(abs, 'create it (an MCP bundle manifest), or take out options.bundleManifest');
+    const fixed = 'toolspec keeps its version and tools: fix the rest by hand first';
+    const manifest = typeof text === 'string' ? bundleManifest(model, text) : text;
+    if ('text' in manifest && typeof text === 'string')
+      files.push({ path: bundle, contents: manifest.text, kind: 'published', based: text });
+    else if ('why' in manifest)
+      diagnostics.push(
+        diagnostic(
+          'TS053',
+          locate(['options', 'bundleManifest']),
+          `options.bundleManifest names ${shown}, which ${manifest.why}`,
+          'hint' in manifest && typeof manifest.hint === 'string' ? manifest.hint : fixed,
+        ),
+      );
+  }
   if (!model.options.toolTables.length) return { files, diagnostics };
   const report = await countTokens(model);
   const table = toolTable(model, new Map(report.tools.map((t) => [t.name, t.tokens])), report.encoding);
   model.options.toolTables.forEach((rel, i) => {
     const abs = path.resolve(model.rootDir, rel);
     const shown = displayPath(abs, cwd);
-    const text = readMarkdown(abs);
+    const text = readProjectText(abs, 'create it with the two marker lines, or take it out of options.toolTables');
     if (typeof text !== 'string') {
       diagnostics.push(
         diagnostic(
@@ -58,17 +79,20 @@ export async function publishedFiles(
   return { files, diagnostics };
 }
 
-/** The file's text, or why it cannot be the home of a table: never a link, a folder, a huge or non-UTF-8 file. */
-function readMarkdown(abs: string): string | { why: string; hint: string } {
+/** The file's text, or why toolspec cannot keep a part of it: never a link, a folder, a huge or non-UTF-8 file. */
+function readProjectText(abs: string, missing: string): string | { why: string; hint: string } {
   let stat;
   try {
     stat = fs.lstatSync(abs);
   } catch {
-    return { why: 'does not exist', hint: 'create it with the two marker lines, or take it out of options.toolTables' };
+    return { why: 'does not exist', hint: missing };
   }
-  if (!stat.isFile()) return { why: 'is not a plain file (a link or a folder)', hint: 'name the Markdown file itself' };
+  if (!stat.isFile()) return { why: 'is not a plain file (a link or a folder)', hint: 'name the file itself' };
   if (stat.size > MAX_FILE_BYTES)
-    return { why: `is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB`, hint: 'keep the table in a smaller file' };
+    return {
+      why: `is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB`,
+      hint: 'toolspec reads project files up to that size',
+    };
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(abs));
   } catch {

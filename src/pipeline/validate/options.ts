@@ -81,21 +81,27 @@ export function resolveOptions(
       ),
     );
   }
-  options.toolTables = resolveToolTables(given['toolTables'], rootDir, abs, file, diags);
+  options.toolTables = projectFiles('toolTables', given['toolTables'], rootDir, abs, file, diags);
+  const [bundle] = projectFiles('bundleManifest', given['bundleManifest'], rootDir, abs, file, diags);
+  if (bundle !== undefined) options.bundleManifest = bundle;
   return options;
 }
 
-/** options.toolTables: Markdown files of the project, outside the folders toolspec owns or the handlers' folder. */
-function resolveToolTables(
+/**
+ * options.toolTables (a list) or options.bundleManifest (one file): files of the project that toolspec keeps a part
+ * of, below the spec's folder and outside the folders toolspec owns or the handlers' folder.
+ */
+function projectFiles(
+  key: 'toolTables' | 'bundleManifest',
   raw: unknown,
   rootDir: string,
   folders: Partial<Record<'generatedDir' | 'handlersDir', string>>,
   file: SourceFile,
   diags: Diagnostics,
 ): string[] {
-  if (!Array.isArray(raw)) return [];
-  const tables: string[] = [];
-  raw.forEach((value: unknown, i) => {
+  const list = key === 'bundleManifest' ? (raw === undefined ? [] : [raw]) : Array.isArray(raw) ? raw : [];
+  const files: string[] = [];
+  list.forEach((value: unknown, i) => {
     if (typeof value !== 'string' || value === '') return;
     const resolved = path.resolve(rootDir, value);
     const inFolder = Object.values(folders).some((dir) => isInside(dir, resolved));
@@ -103,18 +109,20 @@ function resolveToolTables(
       diags.add(
         diagnostic(
           'TS016',
-          file.locate(['options', 'toolTables', i]),
+          file.locate(['options', key, ...(key === 'toolTables' ? [i] : [])]),
           inFolder
-            ? `options.toolTables "${value}" is inside the generated or the handlers folder`
-            : `options.toolTables "${value}" must be a file below the spec's folder`,
-          'name a Markdown file of the project, such as "README.md"',
+            ? `options.${key} "${value}" is inside the generated or the handlers folder`
+            : `options.${key} "${value}" must be a file below the spec's folder`,
+          key === 'toolTables'
+            ? 'name a Markdown file of the project, such as "README.md"'
+            : 'name the bundle\'s manifest, such as "manifest.json"',
         ),
       );
       return;
     }
-    tables.push(path.relative(rootDir, resolved).split(path.sep).join('/'));
+    files.push(path.relative(rootDir, resolved).split(path.sep).join('/'));
   });
-  return tables;
+  return files;
 }
 
 /** The first existing non-folder on the way from `rootDir` down to `target` (both absolute), if any. */

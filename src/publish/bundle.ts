@@ -1,0 +1,26 @@
+/**
+ * The MCP bundle's manifest.json (options.bundleManifest): the file is the user's, toolspec keeps two of its fields,
+ * `version` (server.version) and `tools` (each tool's name and description, as tools/list sends them). Everything
+ * else stays as written; the file is printed back as JSON with two-space indents. Prompts stay the user's: a
+ * bundle's prompt carries its text, which the spec does not hold.
+ */
+import type { ServerModel } from '../pipeline/model.js';
+
+/** manifest.json's new text, or why the text on disk cannot be one. */
+export function bundleManifest(model: ServerModel, text: string): { text: string } | { why: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { why: `is not valid JSON (${(e as Error).message})` };
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return { why: 'is not a JSON object' };
+  const manifest = json as Record<string, unknown>;
+  if (typeof manifest['manifest_version'] !== 'string')
+    return { why: 'has no "manifest_version": it is not an MCP bundle manifest' };
+  manifest['version'] = model.server.version;
+  manifest['tools'] = model.tools.map(({ definition: { name, description } }) =>
+    description === undefined ? { name } : { name, description },
+  );
+  return { text: `${JSON.stringify(manifest, null, 2)}\n` };
+}
