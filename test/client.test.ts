@@ -92,7 +92,7 @@ describe('the generated client of specs/docs', () => {
   it('type-checks strictly with a user module: typed arguments, outputs, prompts and resources', () => {
     // The user module and everything it reaches (the generated folder and the handlers), in one strict program.
     expect(compile([path.join(dir, 'src/usage.ts')])).toEqual([]);
-  });
+  }, 120_000);
 
   it('is named Server for a server name without a letter or digit', () => {
     const { model } = loadOk('specs/docs/toolspec.yaml', repoRoot);

@@ -166,6 +166,8 @@ tools:
     });
   });
 
+  // One program of every case, each with its typed client over the SDK client's declarations: a wider time limit
+  // than the tier's 30 s default, which a loaded two-core machine can reach.
   it('every output compiles under strict TypeScript, in one program', async () => {
     // Inside the repository, so that its node_modules resolve.
     const scratch = path.join(repoRoot, 'test', '.tmp');
@@ -191,5 +193,5 @@ tools:
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
