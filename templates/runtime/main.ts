@@ -9,7 +9,7 @@ import { authOptionsFrom } from './access.js';
 import { handlers } from './registry.js';
 import { serverInfo } from './tools.js';
 
-const HELP = `Usage: node main.js [--http [--port 3000] [--host 127.0.0.1] [--path /mcp] [--stateless]]
+const HELP = `Usage: node main.js [--http [--port 3000] [--host 127.0.0.1] [--path /mcp] [--stateless] [--server-card]]
 
 Serves the MCP server ${serverInfo.name} ${serverInfo.version}, protocol 2026-07-28 and the 2025 revisions.
 
@@ -21,6 +21,7 @@ Serves the MCP server ${serverInfo.name} ${serverInfo.version}, protocol 2026-07
   --allowed-hosts <names>  host names clients reach it by, comma-separated (default: the loopback names, or the
                    --host); needed with --host 0.0.0.0
   --stateless      serve 2025 clients without sessions (they cannot be asked for input mid-call)
+  --server-card    experimental: serve the server card (who the server is, what it offers) at <path>/server-card
   --help, -h       this text
 
 Environment:
@@ -67,7 +68,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const FLAGS = ['--http', '--port', '--host', '--path', '--allowed-hosts', '--stateless', '--help'];
+const FLAGS = ['--http', '--port', '--host', '--path', '--allowed-hosts', '--stateless', '--server-card', '--help'];
 
 /** The flag closest to a mistyped one (at most 2 edits, or its start), for "did you mean". */
 function closestFlag(typed: string): string | undefined {
@@ -94,6 +95,7 @@ let values: {
   path?: string;
   'allowed-hosts'?: string;
   stateless?: boolean;
+  'server-card'?: boolean;
   help?: boolean;
 };
 try {
@@ -105,6 +107,7 @@ try {
       path: { type: 'string' },
       'allowed-hosts': { type: 'string' },
       stateless: { type: 'boolean' },
+      'server-card': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -121,9 +124,16 @@ if (values.help) {
 }
 if (
   !values.http &&
-  (values.host ?? values.port ?? values.path ?? values['allowed-hosts'] ?? values.stateless) !== undefined
+  (values.host ??
+    values.port ??
+    values.path ??
+    values['allowed-hosts'] ??
+    values.stateless ??
+    values['server-card']) !== undefined
 ) {
-  fail('--host, --port, --path, --allowed-hosts and --stateless are HTTP options: add --http. See --help.');
+  fail(
+    '--host, --port, --path, --allowed-hosts, --stateless and --server-card are HTTP options: add --http. See --help.',
+  );
 }
 
 const ready = `${serverInfo.name} ${serverInfo.version}`;
@@ -156,6 +166,7 @@ try {
               .filter(Boolean),
           }),
       stateless: values.stateless ?? false,
+      serverCard: values['server-card'] ?? false,
       // The deployment's part of the spec's auth: URLs and the introspection secret, never in the spec.
       auth: authOptionsFrom((variable) => process.env[variable]),
     }).catch((error: NodeJS.ErrnoException) => {

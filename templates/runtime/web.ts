@@ -23,6 +23,7 @@ import {
   isJsonContentType,
   isLegacyRequest,
   readRequestBody,
+  SUPPORTED_PROTOCOL_VERSIONS,
   validateHostHeader,
   validateOriginHeader,
   WebStandardStreamableHTTPServerTransport,
@@ -35,7 +36,8 @@ import type { ToolHandlers } from './handler-types.js';
 import { principalOf } from './input.js';
 import { resourceEvents } from './resources.js';
 import { createServerFactory, type ServerFactory, type ServerOptions, type ServingOptions } from './server.js';
-import { access, loadAuth, mcpHeaders } from './tools.js';
+import { prompts, resources } from './primitives.js';
+import { access, loadAuth, mcpHeaders, serverInfo, tools } from './tools.js';
 
 /** An argument a 2026-07-28 client mirrors into the header Mcp-Param-{header} (the spec's x-mcp-header). */
 export interface McpParamHeader {
@@ -92,6 +94,11 @@ export interface ResumptionOptions {
 export interface WebHandlerOptions extends ServerOptions, ServingOptions, HttpSecurityOptions, HttpLimits {
   /** Default /mcp. */
   path?: string;
+  /**
+   * Experimental (a draft of the protocol): serve the server card, JSON saying who the server is and what it
+   * offers, at `<path>/server-card` to GET requests (serverCard below). Default false.
+   */
+  serverCard?: boolean;
   /**
    * Resumable streams for sessionful 2025 clients (on by default; see ResumptionOptions). `false`: no event
    * store, no priming event; a call whose client leaves is cancelled at once. Stateless mode has no streams to
@@ -156,6 +163,10 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
       const hostOk = () => !hosts || validateHostHeader(request.headers.get('host'), hosts).ok;
       // The metadata is public, for any origin (browser clients read it across origins).
       if (gate && pathname === gate.metadataPath && hostOk()) return gate.metadata(request);
+      if (options.serverCard && pathname === `${mcpPath}/server-card` && request.method === 'GET' && hostOk())
+        return new Response(serverCard(new URL(mcpPath, request.url).href), {
+          headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*' },
+        });
       if (pathname !== mcpPath) {
         return jsonError(404, -32600, `Not found: MCP is served at ${mcpPath}`);
       }
@@ -824,4 +835,45 @@ async function authenticate(options: HttpSecurityOptions, headers: Headers): Pro
 /** toolspec's own HTTP errors: JSON-RPC bodies with codes outside the range MCP keeps for legacy use. */
 function jsonError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+}
+
+/**
+ * The server card (experimental: SEP-2127's v1 card, a draft), served at `<mcp path>/server-card` when the
+ * handler is made with `serverCard: true` (`--server-card`): who the server is, where to reach it, what it
+ * offers, as JSON a client can read before it connects, from the generated manifest; with the spec's
+ * `auth`, the card names the server and its remote only, since the tools a caller sees depend on its token.
+ */
+export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+
+/** The card's text for a server reached at `url` (the MCP endpoint as the client asked for it). */
+export function serverCard(url: string): string {
+  const { name, version, title, description, websiteUrl, icons } = serverInfo as typeof serverInfo & {
+    description?: string;
+  };
+  const open = access === undefined;
+  const card = {
+    $schema: SERVER_CARD_SCHEMA,
+    name,
+    version,
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    ...(websiteUrl === undefined ? {} : { websiteUrl }),
+    ...(icons === undefined ? {} : { icons }),
+    remotes: [
+      {
+        type: 'streamable-http',
+        url,
+        // The SDK's list holds the 2025 revisions; 2026-07-28 is served beside them (its stateless handler).
+        supportedProtocolVersions: ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS],
+        ...(open ? {} : { authentication: { required: true, schemes: ['oauth2'] } }),
+      },
+    ],
+    capabilities: {
+      tools: {},
+      ...(prompts.length ? { prompts: {} } : {}),
+      ...(resources.length ? { resources: {} } : {}),
+    },
+    ...(open ? { tools, ...(prompts.length ? { prompts } : {}), ...(resources.length ? { resources } : {}) } : {}),
+  };
+  return JSON.stringify(card);
 }

@@ -690,7 +690,7 @@ describe('main.js flags', () => {
       [['--http', '--port', 'abc'], 'error: --port must be a number from 0 to 65535, not "abc"'],
       [
         ['--port', '3000'],
-        'error: --host, --port, --path, --allowed-hosts and --stateless are HTTP options: add --http. See --help.',
+        'error: --host, --port, --path, --allowed-hosts, --stateless and --server-card are HTTP options: add --http. See --help.',
       ],
       [
         ['--http', '--host', '0.0.0.0', '--port', '0'],
@@ -785,6 +785,59 @@ describe('HTTP connections: bounded in number, and in how long a request may tak
       [...held, ...band].forEach((s) => s.destroy());
     } finally {
       await server.close();
+    }
+  }, 30_000);
+});
+
+describe('the server card (experimental, --server-card)', () => {
+  const start = async (...flags: string[]) => {
+    const child = spawn(process.execPath, [main, '--http', '--port', '0', ...flags], {
+      cwd: project.dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    const url = await new Promise<string>((resolve) =>
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /listening on (\S+)/.exec(err);
+        if (m) resolve(m[1]!);
+      }),
+    );
+    return { url, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) };
+  };
+
+  it('serves who the server is and what it offers at <mcp url>/server-card, and nothing without the flag', async () => {
+    const server = await start('--server-card');
+    try {
+      const res = await fetch(`${server.url}/server-card`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      const card = (await res.json()) as Record<string, unknown>;
+      const client = newClient('modern');
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      const listed = await client.listTools();
+      await client.close();
+      expect(card).toMatchObject({
+        $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
+        name: 'e2e-server',
+        version: '0.1.0',
+        remotes: [{ type: 'streamable-http', url: server.url }],
+        capabilities: { tools: {} },
+      });
+      expect((card['remotes'] as { supportedProtocolVersions: string[] }[])[0]!.supportedProtocolVersions).toContain(
+        MODERN,
+      );
+      // The same tools as tools/list, each as a client gets it.
+      expect(card['tools']).toEqual(listed.tools);
+      expect((await fetch(`${server.url}/server-card`, { method: 'POST' })).status).toBe(404);
+    } finally {
+      await server.stop();
+    }
+    const plain = await start();
+    try {
+      expect((await fetch(`${plain.url}/server-card`)).status).toBe(404);
+    } finally {
+      await plain.stop();
     }
   }, 30_000);
 });
