@@ -410,33 +410,10 @@ function promptItem(prompt: PromptModel, id: string, changed: ChangeClass | unde
     ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
     ${
       prompt.arguments.length
-        ? markup`<table class="args">
-            <thead>
-              <tr>
-                <th>argument</th>
-                <th></th>
-                <th>description</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${prompt.arguments.map(
-                (a) =>
-                  markup`<tr>
-                    <td><code>${a.name}</code></td>
-                    <td>${a.required ? badge('required', 'required') : 'optional'}</td>
-                    <td>
-                      ${
-                        a.complete && a.complete !== 'handler'
-                          ? markup`<div class="enum">
-                              completes ${a.complete.values.map((v) => markup`<code>${v}</code> `)}
-                            </div>`
-                          : ''
-                      }${a.description ? markup`<span class="desc">${a.description}</span>` : ''}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        ? namedTable(
+            'argument',
+            prompt.arguments.map((a) => ({ ...a, values: a.complete === 'handler' ? undefined : a.complete?.values })),
+          )
         : markup`<p class="none">No arguments.</p>`
     }
     ${
@@ -471,33 +448,15 @@ function resourceItem(resource: ResourceModel, id: string, changed: ChangeClass 
     ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
     ${
       resource.variables.length
-        ? markup`<table class="args">
-            <thead>
-              <tr>
-                <th>variable</th>
-                <th></th>
-                <th>description</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${resource.variables.map(
-                (v) =>
-                  markup`<tr>
-                    <td><code>${v.name}</code></td>
-                    <td>${v.operator === '?' || v.operator === '&' ? 'optional' : badge('required', 'required')}</td>
-                    <td>
-                      ${
-                        v.complete && v.complete !== 'handler'
-                          ? markup`<div class="enum">
-                              completes ${v.complete.values.map((c) => markup`<code>${c}</code> `)}
-                            </div>`
-                          : ''
-                      }${v.description ? markup`<span class="desc">${v.description}</span>` : ''}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        ? namedTable(
+            'variable',
+            resource.variables.map((v) => ({
+              name: v.name,
+              required: v.operator !== '?' && v.operator !== '&',
+              description: v.description,
+              values: v.complete === 'handler' ? undefined : v.complete?.values,
+            })),
+          )
         : ''
     }
     ${
@@ -513,6 +472,40 @@ function resourceItem(resource: ResourceModel, id: string, changed: ChangeClass 
         : ''
     }
   </article>`;
+}
+
+/** A prompt's arguments or a template's variables: name, required or not, the values it completes, description. */
+function namedTable(
+  heading: string,
+  rows: { name: string; required: boolean; description?: string | undefined; values?: string[] | undefined }[],
+): Html {
+  return markup`<table class="args">
+    <thead>
+      <tr>
+        <th>${heading}</th>
+        <th></th>
+        <th>description</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (r) =>
+          markup`<tr>
+            <td><code>${r.name}</code></td>
+            <td>${r.required ? badge('required', 'required') : 'optional'}</td>
+            <td>
+              ${
+                r.values
+                  ? markup`<div class="enum">
+                      completes ${r.values.map((v) => markup`<code>${v}</code> `)}
+                    </div>`
+                  : ''
+              }${r.description ? markup`<span class="desc">${r.description}</span>` : ''}
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 /** The filter: every word typed must be in an item's name, title or description (or a resource's URI). */

@@ -789,25 +789,26 @@ describe('HTTP connections: bounded in number, and in how long a request may tak
   }, 30_000);
 });
 
-describe('the server card (experimental, --server-card)', () => {
-  const start = async (...flags: string[]) => {
-    const child = spawn(process.execPath, [main, '--http', '--port', '0', ...flags], {
-      cwd: project.dir,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    const url = await new Promise<string>((resolve) =>
-      child.stderr.on('data', (d: Buffer) => {
-        err += d.toString();
-        const m = /listening on (\S+)/.exec(err);
-        if (m) resolve(m[1]!);
-      }),
-    );
-    return { url, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) };
-  };
+/** The built server as a process on HTTP, on a free port: its URL once it says it is listening. */
+async function httpProcess(...flags: string[]) {
+  const child = spawn(process.execPath, [main, '--http', '--port', '0', ...flags], {
+    cwd: project.dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const url = await new Promise<string>((resolve) =>
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) resolve(m[1]!);
+    }),
+  );
+  return { url, child, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) };
+}
 
+describe('the server card (experimental, --server-card)', () => {
   it('serves who the server is and what it offers at <mcp url>/server-card, and nothing without the flag', async () => {
-    const server = await start('--server-card');
+    const server = await httpProcess('--server-card');
     try {
       const res = await fetch(`${server.url}/server-card`);
       expect(res.status).toBe(200);
@@ -833,7 +834,7 @@ describe('the server card (experimental, --server-card)', () => {
     } finally {
       await server.stop();
     }
-    const plain = await start();
+    const plain = await httpProcess();
     try {
       expect((await fetch(`${plain.url}/server-card`)).status).toBe(404);
     } finally {
@@ -844,18 +845,7 @@ describe('the server card (experimental, --server-card)', () => {
 
 describe('the HTTP server process on SIGTERM', () => {
   it('answers the calls in flight, refuses new ones, then exits 0', async () => {
-    const child = spawn(process.execPath, [main, '--http', '--port', '0'], {
-      cwd: project.dir,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    const url = await new Promise<string>((resolve) =>
-      child.stderr.on('data', (d: Buffer) => {
-        err += d.toString();
-        const m = /listening on (\S+)/.exec(err);
-        if (m) resolve(m[1]!);
-      }),
-    );
+    const { url, child } = await httpProcess();
     const exited = new Promise<number | null>((r) => child.once('exit', r));
     const call = fetch(url, {
       method: 'POST',
