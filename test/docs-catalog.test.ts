@@ -244,7 +244,14 @@ describe('toolspec docs (the command)', () => {
       stderr:
         'toolspec: cannot write toolspec.yaml/catalog.html: a part of the path is not a folder (ENOTDIR); the catalog was not written\n',
     });
-    for (const r of [missing, invalid, notGit, folder, blocked]) expect(r.stderr).not.toMatch(/\n\s+at /);
+    // A folder the file system refuses to make below one that exists (Node's recursive mkdir never returns there).
+    const proc = await runMain(['docs', '--out', '/proc/toolspec-none/catalog.html'], dir);
+    expect(proc).toMatchObject({
+      code: 2,
+      stderr:
+        'toolspec: cannot write /proc/toolspec-none/catalog.html: its folder cannot be made there (ENOENT); the catalog was not written\n',
+    });
+    for (const r of [missing, invalid, notGit, folder, blocked, proc]) expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(fs.readdirSync(dir).sort()).toEqual(['bad.yaml', 'toolspec.yaml']);
   });
 });

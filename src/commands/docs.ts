@@ -100,6 +100,11 @@ function write(target: string, shown: string, text: string): boolean {
     const err = e as NodeJS.ErrnoException;
     // mkdir's EEXIST: a file stands where a folder of the path must be.
     const code = err.code === 'EEXIST' && err.syscall === 'mkdir' ? 'ENOTDIR' : err.code;
+    // mkdir's ENOENT below a folder that exists: the file system takes no folder there (/proc, /sys).
+    if (code === 'ENOENT' && err.syscall === 'mkdir')
+      throw new UserError(
+        `cannot write ${shown}: its folder cannot be made there (ENOENT); the catalog was not written`,
+      );
     const user = code ? fileSystemError({ code, path: shown, syscall: 'write' }) : undefined;
     throw user ? new UserError(`${user.message}; the catalog was not written`) : e;
   }

@@ -28,7 +28,7 @@ export function checkTarget(target: string, shown: string, force: boolean): void
 
 export function writeAtomically(target: string, shown: string, text: string, force: boolean): void {
   const dir = path.dirname(target);
-  fs.mkdirSync(dir, { recursive: true });
+  makeFolders(dir);
   const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`);
   fs.writeFileSync(temp, text, { flag: 'wx' });
   try {
@@ -51,4 +51,17 @@ export function writeAtomically(target: string, shown: string, text: string, for
   } finally {
     fs.rmSync(temp, { force: true });
   }
+}
+
+/**
+ * The missing folders of `dir`, made one at a time from the top: Node's recursive mkdir loops for ever where a
+ * parent exists but refuses children with ENOENT (/proc), and this walk is bounded by the path's depth.
+ */
+function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  for (let cur = dir; !fs.existsSync(cur); cur = path.dirname(cur)) {
+    missing.push(cur);
+    if (path.dirname(cur) === cur) break;
+  }
+  for (const folder of missing.reverse()) fs.mkdirSync(folder);
 }
