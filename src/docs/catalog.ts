@@ -174,30 +174,8 @@ export function renderCatalog(input: CatalogInput): string {
           </nav>
           <main>
             ${diff ? changesSection(diff) : ''}
-            ${
-              tools.length
-                ? markup`<section id="tools">
-                    <h2>Tools (${tools.length})</h2>
-                    ${tools}
-                  </section>`
-                : ''
-            }
-            ${
-              prompts.length
-                ? markup`<section id="prompts">
-                    <h2>Prompts (${prompts.length})</h2>
-                    ${prompts}
-                  </section>`
-                : ''
-            }
-            ${
-              resources.length
-                ? markup`<section id="resources">
-                    <h2>Resources (${resources.length})</h2>
-                    ${resources}
-                  </section>`
-                : ''
-            }
+            ${section('tools', 'Tools', tools)} ${section('prompts', 'Prompts', prompts)}
+            ${section('resources', 'Resources', resources)}
           </main>
         </div>
         <footer>
@@ -400,6 +378,16 @@ function typeText(root: Record<string, unknown>, own: Record<string, unknown>, d
   }
   const format = str(s['format']);
   return `${type ?? 'any'}${format ? ` (${format})` : ''}`;
+}
+
+/** One list of the page, with its count; nothing when it is empty. */
+function section(id: string, title: string, items: readonly Html[]): Html | '' {
+  return items.length
+    ? markup`<section id="${id}">
+        <h2>${title} (${items.length})</h2>
+        ${items}
+      </section>`
+    : '';
 }
 
 function promptItem(prompt: PromptModel, id: string, changed: ChangeClass | undefined): Html {

@@ -7,17 +7,18 @@
 import type { ServerModel } from '../pipeline/model.js';
 
 /** manifest.json's new text, or why the text on disk cannot be one. */
-export function bundleManifest(model: ServerModel, text: string): { text: string } | { why: string } {
+export function bundleManifest(model: ServerModel, text: string): { text: string } | { why: string; hint: string } {
+  const hint = 'toolspec keeps its version and tools: fix the rest by hand first';
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    return { why: `is not valid JSON (${(e as Error).message})` };
+    return { why: `is not valid JSON (${(e as Error).message})`, hint };
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return { why: 'is not a JSON object' };
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return { why: 'is not a JSON object', hint };
   const manifest = json as Record<string, unknown>;
   if (typeof manifest['manifest_version'] !== 'string')
-    return { why: 'has no "manifest_version": it is not an MCP bundle manifest' };
+    return { why: 'has no "manifest_version": it is not an MCP bundle manifest', hint };
   manifest['version'] = model.server.version;
   manifest['tools'] = model.tools.map(({ definition: { name, description } }) =>
     description === undefined ? { name } : { name, description },

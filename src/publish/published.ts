@@ -35,17 +35,16 @@ export async function publishedFiles(
     const abs = path.resolve(model.rootDir, bundle);
     const shown = displayPath(abs, cwd);
     const text = readProjectText(abs, 'create it (an MCP bundle manifest), or take out options.bundleManifest');
-    const fixed = 'toolspec keeps its version and tools: fix the rest by hand first';
     const manifest = typeof text === 'string' ? bundleManifest(model, text) : text;
-    if ('text' in manifest && typeof text === 'string')
-      files.push({ path: bundle, contents: manifest.text, kind: 'published', based: text });
-    else if ('why' in manifest)
+    if ('text' in manifest)
+      files.push({ path: bundle, contents: manifest.text, kind: 'published', based: text as string });
+    else
       diagnostics.push(
         diagnostic(
           'TS053',
           locate(['options', 'bundleManifest']),
           `options.bundleManifest names ${shown}, which ${manifest.why}`,
-          'hint' in manifest && typeof manifest.hint === 'string' ? manifest.hint : fixed,
+          manifest.hint,
         ),
       );
   }
