@@ -18,7 +18,16 @@ export {
   type MemoryEventStoreOptions,
   type ResumptionOptions,
   type SessionEventStore,
+  type SessionStore,
   type WebHandlerOptions,
 } from './web.js';
-export { createRedisTaskStore, type RedisCommands, type RedisSubscriber, type RedisTaskStoreOptions } from './redis.js';
+export {
+  createRedisSessionStore,
+  createRedisTaskStore,
+  type RedisCommand,
+  type RedisCommands,
+  type RedisSessionStoreOptions,
+  type RedisSubscriber,
+  type RedisTaskStoreOptions,
+} from './redis.js';
 export { type TaskMessage, type TaskOptions, type TaskRecord, type TaskStore } from './tasks.js';

@@ -106,6 +106,12 @@ export interface WebHandlerOptions extends ServerOptions, ServingOptions, HttpSe
    */
   resumption?: ResumptionOptions | false;
   /**
+   * Where 2025 sessions are kept when several instances serve one endpoint (createRedisSessionStore, redis.ts):
+   * any instance then serves any session and resumes its streams, so a session outlives the instance that opened
+   * it. Default: each instance keeps its own, and a balancer must route a session to the instance that has it.
+   */
+  sessions?: SessionStore;
+  /**
    * Serve 2025 clients per request, without sessions: any instance behind a load balancer can answer, but they
    * cannot be asked for input mid-call, and are offered no `logging` and no resource subscriptions, which no
    * later request could honour. 2026-07-28 clients are served the same way in both modes.
@@ -253,15 +259,20 @@ class LegacySessions {
   /** By session id and the SDK's stream id (a line feed between: neither holds one). */
   private readonly waiting = new Map<string, Waiting>();
 
+  private readonly shared: SessionStore | undefined;
+  /** Sessions of the shared store being restored here, by id: one restoration however many requests ask. */
+  private readonly restoring = new Map<string, Promise<Session | Response | undefined>>();
+
   constructor(
     private readonly factory: ServerFactory,
-    options: HttpLimits & Pick<WebHandlerOptions, 'resumption'>,
+    options: HttpLimits & Pick<WebHandlerOptions, 'resumption' | 'sessions'>,
     private readonly maxBody: number,
   ) {
     this.max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+    this.shared = options.sessions;
     const resumption = options.resumption === false ? undefined : (options.resumption ?? {});
-    this.store = resumption && (resumption.store ?? createMemoryEventStore());
+    this.store = resumption && (resumption.store ?? this.shared?.events ?? createMemoryEventStore());
     this.retryMs = resumption?.retryMs ?? DEFAULT_SSE_RETRY_MS;
     this.resumeWindowMs = resumption?.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS;
   }
@@ -270,7 +281,9 @@ class LegacySessions {
     const { authInfo } = extra;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
-      const session = this.sessions.get(id);
+      let session: Session | Response | undefined = this.sessions.get(id);
+      if (this.shared) session = await this.fromShared(id, session, request, extra);
+      if (session instanceof Response) return session;
       // Another caller's session is answered as if it did not exist: its id proves nothing.
       if (!session || session.principal !== principalOf(authInfo)) {
         return jsonError(404, -32600, 'Session not found: initialize a new session');
@@ -279,10 +292,28 @@ class LegacySessions {
       if (lastEventId && this.store) return this.resume(session, id, lastEventId, request, extra);
       return this.track(session, request, session.transport.handleRequest(request, extra));
     }
-    if (this.sessions.size >= this.max && !this.evictIdle()) {
-      return jsonError(503, -32603, `Too many open sessions (${this.max}); try again later`, { 'retry-after': '60' });
-    }
+    if (this.sessions.size >= this.max && !this.evictIdle()) return this.full();
     // No session yet: a transport that keeps one only if this request is an initialize.
+    const session = await this.open(request, authInfo, initializeParams(extra.parsedBody));
+    const response = await this.track(session, request, session.transport.handleRequest(request, extra));
+    if (!session.transport.sessionId) void session.transport.close();
+    return response;
+  }
+
+  private full(): Response {
+    return jsonError(503, -32603, `Too many open sessions (${this.max}); try again later`, { 'retry-after': '60' });
+  }
+
+  /**
+   * A session on its own transport and server instance. `init`: the initialize request's params, recorded in the
+   * shared store once it succeeds. `restoring`: the id of a shared session this instance takes over.
+   */
+  private async open(
+    request: Request,
+    authInfo: AuthInfo | undefined,
+    init: unknown,
+    restoring?: string,
+  ): Promise<Session> {
     const session: Session = {
       transport: undefined as never,
       principal: principalOf(authInfo),
@@ -290,26 +321,35 @@ class LegacySessions {
       lastSeen: Date.now(),
       used: ++this.uses,
     };
+    const quiet = { on: restoring !== undefined };
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator: () => restoring ?? crypto.randomUUID(),
       maxRequestBodySize: this.maxBody,
       // A priming event (an id, empty data) opens every POST stream of a 2025-11-25 client, with this retry.
       ...(this.store
-        ? { eventStore: sessionEventStore(this.store, () => transport.sessionId), retryInterval: this.retryMs }
+        ? { eventStore: sessionEventStore(this.store, () => transport.sessionId, quiet), retryInterval: this.retryMs }
         : {}),
-      onsessioninitialized: (sid) => {
+      onsessioninitialized: async (sid) => {
+        if (this.shared && !restoring) {
+          await this.shared.open(sid, JSON.stringify({ principal: session.principal, init }), this.idleMs);
+        }
         this.sessions.set(sid, session);
         this.sweep();
       },
-      onsessionclosed: (sid) => void this.sessions.delete(sid),
+      onsessionclosed: async (sid) => {
+        this.sessions.delete(sid);
+        // Ended by its client (DELETE): for every instance when they share sessions.
+        if (this.shared) await Promise.all([this.shared.end(sid), this.store?.forget(sid)]);
+      },
     });
     session.transport = transport;
     const server = this.factory({ era: 'legacy', requestInfo: request, ...(authInfo ? { authInfo } : {}) });
     transport.onclose = () => {
       const sid = transport.sessionId;
       if (sid) {
-        this.sessions.delete(sid);
-        void this.store?.forget(sid);
+        if (this.sessions.get(sid) === session) this.sessions.delete(sid);
+        // A shared session's events stay for the other instances: closing here is not its end.
+        if (!this.shared) void this.store?.forget(sid);
         for (const [key, w] of this.waiting) {
           if (!key.startsWith(`${sid}\n`)) continue;
           clearTimeout(w.timer);
@@ -341,9 +381,62 @@ class LegacySessions {
         if (typeof id === 'string' || typeof id === 'number') transport.closeSSEStream(id);
       }
     };
-    const response = await this.track(session, request, transport.handleRequest(request, extra));
-    if (!transport.sessionId) void transport.close();
-    return response;
+    if (restoring !== undefined) {
+      // The handshake again, inside: the server instance learns the client as the first instance did. Its
+      // answers are nobody's, so none is kept as an event.
+      const post = (message: object, sid?: string) =>
+        transport.handleRequest(
+          new Request(request.url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...(sid ? { 'mcp-session-id': sid } : {}),
+            },
+            body: JSON.stringify(message),
+          }),
+          { parsedBody: message, ...(authInfo ? { authInfo } : {}) },
+        );
+      const answer = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: init });
+      await answer.text();
+      if (answer.ok) await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, restoring)).text();
+      quiet.on = false;
+    }
+    return session;
+  }
+
+  /**
+   * The session `id` names in the shared store, its idle time restarted: this instance's own copy while the
+   * store still has it (ended elsewhere, the copy goes), else restored here from its record.
+   */
+  private async fromShared(
+    id: string,
+    local: Session | undefined,
+    request: Request,
+    extra: { authInfo?: AuthInfo },
+  ): Promise<Session | Response | undefined> {
+    const record = SESSION_ID.test(id) ? sharedRecord(await this.shared!.touch(id, this.idleMs)) : undefined;
+    if (!record) {
+      if (local) {
+        this.sessions.delete(id);
+        void local.transport.close();
+      }
+      return undefined;
+    }
+    if (local) return local;
+    if (record.principal !== principalOf(extra.authInfo)) return undefined;
+    let pending = this.restoring.get(id);
+    if (!pending) {
+      pending = (async () => {
+        if (this.sessions.size >= this.max && !this.evictIdle()) return this.full();
+        const session = await this.open(request, extra.authInfo, record.init, id);
+        if (this.sessions.get(id) === session) return session;
+        void session.transport.close(); // a record the SDK refused: no session
+        return undefined;
+      })().finally(() => this.restoring.delete(id));
+      this.restoring.set(id, pending);
+    }
+    return pending;
   }
 
   /**
@@ -559,6 +652,50 @@ export interface SessionEventStore {
   forget(session: string): Promise<void>;
 }
 
+/**
+ * 2025 sessions shared by the instances of an endpoint (createRedisSessionStore): a record per open session, which
+ * any instance restores its session from, and the events of its streams. Ids and what the store hands back are
+ * untrusted: an id is checked before it reaches the store, a record is parsed and bounded.
+ */
+export interface SessionStore {
+  /** Keeps the record of a session just opened here, for `idleMs` unless touched. */
+  open(id: string, record: string, idleMs: number): Promise<void>;
+  /** The record of an open session, its idle time restarted; undefined once it ended or expired, or never was. */
+  touch(id: string, idleMs: number): Promise<string | undefined>;
+  /** The session ended (its client's DELETE): no instance serves it any more. */
+  end(id: string): Promise<void>;
+  /** Where its streams' events are kept, for any instance to resume them (unless resumption.store says otherwise). */
+  events: SessionEventStore;
+}
+
+/** The ids this endpoint gives sessions (randomUUID): anything else is no session, and never reaches a store. */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A shared record longer than this is no record (an initialize request is far smaller). */
+export const MAX_SESSION_RECORD_CHARS = 64 * 1024;
+
+interface SharedRecord {
+  principal: string;
+  /** The initialize request's params, for the handshake a restoring instance repeats. */
+  init: Record<string, unknown>;
+}
+
+function sharedRecord(text: string | undefined): SharedRecord | undefined {
+  if (text === undefined || text.length > MAX_SESSION_RECORD_CHARS) return undefined;
+  try {
+    const record = JSON.parse(text) as Partial<SharedRecord>;
+    const ok = typeof record.principal === 'string' && typeof record.init === 'object' && record.init !== null;
+    return ok ? (record as SharedRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The params of the initialize request a body is (the SDK takes no other body for a new session). */
+function initializeParams(body: unknown): unknown {
+  const message = body as { method?: unknown; params?: unknown } | null;
+  return typeof message === 'object' && message?.method === 'initialize' ? message.params : undefined;
+}
+
 export interface MemoryEventStoreOptions {
   /** Events kept per stream (default 1,000); past it the oldest go, and a resumption from before them is refused. */
   maxEventsPerStream?: number;
@@ -720,15 +857,22 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): S
 /** The SDK's name for a session's standalone (GET) stream, which never ends with a response. */
 const STANDALONE = '_GET_stream';
 
-/** The SDK transport's view of the store for one session (its id is known once it has initialized). */
-export function sessionEventStore(store: SessionEventStore, session: () => string | undefined): EventStore {
+/**
+ * The SDK transport's view of the store for one session (its id is known once it has initialized). While
+ * `quiet.on`, nothing is kept: the answers to a restored session's inner handshake.
+ */
+export function sessionEventStore(
+  store: SessionEventStore,
+  session: () => string | undefined,
+  quiet = { on: false },
+): EventStore {
   const sid = () => {
     const id = session();
     if (id === undefined) throw new Error('no session yet: nothing to keep events for');
     return id;
   };
   return {
-    storeEvent: (stream, message) => store.append(sid(), stream, message),
+    storeEvent: async (stream, message) => (quiet.on ? '' : store.append(sid(), stream, message)),
     getStreamIdForEventId: (eventId) => store.streamOf(sid(), eventId),
     async replayEventsAfter(eventId, { send }) {
       const stream = await store.replayAfter(sid(), eventId, send);
