@@ -11,7 +11,7 @@ import { loadModel } from '../src/compile.js';
 import { countTokens } from '../src/lint/tokens.js';
 import { escapeHtml, renderCatalog, scriptJson } from '../src/docs/catalog.js';
 import type { ServerModel } from '../src/pipeline/model.js';
-import { runMain } from './helpers/cli.js';
+import { repoRoot, runMain } from './helpers/cli.js';
 import { tempProject } from './helpers/tmp.js';
 
 const HOSTILE = `<script>alert("owned")</script> & <img src=x onerror=alert(1)> '\u2028</script><!--`;
@@ -133,6 +133,18 @@ describe('the catalog page (src/docs/catalog.ts)', () => {
     expect(article(page, 'summarise_notes')).toMatch(
       /<td><code>topic<\/code><\/td>\s*<td><span class="badge required"/,
     );
+  });
+
+  it("shows the OAuth scopes each item needs with the spec's auth: its own, the server's, or any token", async () => {
+    const page = await catalogOf(modelOf(path.join(repoRoot, 'test/fixtures/auth')));
+    const scopes = (name: string) => /<span class="badge scopes"[^>]*>([^<]*)<\/span>/.exec(article(page, name))?.[1];
+    expect(scopes('create_note')).toBe('scopes: notes.write');
+    expect(scopes('list_notes')).toBe('scopes: notes.read');
+    expect(scopes('whoami')).toBe('any token');
+    expect(scopes('draft')).toBe('scopes: notes.write');
+    expect(scopes('note')).toBe('scopes: notes.read');
+    // Without auth there are no scopes to show.
+    expect(await catalogOf(modelOf(project({ 'toolspec.yaml': SPEC })))).not.toContain('badge scopes');
   });
 
   it('keeps hostile text from the spec text: no markup, no script, nothing that closes the index', async () => {

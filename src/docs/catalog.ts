@@ -8,7 +8,7 @@
  * only this module's own script (by hash), so even markup that escaped the escaping could not run or fetch.
  */
 import { createHash } from 'node:crypto';
-import type { ExampleModel, PromptModel, ResourceModel, ServerModel, ToolModel } from '../pipeline/model.js';
+import type { AuthModel, ExampleModel, PromptModel, ResourceModel, ServerModel, ToolModel } from '../pipeline/model.js';
 import type { TokenReport } from '../lint/tokens.js';
 import { CLASS_ORDER, formatPath, type Change, type ChangeClass } from '../diff/rules.js';
 
@@ -85,6 +85,7 @@ export function renderCatalog(input: CatalogInput): string {
   };
   const tools = model.tools.map((t, i) =>
     toolItem(t, indexed(`tool-${i}`, t.name, t.definition.title, t.definition.description), {
+      auth: model.auth,
       tokens: cost.get(t.name) ?? 0,
       most,
       encoding: tokens.encoding,
@@ -96,6 +97,7 @@ export function renderCatalog(input: CatalogInput): string {
       p,
       indexed(`prompt-${i}`, p.name, p.definition.title, p.definition.description),
       changed.get(`prompts:${p.name}`),
+      model.auth,
     ),
   );
   const resources = model.resources.map((r, i) =>
@@ -103,6 +105,7 @@ export function renderCatalog(input: CatalogInput): string {
       r,
       indexed(`resource-${i}`, r.name, r.definition.title, r.definition.description, r.uri),
       changed.get(`resources:${r.name}`),
+      model.auth,
     ),
   );
   const nav = (title: string, list: { id: string; name: string }[]) =>
@@ -242,10 +245,19 @@ function changedBadge(cls: ChangeClass | undefined): Part {
   return cls && badge(`changed ${cls}`, `changed: ${cls}`);
 }
 
+/** With the spec's `auth`: the OAuth scopes a token needs for the item (its own, else the server's). */
+function scopesBadge(own: readonly string[] | undefined, auth: AuthModel | undefined): Part {
+  if (!auth) return '';
+  const scopes = own ?? auth.scopes;
+  return scopes.length
+    ? badge('scopes', `scopes: ${scopes.join(' ')}`, 'the OAuth scopes a token needs')
+    : badge('scopes', 'any token', 'a valid token, no scope');
+}
+
 function toolItem(
   tool: ToolModel,
   id: string,
-  o: { tokens: number; most: number; encoding: string; changed: ChangeClass | undefined },
+  o: { auth: AuthModel | undefined; tokens: number; most: number; encoding: string; changed: ChangeClass | undefined },
 ): Html {
   const def = tool.definition;
   const hints = HINTS.filter(([k]) => typeof def.annotations?.[k] === 'boolean').map(([k, label]) => {
@@ -258,7 +270,7 @@ function toolItem(
     <div class="badges">
       ${tool.deprecated === undefined ? '' : badge('deprecated', 'deprecated', tool.deprecated)}${changedBadge(o.changed)}${hints}${
         tool.task ? badge('task', `task: ${tool.task}`) : ''
-      }
+      }${scopesBadge(tool.scopes, o.auth)}
     </div>
     ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
     <div class="tokens" title="name, description and inputSchema as a model sees them">
@@ -390,11 +402,11 @@ function section(id: string, title: string, items: readonly Html[]): Html | '' {
     : '';
 }
 
-function promptItem(prompt: PromptModel, id: string, changed: ChangeClass | undefined): Html {
+function promptItem(prompt: PromptModel, id: string, changed: ChangeClass | undefined, auth?: AuthModel): Html {
   const def = prompt.definition;
   return markup`<article class="item prompt${changed ? ` changed-${changed}` : ''}" id="${id}">
     <h3><code>${prompt.name}</code>${def.title ? markup` <span class="title">${def.title}</span>` : ''}</h3>
-    <div class="badges">${changedBadge(changed)}</div>
+    <div class="badges">${changedBadge(changed)}${scopesBadge(prompt.scopes, auth)}</div>
     ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
     ${
       prompt.arguments.length
@@ -423,14 +435,14 @@ function promptItem(prompt: PromptModel, id: string, changed: ChangeClass | unde
   </article>`;
 }
 
-function resourceItem(resource: ResourceModel, id: string, changed: ChangeClass | undefined): Html {
+function resourceItem(resource: ResourceModel, id: string, changed: ChangeClass | undefined, auth?: AuthModel): Html {
   const def = resource.definition;
   return markup`<article class="item resource${changed ? ` changed-${changed}` : ''}" id="${id}">
     <h3><code>${resource.name}</code>${def.title ? markup` <span class="title">${def.title}</span>` : ''}</h3>
     <div class="badges">
       ${badge('kind', resource.kind === 'template' ? 'resource template' : 'resource')}${
         def.mimeType ? badge('mime', def.mimeType) : ''
-      }${changedBadge(changed)}
+      }${changedBadge(changed)}${scopesBadge(resource.scopes, auth)}
     </div>
     <p class="uri"><code>${resource.uri}</code></p>
     ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
