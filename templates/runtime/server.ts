@@ -94,6 +94,8 @@ export interface ServerFactory {
   settled(timeoutMs: number): Promise<boolean>;
   /** Ends the tasks it runs (their records, in a shared store, say the server stopped). */
   close(): Promise<void>;
+  /** The tasks it runs, when the spec has tools that run as tasks. */
+  readonly tasks?: Tasks;
 }
 
 /** How long a shutdown waits for calls in flight before it ends them (SIGTERM, SIGINT): 10 s by default. */
@@ -350,5 +352,5 @@ export function createServerFactory(
             resolve(true);
           });
         });
-  return Object.assign(factory, { settled, close: async () => tasks?.close() });
+  return Object.assign(factory, { settled, close: async () => tasks?.close(), ...(tasks ? { tasks } : {}) });
 }

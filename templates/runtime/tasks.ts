@@ -117,7 +117,9 @@ export function tasksRequired(what: string): MissingRequiredClientCapabilityErro
 export class Tasks {
   private readonly entries = new Map<string, Entry>();
   private readonly ttlMs: number;
-  private readonly pollIntervalMs: number;
+  readonly pollIntervalMs: number;
+  /** Told the id of each task of this instance whose status changes (task notifications, followTasks). */
+  private readonly changes = new Set<(taskId: string) => void>();
   private readonly max: number;
   private reserved = 0;
 
@@ -375,6 +377,13 @@ export class Tasks {
     entry.status = status;
     entry.lastUpdatedAt = new Date().toISOString();
     this.save(entry);
+    for (const changed of this.changes) changed(entry.taskId);
+  }
+
+  /** Calls `changed` with the id of every task of this instance whose status changes, until the function returned. */
+  onChange(changed: (taskId: string) => void): () => void {
+    this.changes.add(changed);
+    return () => void this.changes.delete(changed);
   }
 
   private expire(entry: Entry): void {
@@ -382,4 +391,71 @@ export class Tasks {
     this.entries.delete(entry.taskId);
     entry.controller.abort(new Error('the task expired'));
   }
+}
+
+/** Most task ids one subscriptions/listen follows; past them the rest are not honored. */
+export const MAX_LISTEN_TASKS = 100;
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** Task status notifications for one subscriptions/listen stream (followTasks). */
+export interface TaskFollow {
+  /** The ids followed: those asked for that are the caller's tasks now, as the acknowledgement lists them. */
+  honored: string[];
+  /** Sends each task's state now and at each change after; resolves once each has ended (or stop). */
+  start(send: (task: Result) => void): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * notifications/tasks on a subscriptions/listen stream (SEP-2663): of `taskIds`, the caller's tasks are followed,
+ * each until it ends (a terminal status, or gone). A task of this instance is sent at each change, another
+ * instance's (a shared store) as often as clients are told to poll; a state is sent once, as tasks/get shows it.
+ */
+export async function followTasks(tasks: Tasks, taskIds: readonly unknown[], principal: string): Promise<TaskFollow> {
+  const asked = [...new Set(taskIds.filter((id): id is string => typeof id === 'string'))].slice(0, MAX_LISTEN_TASKS);
+  const get = (id: string) => tasks.get(id, principal).catch(() => undefined);
+  const honored = (await Promise.all(asked.map(async (id) => ((await get(id)) ? id : undefined)))).filter(
+    (id) => id !== undefined,
+  );
+  const live = new Set(honored);
+  const sent = new Map<string, string>();
+  /** One check of a task at a time, in order: a state never overtakes a later one. */
+  const checks = new Map<string, Promise<void>>();
+  let stopped = false;
+  let finish = () => {};
+  const stop = () => {
+    stopped = true;
+    live.clear();
+    finish();
+  };
+  return {
+    honored,
+    stop,
+    start(send) {
+      if (!live.size) return Promise.resolve();
+      const check = (id: string) => {
+        const next = (checks.get(id) ?? Promise.resolve()).then(async () => {
+          if (stopped || !live.has(id)) return;
+          const task = await get(id);
+          const json = task && JSON.stringify(task);
+          if (json && sent.get(id) !== json) {
+            sent.set(id, json);
+            send(task);
+          }
+          if (!task || TERMINAL.has(task['status'] as string)) live.delete(id);
+          if (!live.size) finish();
+        });
+        checks.set(id, next);
+      };
+      const off = tasks.onChange((id) => check(id));
+      const poll = setInterval(() => live.forEach(check), tasks.pollIntervalMs);
+      (poll as { unref?: () => void }).unref?.();
+      const ended = new Promise<void>((resolve) => (finish = resolve)).finally(() => {
+        off();
+        clearInterval(poll);
+      });
+      honored.forEach(check);
+      return ended;
+    },
+  };
 }

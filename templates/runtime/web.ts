@@ -26,6 +26,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   validateHostHeader,
   validateOriginHeader,
+  CLIENT_CAPABILITIES_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type EventStore,
@@ -37,6 +39,7 @@ import { principalOf } from './input.js';
 import { resourceEvents } from './resources.js';
 import { createServerFactory, type ServerFactory, type ServerOptions, type ServingOptions } from './server.js';
 import { prompts, resources } from './primitives.js';
+import { followTasks, TASKS_EXTENSION, tasksRequired, type Tasks } from './tasks.js';
 import { access, loadAuth, mcpHeaders, serverInfo, tools } from './tools.js';
 
 /** An argument a 2026-07-28 client mirrors into the header Mcp-Param-{header} (the spec's x-mcp-header). */
@@ -157,6 +160,8 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
     onerror,
   });
   const legacy = options.stateless ? undefined : new LegacySessions(factory, options, maxBody);
+  // Listen streams kept open for tasks (the SDK counts the others): under the same cap.
+  const taskStreams = { open: 0, max: options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS };
   const checkHeaders = Object.keys(mcpHeaders).length > 0;
   if (access && options.auth !== false && options.authenticate)
     throw new RangeError('the spec has auth, which checks the tokens: pass auth: false to use an authenticate hook');
@@ -208,6 +213,8 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
       if (legacy && (await isLegacyRequest(request, body.parsedBody, { maxRequestBodySize: maxBody }))) {
         return legacy.handle(request, extra);
       }
+      const taskIds = listenTaskIds(body.parsedBody);
+      if (taskIds) return listenWithTasks(modern, request, extra, taskIds, factory.tasks, taskStreams);
       if (checkHeaders && request.headers.get('mcp-method') === 'tools/call') {
         const mismatch = await headerMismatch(request, body);
         if (mismatch) return mismatch;
@@ -882,6 +889,126 @@ export function sessionEventStore(
     },
   };
 }
+
+/** The `taskIds` a 2026-07-28 subscriptions/listen asks task notifications for (SEP-2663), if it asks. */
+function listenTaskIds(body: unknown): unknown[] | undefined {
+  const message = body as { method?: unknown; params?: { notifications?: { taskIds?: unknown } } } | null;
+  if (typeof message !== 'object' || message?.method !== 'subscriptions/listen') return undefined;
+  const ids = message.params?.notifications?.taskIds;
+  return Array.isArray(ids) ? ids : undefined;
+}
+
+/**
+ * subscriptions/listen with `taskIds`: the SDK serves the rest of the filter, and its stream carries the tasks'
+ * notifications/tasks too. Its acknowledgement lists the ids followed (the caller's tasks); its stream, which the
+ * SDK ends at once when nothing else was asked, stays open until every followed task has ended or the client left.
+ * A client that did not declare the tasks extension gets -32021, as the extension requires.
+ */
+async function listenWithTasks(
+  modern: { fetch(request: Request, extra: object): Promise<Response> },
+  request: Request,
+  extra: { authInfo?: AuthInfo; parsedBody?: unknown },
+  taskIds: unknown[],
+  tasks: Tasks | undefined,
+  streams: { open: number; max: number },
+): Promise<Response> {
+  const message = extra.parsedBody as {
+    id: string | number;
+    params: { notifications: Record<string, unknown>; _meta?: Record<string, unknown> };
+  };
+  const capabilities = message.params._meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: object } | undefined;
+  if (!(capabilities?.extensions && Object.hasOwn(capabilities.extensions, TASKS_EXTENSION))) {
+    const { code, message: text, data } = tasksRequired('Task notifications');
+    return Response.json({ jsonrpc: '2.0', id: message.id, error: { code, message: text, data } });
+  }
+  const { taskIds: _, ...rest } = message.params.notifications;
+  const parsedBody = { ...message, params: { ...message.params, notifications: rest } };
+  if (streams.open >= streams.max)
+    return Response.json({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: { code: -32603, message: 'Subscription limit reached' },
+    });
+  const follow = tasks ? await followTasks(tasks, taskIds, principalOf(extra.authInfo)) : undefined;
+  const response = await modern.fetch(request, { ...extra, parsedBody });
+  if (!response.body || response.headers.get('content-type') !== 'text/event-stream') {
+    follow?.stop();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const frame = (m: object) => encoder.encode(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  let counted = true;
+  streams.open++;
+  const uncount = () => {
+    if (counted) streams.open--;
+    counted = false;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const write = (chunk: Uint8Array) => {
+        try {
+          controller.enqueue(chunk);
+        } catch {
+          // the client left
+        }
+      };
+      let following: Promise<void> = Promise.resolve();
+      let last: Uint8Array | undefined;
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const text = buffer.slice(0, end + 2);
+          buffer = buffer.slice(end + 2);
+          const data = /^data: (.*)$/m.exec(text)?.[1];
+          const sdk = data === undefined ? undefined : (JSON.parse(data) as Record<string, unknown>);
+          if (sdk?.['method'] === 'notifications/subscriptions/acknowledged') {
+            const params = sdk['params'] as { notifications: object; _meta?: object };
+            params.notifications = { ...params.notifications, taskIds: follow?.honored ?? [] };
+            write(frame(sdk));
+            following =
+              follow?.start((task) =>
+                write(
+                  frame({
+                    jsonrpc: '2.0',
+                    method: 'notifications/tasks',
+                    params: { ...task, _meta: { [SUBSCRIPTION_ID_META_KEY]: message.id } },
+                  }),
+                ),
+              ) ?? following;
+            keepAlive = setInterval(() => write(encoder.encode(': keepalive\n\n')), KEEP_ALIVE_MS);
+          } else if (sdk && 'result' in sdk) {
+            last = encoder.encode(text); // the stream's end: after the tasks'
+          } else write(encoder.encode(text));
+        }
+      }
+      await following;
+      clearInterval(keepAlive);
+      uncount();
+      if (last) write(last);
+      try {
+        controller.close();
+      } catch {
+        // cancelled
+      }
+    },
+    cancel(reason) {
+      follow?.stop();
+      clearInterval(keepAlive);
+      uncount();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+/** A comment line on a listen stream kept open for tasks alone, so that no proxy takes it for idle. */
+const KEEP_ALIVE_MS = 15_000;
 
 /**
  * A 2026-07-28 tools/call whose Mcp-Param-* headers disagree with its arguments (SEP-2243): 400 with -32020, as the

@@ -18,7 +18,7 @@ import {
 } from '../helpers/project.js';
 import { installRedisClient, redisClient, startRedis, type RedisClient, type RedisServer } from '../helpers/redis.js';
 import { answeredBy, startBalancer } from '../helpers/haproxy.js';
-import { call, rpc, until } from '../helpers/tasks.js';
+import { call, listen, rpc, until } from '../helpers/tasks.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-redis-tasks');
 const dist = path.join(project.dir, 'dist');
@@ -51,15 +51,16 @@ afterAll(async () => {
 async function instance(options: Record<string, unknown> = {}): Promise<GeneratedServer> {
   const client = await redisClient(redis.url);
   const subscriber = await client.duplicate().connect();
+  const { tasks, ...rest } = options as { tasks?: object };
   const server = await g.serveHttp(g.handlers, {
     port: 0,
-    tasks: { store: g.createRedisTaskStore({ client, subscriber, prefix: 'e2e:' }) },
+    tasks: { store: g.createRedisTaskStore({ client, subscriber, prefix: 'e2e:' }), ...tasks },
     // The caller: from a header, so that one test can be two callers.
     authenticate: (headers: Headers) => {
       const who = headers.get('x-caller') ?? 'alice';
       return { token: who, clientId: who, scopes: [] };
     },
-    ...options,
+    ...rest,
   });
   servers.push(server);
   return server;
@@ -99,6 +100,20 @@ describe('two instances sharing tasks through Redis', () => {
     await rpc(b.url, 'tasks/cancel', { taskId: longId });
     await until(b.url, longId, (t) => t['status'] === 'cancelled');
     await expect.poll(() => log.includes('export 900 aborted')).toBe(true);
+  });
+
+  it("the other instance's subscriptions/listen follows the task to its end, from the store", async () => {
+    const [a, b] = [await instance(), await instance({ tasks: { pollIntervalMs: 50 } })];
+    const { result: handle } = await call(a.url, 'export', { rows: 3, pauseMs: 30 });
+    const taskId = handle!['taskId'] as string;
+    const [ack, ...rest] = await listen(b.url, { taskIds: [taskId] });
+    expect(ack).toMatchObject({ params: { notifications: { taskIds: [taskId] } } });
+    const notes = rest.filter((e) => e['method'] === 'notifications/tasks').map((e) => e['params']);
+    expect(notes.at(-1)).toMatchObject({
+      taskId,
+      status: 'completed',
+      result: { content: [{ text: 'exported 3 rows' }] },
+    });
   });
 
   it("stays its caller's on every instance", async () => {

@@ -15,7 +15,7 @@ import {
   type GeneratedIndex,
   type GeneratedServer,
 } from '../helpers/project.js';
-import { call, parse, rpc, until } from '../helpers/tasks.js';
+import { call, listen, parse, rpc, until } from '../helpers/tasks.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-tasks');
 const dist = path.join(project.dir, 'dist');
@@ -106,6 +106,79 @@ describe('a tool that runs as a task', () => {
     expect(gone.error?.code).toBe(-32602);
     expect(gone.error?.message).toMatch(/Task not found/);
     expect(log).toContain('export 500 aborted');
+  });
+});
+
+describe('task status notifications on subscriptions/listen', () => {
+  it("follows the caller's tasks to their end, each state once, as tasks/get shows it, then ends the stream", async () => {
+    const url = await serve({
+      authenticate: (headers: Headers) => {
+        const who = headers.get('x-caller') ?? 'alice';
+        return { token: who, clientId: who, scopes: [] };
+      },
+      tasks: { pollIntervalMs: 50 },
+    });
+    const { result: handle } = await call(url, 'export', { rows: 3, pauseMs: 30 });
+    const { result: theirs } = await call(url, 'export', { rows: 1, pauseMs: 10 }, { as: 'mallory' });
+    const taskId = handle!['taskId'] as string;
+    const events = await listen(url, { taskIds: [taskId, theirs!['taskId'], 'not-a-task', taskId] });
+    const [ack, ...rest] = events;
+    // Only the caller's own task is followed, once; the acknowledgement says so.
+    expect(ack).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [taskId] }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
+    });
+    const notes = rest.filter((e) => e['method'] === 'notifications/tasks');
+    expect(notes.length).toBeGreaterThanOrEqual(2);
+    for (const n of notes)
+      expect(n['params']).toMatchObject({ taskId, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } });
+    const last = notes.at(-1)!['params'] as Record<string, unknown>;
+    expect(last).toMatchObject({ status: 'completed', result: { content: [{ text: 'exported 3 rows' }] } });
+    // The task as tasks/get shows it, without the result's envelope (resultType, the server in _meta).
+    const { _meta: _, ...state } = last;
+    const { _meta: __, resultType, ...got } = (await rpc(url, 'tasks/get', { taskId })).result!;
+    expect([resultType, got]).toEqual(['complete', state]);
+    // Each state once: no two notifications alike.
+    expect(new Set(notes.map((n) => JSON.stringify(n['params']))).size).toBe(notes.length);
+    // The stream's end, after the tasks: the listen request's result.
+    expect(rest.at(-1)).toMatchObject({ id: 'sub-1', result: { resultType: 'complete' } });
+  });
+
+  it('keeps streams open for tasks under the cap on subscription streams', async () => {
+    const url = await serve({ maxSubscriptions: 1, tasks: { pollIntervalMs: 50 } });
+    const { result: handle } = await call(url, 'export', { rows: 4, pauseMs: 50 });
+    const taskId = handle!['taskId'] as string;
+    const first = listen(url, { taskIds: [taskId] });
+    await until(url, taskId, (t) => /^row [1-3] of 4$/.test(String(t['statusMessage'] ?? '')));
+    expect(await listen(url, { taskIds: [taskId] })).toMatchObject([{ error: { code: -32603 } }]);
+    expect((await first).at(-1)).toMatchObject({ id: 'sub-1', result: {} });
+    // The first ended: room again.
+    expect((await listen(url, { taskIds: [taskId] }))[0]).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+    });
+  });
+
+  it('sends the question a task asks, and its end once answered', async () => {
+    const url = await serve({ tasks: { pollIntervalMs: 50 } });
+    const { result: asking } = await call(url, 'approve', { item: 'the move' });
+    const taskId = asking!['taskId'] as string;
+    const listening = listen(url, { taskIds: [taskId] });
+    await until(url, taskId, (t) => t['status'] === 'input_required');
+    await rpc(url, 'tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { go: true } } } });
+    const statuses = (await listening)
+      .filter((e) => e['method'] === 'notifications/tasks')
+      .map((e) => (e['params'] as { status: string }).status);
+    expect(statuses).toContain('input_required');
+    expect(statuses.at(-1)).toBe('completed');
+  });
+
+  it("refuses a client without the extension (-32021), and acknowledges no task where none is the caller's", async () => {
+    const url = await serve();
+    const [refused] = await listen(url, { taskIds: ['x'] }, { tasks: false });
+    expect(refused).toMatchObject({ id: 'sub-1', error: { code: -32021 } });
+    const [ack, end] = await listen(url, { taskIds: ['00000000-0000-4000-8000-000000000000'] });
+    expect(ack).toMatchObject({ params: { notifications: { taskIds: [] } } });
+    expect(end).toMatchObject({ id: 'sub-1', result: { resultType: 'complete' } });
   });
 });
 

@@ -65,3 +65,38 @@ export async function until(url: string, taskId: string, done: (task: Task) => b
   }
   throw new Error(`task ${taskId} did not get there`);
 }
+
+/** A subscriptions/listen for these tasks (`notifications`: the filter), read until the server ends the stream. */
+export async function listen(
+  url: string,
+  notifications: Record<string, unknown>,
+  { as, tasks = true }: { as?: string; tasks?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const res = await fetch(url, {
+    method: 'POST',
+    signal: AbortSignal.timeout(20_000),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'subscriptions/listen',
+      ...(as ? { 'x-caller': as } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'sub-1',
+      method: 'subscriptions/listen',
+      params: {
+        notifications,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS]: {} } } : {},
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  if (text.startsWith('{')) return [JSON.parse(text) as Record<string, unknown>];
+  return [...text.matchAll(/^data: (\{.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+}
