@@ -229,7 +229,7 @@ describe('2025 sessions shared through Redis', () => {
 });
 
 describe('the SDK client behind HAProxy with affinity, its instance stopped', () => {
-  it('keeps its session on the other instance, a question mid-call included', async () => {
+  it('keeps its session and its streams on the other instance, a question mid-call included', async () => {
     const [a, b] = [await instance(), await instance()];
     const balancer = await startBalancer(
       project.dir,
@@ -245,7 +245,12 @@ describe('the SDK client behind HAProxy with affinity, its instance stopped', ()
       const holders = new Set(answeredBy(balancer, '').slice(-4));
       expect(holders.size).toBe(1);
       const holder = [...holders][0]!;
+      // A call on the session whose stream the client is about to lose (read here, raw, through the balancer).
+      const session = (before as { session: string }).session;
+      const lost = await send(balancer.url, 'POST', callTool('slow', { steps: 2, ms: 5 }), { session });
       await (holder === 's1' ? a : b).close();
+      const resumed = await send(balancer.url, 'GET', undefined, { session, lastEventId: lost.events[0]!.id! });
+      expect(resumed.events).toEqual(lost.events.slice(1));
       expect(await whoami()).toEqual(before);
       const confirmed = await client.callTool({ name: 'confirm', arguments: { note: 'n1' } });
       expect(toolText(confirmed as never)).toContain('outdated');
