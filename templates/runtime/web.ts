@@ -237,6 +237,8 @@ interface Session {
   lastSeen: number;
   /** When it was last used, in order: two uses in one millisecond are still told apart. */
   used: number;
+  /** Why the shared store could not record it (it is no session then). */
+  unrecorded?: unknown;
 }
 
 /** The calls a request carried, to cancel if its client leaves for good; and the stream they are answered on. */
@@ -289,7 +291,7 @@ class LegacySessions {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       let session: Session | Response | undefined = this.sessions.get(id);
-      if (this.shared) session = await this.fromShared(id, session, request, extra);
+      if (this.shared) session = await this.fromShared(id, session, request, extra).catch(unreachable);
       if (session instanceof Response) return session;
       // Another caller's session is answered as if it did not exist: its id proves nothing.
       if (!session || session.principal !== principalOf(authInfo)) {
@@ -303,8 +305,11 @@ class LegacySessions {
     // No session yet: a transport that keeps one only if this request is an initialize.
     const session = await this.open(request, authInfo, initializeParams(extra.parsedBody));
     const response = await this.track(session, request, session.transport.handleRequest(request, extra));
-    if (!session.transport.sessionId) void session.transport.close();
-    return response;
+    if (!session.transport.sessionId || session.unrecorded !== undefined) void session.transport.close();
+    if (session.unrecorded === undefined) return response;
+    // The SDK answered it as a bad request: the truth is that the shared store could not record the session.
+    void response.body?.cancel();
+    return unreachable(session.unrecorded);
   }
 
   private full(): Response {
@@ -338,7 +343,11 @@ class LegacySessions {
         : {}),
       onsessioninitialized: async (sid) => {
         if (this.shared && !restoring) {
-          await this.shared.open(sid, JSON.stringify({ principal: session.principal, init }), this.idleMs);
+          const record = JSON.stringify({ principal: session.principal, init });
+          await this.shared.open(sid, record, this.idleMs).catch((error: unknown) => {
+            session.unrecorded = error;
+            throw error;
+          });
         }
         this.sessions.set(sid, session);
         this.sweep();
@@ -673,6 +682,12 @@ export interface SessionStore {
   end(id: string): Promise<void>;
   /** Where its streams' events are kept, for any instance to resume them (unless resumption.store says otherwise). */
   events: SessionEventStore;
+}
+
+/** The answer while the shared session store fails (its error is logged): the client may try again. */
+function unreachable(error: unknown): Response {
+  console.error('[toolspec] HTTP: the session store failed:', error instanceof Error ? error.message : error);
+  return jsonError(503, -32603, 'The session store cannot be reached; try again later', { 'retry-after': '5' });
 }
 
 /** The ids this endpoint gives sessions (randomUUID): anything else is no session, and never reaches a store. */

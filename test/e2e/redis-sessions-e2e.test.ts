@@ -228,6 +228,38 @@ describe('2025 sessions shared through Redis', () => {
   });
 });
 
+describe('a session store that fails', () => {
+  it('answers 503 saying so, to a new session and to a known one', async () => {
+    const down = {
+      sendCommand: async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:1');
+      },
+    };
+    const server = await g.serveHttp(g.handlers, {
+      port: 0,
+      sessions: g.createRedisSessionStore({ client: down as never }),
+    });
+    servers.push(server);
+    const init = await send(
+      server.url,
+      'POST',
+      request('initialize', {
+        protocolVersion: VERSION,
+        capabilities: {},
+        clientInfo: { name: 'sessions-e2e', version: '1.0.0' },
+      }),
+    );
+    expect([init.status, init.session]).toEqual([503, null]);
+    const known = await send(server.url, 'POST', callTool('whoami'), {
+      session: '00000000-0000-4000-8000-00000000000a',
+    });
+    expect(known.status).toBe(503);
+    expect(known.events[0]?.data).toMatchObject({
+      error: { message: 'The session store cannot be reached; try again later' },
+    });
+  });
+});
+
 describe('the SDK client behind HAProxy with affinity, its instance stopped', () => {
   it('keeps its session and its streams on the other instance, a question mid-call included', async () => {
     const [a, b] = [await instance(), await instance()];
