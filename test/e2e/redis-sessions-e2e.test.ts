@@ -18,6 +18,7 @@ import {
   type GeneratedIndex,
   type GeneratedServer,
 } from '../helpers/project.js';
+import { callerFromHeader } from '../helpers/tasks.js';
 import { installRedisClient, redisClient, startRedis, type RedisClient, type RedisServer } from '../helpers/redis.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e'), 'e2e-redis-sessions');
@@ -56,10 +57,7 @@ async function instance(caps: Record<string, number> = {}): Promise<GeneratedSer
   const server = await g.serveHttp(g.handlers, {
     port: 0,
     sessions: g.createRedisSessionStore({ client: await redisClient(redis.url), prefix: 'e2e:', ...caps }),
-    authenticate: (headers: Headers) => {
-      const who = headers.get('x-caller') ?? 'alice';
-      return { token: who, clientId: who, scopes: [] };
-    },
+    authenticate: callerFromHeader('alice'),
   });
   servers.push(server);
   return server;

@@ -18,7 +18,7 @@ import {
 } from '../helpers/project.js';
 import { installRedisClient, redisClient, startRedis, type RedisClient, type RedisServer } from '../helpers/redis.js';
 import { answeredBy, startBalancer } from '../helpers/haproxy.js';
-import { call, listen, rpc, until } from '../helpers/tasks.js';
+import { call, callerFromHeader, listen, rpc, until } from '../helpers/tasks.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-redis-tasks');
 const dist = path.join(project.dir, 'dist');
@@ -55,11 +55,7 @@ async function instance(options: Record<string, unknown> = {}): Promise<Generate
   const server = await g.serveHttp(g.handlers, {
     port: 0,
     tasks: { store: g.createRedisTaskStore({ client, subscriber, prefix: 'e2e:' }), ...tasks },
-    // The caller: from a header, so that one test can be two callers.
-    authenticate: (headers: Headers) => {
-      const who = headers.get('x-caller') ?? 'alice';
-      return { token: who, clientId: who, scopes: [] };
-    },
+    authenticate: callerFromHeader('alice'),
     ...rest,
   });
   servers.push(server);

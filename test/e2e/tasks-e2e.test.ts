@@ -15,7 +15,7 @@ import {
   type GeneratedIndex,
   type GeneratedServer,
 } from '../helpers/project.js';
-import { call, listen, parse, rpc, until } from '../helpers/tasks.js';
+import { call, callerFromHeader, listen, parse, rpc, until } from '../helpers/tasks.js';
 
 const project = scratchCopy(path.join(repoRoot, 'test/fixtures/tasks'), 'e2e-tasks');
 const dist = path.join(project.dir, 'dist');
@@ -70,10 +70,7 @@ describe('a tool that runs as a task', () => {
 
   it("belongs to its caller: another caller's tasks/get, update and cancel find no such task", async () => {
     const url = await serve({
-      authenticate: (headers: Headers) => {
-        const who = headers.get('x-caller');
-        return who ? { token: who, clientId: who, scopes: [] } : undefined;
-      },
+      authenticate: callerFromHeader(),
     });
     const { result: handle } = await call(url, 'export', { rows: 3, pauseMs: 30 }, { as: 'alice' });
     const taskId = handle!['taskId'] as string as string;
@@ -112,10 +109,7 @@ describe('a tool that runs as a task', () => {
 describe('task status notifications on subscriptions/listen', () => {
   it("follows the caller's tasks to their end, each state once, as tasks/get shows it, then ends the stream", async () => {
     const url = await serve({
-      authenticate: (headers: Headers) => {
-        const who = headers.get('x-caller') ?? 'alice';
-        return { token: who, clientId: who, scopes: [] };
-      },
+      authenticate: callerFromHeader('alice'),
       tasks: { pollIntervalMs: 50 },
     });
     const { result: handle } = await call(url, 'export', { rows: 3, pauseMs: 30 });

@@ -100,3 +100,14 @@ export async function listen(
   if (text.startsWith('{')) return [JSON.parse(text) as Record<string, unknown>];
   return [...text.matchAll(/^data: (\{.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
 }
+
+/**
+ * A server's authenticate hook for these tests: the caller is the `x-caller` header (so that one test can be two
+ * callers), else `fallback`; with no fallback, a request without the header is refused (401).
+ */
+export const callerFromHeader =
+  (fallback?: string) =>
+  (headers: Headers): { token: string; clientId: string; scopes: string[] } | undefined => {
+    const who = headers.get('x-caller') ?? fallback;
+    return who === undefined ? undefined : { token: who, clientId: who, scopes: [] };
+  };
