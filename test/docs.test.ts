@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { main } from '../src/cli.js';
 import { repoRoot } from './helpers/cli.js';
@@ -274,12 +274,15 @@ async function runPage(page: string): Promise<void> {
     await flush();
     if (tsFiles.size > 0) {
       if (!fs.existsSync(path.join(project!, 'src/generated/contract.ts'))) await toolspec(['generate'], project!);
-      expect(compile([...tsFiles], INIT_PROJECT_OPTIONS), `${page}: its ts files type-check`).toEqual([]);
+      typeChecks.push({ page, scratch, files: [...tsFiles] });
     }
   } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
+    if (!typeChecks.some((c) => c.scratch === scratch)) fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+/** The pages' TypeScript files, type-checked after every page ran, in one program (the SDK's types checked once). */
+const typeChecks: { page: string; scratch: string; files: string[] }[] = [];
 
 /** GitHub's anchors of a page's headings. */
 function anchors(source: string): Set<string> {
@@ -311,6 +314,22 @@ function links(source: string): string[] {
 
 describe('the examples of the docs', () => {
   for (const page of pages()) it(page, () => runPage(page));
+  afterAll(() => typeChecks.forEach((c) => fs.rmSync(c.scratch, { recursive: true, force: true })));
+
+  it("every page's TypeScript files type-check (one program for all)", () => {
+    expect(typeChecks.length).toBeGreaterThan(0);
+    const errors = compile(
+      typeChecks.flatMap((c) => c.files),
+      INIT_PROJECT_OPTIONS,
+    );
+    const of = (c: { scratch: string }) => path.relative(repoRoot, c.scratch) + path.sep;
+    for (const c of typeChecks)
+      expect(
+        errors.filter((e) => e.startsWith(of(c))),
+        `${c.page}: its ts files type-check`,
+      ).toEqual([]);
+    expect(errors.filter((e) => !typeChecks.some((c) => e.startsWith(of(c))))).toEqual([]);
+  });
 
   it('run every kind of example, and mark only the listed ones not run', () => {
     for (const kind of ['yaml spec', 'yaml fragment', 'yaml spec file', 'console command', 'ts file, type-checked'])
