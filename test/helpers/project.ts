@@ -84,7 +84,7 @@ function sharingHost(options: ts.CompilerOptions): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, version, onError, fresh) => {
-    if (!fileName.endsWith('.d.ts') || !fileName.includes('node_modules'))
+    if (!/\.d\.[cm]?ts$/.test(fileName) || !fileName.includes('node_modules'))
       return getSourceFile(fileName, version, onError, fresh);
     const text = host.readFile(fileName);
     if (text === undefined) return getSourceFile(fileName, version, onError, fresh);
