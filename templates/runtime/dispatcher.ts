@@ -14,6 +14,8 @@ import {
   type ListToolsResult,
   type Result,
   type ServerContext,
+  type SpecTypeName,
+  type StandardSchemaV1Sync,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { argumentPath, type ValidationError, type Validator } from './arguments.js';
@@ -475,11 +477,11 @@ function invalidResult(result: CallToolResult): string | undefined {
 }
 
 /** The first problem the SDK's schema `type` finds in a value: where (its path) and what. */
-export function specIssue(
-  type: keyof typeof specTypeSchemas,
-  value: unknown,
-): { segments: string[]; message: string } | undefined {
-  const checked = specTypeSchemas[type]['~standard'].validate(value);
+export function specIssue(type: SpecTypeName, value: unknown): { segments: string[]; message: string } | undefined {
+  // Read through a plain record: indexing the SDK's mapped record with a union key makes the compiler build every
+  // spec type's zod input type, which was 60 % of the time to type-check a generated server.
+  const schema = (specTypeSchemas as unknown as Readonly<Record<SpecTypeName, StandardSchemaV1Sync>>)[type];
+  const checked = schema['~standard'].validate(value);
   const issue = 'issues' in checked ? checked.issues?.[0] : undefined;
   if (!issue) return undefined;
   return { segments: (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)), message: issue.message };
