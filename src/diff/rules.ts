@@ -134,6 +134,29 @@ export interface Change {
   column?: number;
 }
 
+/** A change of `rule` on `side`; its before and after only when there is one. */
+export function changeOf(
+  rule: RuleId,
+  side: Side,
+  tool: string | null,
+  segments: Segments,
+  detail: string,
+  message: string,
+  before?: unknown,
+  after?: unknown,
+): Change {
+  return {
+    class: classOf(rule, side),
+    rule,
+    tool,
+    segments,
+    detail,
+    message,
+    ...(before !== undefined && { before }),
+    ...(after !== undefined && { after }),
+  };
+}
+
 export const CLASS_ORDER: readonly ChangeClass[] = ['breaking', 'compatible', 'prompt'];
 
 /** `inputSchema.properties.limit.maximum`; names that are not plain identifiers in brackets, indexes too. */
