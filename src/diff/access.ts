@@ -5,7 +5,7 @@
  * Elements are matched by name; added, removed and renamed ones are reported by their own rules. Pure.
  */
 import type { AuthModel, PromptModel, ResourceModel, ToolModel } from '../pipeline/model.js';
-import { classOf, type Change, type RuleId, type Segments } from './rules.js';
+import { changeOf, type Change, type Segments } from './rules.js';
 
 export interface AccessSubject {
   auth?: AuthModel;
@@ -17,93 +17,47 @@ export interface AccessSubject {
 const q = JSON.stringify;
 
 export function diffAccess(before: AccessSubject, after: AccessSubject): Change[] {
-  const out: Change[] = [];
-  const make = (
-    rule: RuleId,
-    tool: string | null,
-    segments: Segments,
-    detail: string,
-    message: string,
-    b?: unknown,
-    a?: unknown,
-  ) =>
-    out.push({
-      class: classOf(rule, 'tool'),
-      rule,
-      tool,
-      segments,
-      detail,
-      message,
-      ...(b !== undefined && { before: b }),
-      ...(a !== undefined && { after: a }),
-    });
   const o = before.auth;
   const n = after.auth;
   if (!o && n) {
-    make(
-      'AUTH_ADDED',
-      null,
-      ['auth'],
-      `added (issuer ${n.issuer})`,
-      'HTTP clients need a token from the issuer now; stdio is not affected',
-    );
-    return out;
+    const message = 'HTTP clients need a token from the issuer now; stdio is not affected';
+    return [changeOf('AUTH_ADDED', 'tool', null, ['auth'], `added (issuer ${n.issuer})`, message)];
   }
   if (o && !n) {
-    make(
-      'AUTH_REMOVED',
-      null,
-      ['auth'],
-      'removed',
-      'the server no longer checks tokens: anyone who reaches it over HTTP may call it',
-    );
-    return out;
+    const message = 'the server no longer checks tokens: anyone who reaches it over HTTP may call it';
+    return [changeOf('AUTH_REMOVED', 'tool', null, ['auth'], 'removed', message)];
   }
+  const out: Change[] = [];
   if (!o || !n) return out;
   for (const key of ['issuer', 'resource'] as const) {
-    if (o[key] !== n[key])
-      make(
-        'AUTH_SERVER_CHANGED',
-        null,
-        ['auth', key],
-        `${o[key]} → ${n[key]}`,
-        'clients must get new tokens, from the new issuer or for the new resource',
-        o[key],
-        n[key],
-      );
+    if (o[key] === n[key]) continue;
+    const message = 'clients must get new tokens, from the new issuer or for the new resource';
+    out.push(
+      changeOf('AUTH_SERVER_CHANGED', 'tool', null, ['auth', key], `${o[key]} → ${n[key]}`, message, o[key], n[key]),
+    );
   }
   const pairs = (kind: string, a: readonly { name: string; scopes?: string[] }[] = [], b: typeof a = []) => {
     const old = new Map(a.map((x) => [x.name, x]));
     for (const x of b) {
       const was = old.get(x.name);
       if (!was) continue;
-      const before = new Set(was.scopes ?? o.scopes);
-      const now = new Set(x.scopes ?? n.scopes);
-      const added = [...now].filter((s) => !before.has(s));
-      const removed = [...before].filter((s) => !now.has(s));
+      const before = [...new Set(was.scopes ?? o.scopes)];
+      const now = [...new Set(x.scopes ?? n.scopes)];
+      const added = now.filter((s) => !before.includes(s));
+      const removed = before.filter((s) => !now.includes(s));
       const tool = kind === 'tools' ? x.name : null;
       const at: Segments = kind === 'tools' ? ['scopes'] : [kind, x.name, 'scopes'];
       const what = kind === 'tools' ? `tool ${q(x.name)}` : `${kind.slice(0, -1)} ${q(x.name)}`;
-      if (added.length)
-        make(
-          'SCOPES_ADDED',
-          tool,
-          at,
-          `needs ${added.join(', ')} now`,
-          `tokens without ${added.join(' and ')} get 403 from ${what}; clients must ask for ${added.length > 1 ? 'them' : 'it'}`,
-          [...before],
-          [...now],
+      if (added.length) {
+        const message = `tokens without ${added.join(' and ')} get 403 from ${what}; clients must ask for ${added.length > 1 ? 'them' : 'it'}`;
+        out.push(changeOf('SCOPES_ADDED', 'tool', tool, at, `needs ${added.join(', ')} now`, message, before, now));
+      }
+      if (removed.length) {
+        const message = `${what} takes tokens without ${removed.join(' or ')}`;
+        out.push(
+          changeOf('SCOPES_REMOVED', 'tool', tool, at, `no longer needs ${removed.join(', ')}`, message, before, now),
         );
-      if (removed.length)
-        make(
-          'SCOPES_REMOVED',
-          tool,
-          at,
-          `no longer needs ${removed.join(', ')}`,
-          `${what} takes tokens without ${removed.join(' or ')}`,
-          [...before],
-          [...now],
-        );
+      }
     }
   };
   pairs('tools', before.tools, after.tools);

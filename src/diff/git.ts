@@ -144,13 +144,8 @@ export function gitSource(root: string, commit: string, specPath: string): FileS
       }
       return [...names].sort();
     },
-    realpath: (abs) =>
-      path.join(
-        root,
-        ...resolve(relOf(abs))
-          .split('/')
-          .filter((s) => s !== '.'),
-      ),
+    // path.join takes the forward slashes of a relative path, and '.', as the platform's own.
+    realpath: (abs) => path.join(root, at(abs)),
   };
 }
 

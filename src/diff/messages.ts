@@ -1,5 +1,5 @@
 /** What each change means for clients, in one sentence, naming the argument or output field it touches. */
-import { RULES, type RuleId, type Segments, type Side } from './rules.js';
+import { NARROWS, RULES, WIDENS, type RuleId, type Segments, type Side } from './rules.js';
 
 /** `filters.lang`, `hits[].url`: the argument or field a path inside a schema points at ('' for the root). */
 export function fieldName(segments: Segments): string {
@@ -105,14 +105,12 @@ export function explain(rule: RuleId, side: Side, segments: Segments, tool: stri
 
 /** Rules about the set of values a schema accepts. */
 function valueChange(rule: RuleId, side: Side, subject: string): string {
-  const r = RULES[rule];
-  const narrower = r.input === 'breaking' && r.output === 'compatible';
-  const wider = r.input === 'compatible' && r.output === 'breaking';
+  const narrower = RULES[rule] === NARROWS;
   if (side === 'output') {
     if (narrower) return `${subject} takes fewer values: safe for readers`;
     return `${subject} may hold values that readers have not seen before`;
   }
-  if (wider) return `${subject} accepts more values`;
+  if (RULES[rule] === WIDENS) return `${subject} accepts more values`;
   if (narrower) return `${subject} accepts fewer values: calls that passed before may be rejected`;
   return `${subject} accepts different values: calls that passed before may be rejected`;
 }

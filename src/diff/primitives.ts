@@ -5,7 +5,7 @@
  * reads a URI that moved, fails: those are breaking. Pure: models in, changes out.
  */
 import type { PromptModel, ResourceModel } from '../pipeline/model.js';
-import { classOf, type Change, type RuleId, type Segments } from './rules.js';
+import { changeOf, type Change, type RuleId, type Segments } from './rules.js';
 import { presence } from './schema-common.js';
 
 export interface PrimitiveSubject {
@@ -45,16 +45,7 @@ function message(rule: RuleId, what: string): string {
 export function diffPrimitives(before: PrimitiveSubject, after: PrimitiveSubject): Change[] {
   const out: Change[] = [];
   const make = (rule: RuleId, segments: Segments, detail: string, what: string, b?: unknown, a?: unknown) =>
-    out.push({
-      class: classOf(rule, 'tool'),
-      rule,
-      tool: null,
-      segments,
-      detail,
-      message: message(rule, what),
-      ...(b !== undefined && { before: b }),
-      ...(a !== undefined && { after: a }),
-    });
+    out.push(changeOf(rule, 'tool', null, segments, detail, message(rule, what), b, a));
   const text = (segments: Segments, what: string, o: unknown, n: unknown) => {
     if (o !== n) make('PRIMITIVE_TEXT_CHANGED', segments, presence(o, n), what, o, n);
   };

@@ -5,7 +5,9 @@
 import {
   allowed,
   change,
+  hasType,
   jsonType,
+  meets,
   TEXT_ONLY,
   typeSet,
   type Comparer,
@@ -18,40 +20,33 @@ const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
 
 export function combinators(cmp: Comparer, ctx: Ctx): void {
   for (const k of COMBINATORS) ctx.handled.add(k);
-  allOf(cmp, ctx);
-  anyOf(cmp, ctx, 'anyOf');
+  members(cmp, ctx, 'allOf');
+  members(cmp, ctx, 'anyOf');
   oneOf(cmp, ctx);
-  const { ok, nk, add } = ctx;
+  const { ok, nk, keyword } = ctx;
   for (const kw of ['not', 'if', 'then', 'else']) {
     if (!(kw in ok) && !(kw in nk)) continue;
     const same = kw in ok && kw in nk && cmp.pair(ok[kw], nk[kw]).every((c) => TEXT_ONLY.has(c.rule));
-    if (!same) add('SCHEMA_CHANGED_UNKNOWN', [kw], `${kw} ${change(ok[kw], nk[kw])}`, ok[kw], nk[kw]);
+    if (!same) keyword('SCHEMA_CHANGED_UNKNOWN', kw, `${kw} ${change(ok[kw], nk[kw])}`);
   }
 }
 
-function allOf(cmp: Comparer, { ok, nk, add, child }: Ctx): void {
-  const o = Array.isArray(ok['allOf']) ? ok['allOf'] : [];
-  const n = Array.isArray(nk['allOf']) ? nk['allOf'] : [];
-  const m = match(cmp, o, n);
-  for (const [i, j] of m.pairs) child(o[i], n[j], ['allOf', j]);
-  for (const j of m.newOnly) add('SCHEMA_NARROWED', ['allOf', j], 'allOf member added', undefined, n[j]);
-  for (const i of m.oldOnly) add('SCHEMA_WIDENED', ['allOf', i], 'allOf member removed', o[i]);
-}
-
-function anyOf(cmp: Comparer, { ok, nk, add, child }: Ctx, kw: 'anyOf' | 'oneOf'): void {
-  const oHas = Array.isArray(ok[kw]);
-  const nHas = Array.isArray(nk[kw]);
-  if (!oHas && !nHas) return;
-  if (!oHas || !nHas) {
-    add(nHas ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED', [kw], nHas ? `${kw} added` : `${kw} removed`, ok[kw], nk[kw]);
-    return;
-  }
-  const o = ok[kw] as unknown[];
-  const n = nk[kw] as unknown[];
-  const m = match(cmp, o, n);
-  for (const [i, j] of m.pairs) child(o[i], n[j], [kw, j]);
-  for (const j of m.newOnly) add('SCHEMA_WIDENED', [kw, j], `${kw} branch added`, undefined, n[j]);
-  for (const i of m.oldOnly) add('SCHEMA_NARROWED', [kw, i], `${kw} branch removed`, o[i]);
+/**
+ * allOf members or anyOf (oneOf) branches, matched by meaning: a member added narrows, a branch added widens. An
+ * anyOf that appears or goes as a whole is one change; an allOf, one per member.
+ */
+function members(cmp: Comparer, { ok, nk, add, keyword, child }: Ctx, kw: 'allOf' | 'anyOf' | 'oneOf'): void {
+  const branches = kw !== 'allOf';
+  const o = Array.isArray(ok[kw]) ? ok[kw] : undefined;
+  const n = Array.isArray(nk[kw]) ? nk[kw] : undefined;
+  if (branches && !o !== !n)
+    return keyword(n ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED', kw, `${kw} ${n ? 'added' : 'removed'}`);
+  const what = branches ? `${kw} branch` : 'allOf member';
+  const m = match(cmp, o ?? [], n ?? []);
+  for (const [i, j] of m.pairs) child(o?.[i], n?.[j], [kw, j]);
+  for (const j of m.newOnly)
+    add(branches ? 'SCHEMA_WIDENED' : 'SCHEMA_NARROWED', [kw, j], `${what} added`, undefined, n?.[j]);
+  for (const i of m.oldOnly) add(branches ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED', [kw, i], `${what} removed`, o?.[i]);
 }
 
 /**
@@ -60,10 +55,10 @@ function anyOf(cmp: Comparer, { ok, nk, add, child }: Ctx, kw: 'anyOf' | 'oneOf'
  */
 function oneOf(cmp: Comparer, ctx: Ctx): void {
   const { ok, nk, add } = ctx;
-  if (!Array.isArray(ok['oneOf']) || !Array.isArray(nk['oneOf'])) return anyOf(cmp, ctx, 'oneOf');
-  if (disjoint(cmp.oldView, ok['oneOf']) && disjoint(cmp.newView, nk['oneOf'])) return anyOf(cmp, ctx, 'oneOf');
+  if (!Array.isArray(ok['oneOf']) || !Array.isArray(nk['oneOf'])) return members(cmp, ctx, 'oneOf');
+  if (disjoint(cmp.oldView, ok['oneOf']) && disjoint(cmp.newView, nk['oneOf'])) return members(cmp, ctx, 'oneOf');
   const local: SchemaChange[] = [];
-  anyOf(
+  members(
     cmp,
     {
       ...ctx,
@@ -138,17 +133,12 @@ function disjointNodes(view: SchemaView, a: SchemaNode, b: SchemaNode, depth: nu
   if (a.never || b.never) return true;
   const ta = typeSet(a.keywords['type']);
   const tb = typeSet(b.keywords['type']);
-  if (
-    ta &&
-    tb &&
-    ![...ta].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))
-  )
-    return true;
+  if (ta && tb && ![...ta].some((t) => meets(t, tb))) return true;
   const va = allowed(a.keywords);
   const vb = allowed(b.keywords);
   if (va && vb && !va.some((x) => vb.some((y) => sameData(x, y)))) return true;
-  if (va && tb && !va.some((x) => tb.has(jsonType(x)) || (jsonType(x) === 'integer' && tb.has('number')))) return true;
-  if (vb && ta && !vb.some((x) => ta.has(jsonType(x)) || (jsonType(x) === 'integer' && ta.has('number')))) return true;
+  if (va && tb && !va.some((x) => hasType(tb, jsonType(x)))) return true;
+  if (vb && ta && !vb.some((x) => hasType(ta, jsonType(x)))) return true;
   if (depth === 0) return false;
   const pa = isObject(a.keywords['properties']) ? a.keywords['properties'] : {};
   const pb = isObject(b.keywords['properties']) ? b.keywords['properties'] : {};

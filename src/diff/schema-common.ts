@@ -27,6 +27,8 @@ export interface Ctx {
   ok: Record<string, unknown>;
   nk: Record<string, unknown>;
   add: (rule: RuleId, segments: Segments, detail: string, before?: unknown, after?: unknown) => void;
+  /** A change of the keyword `kw` itself, its values on both sides kept. */
+  keyword: (rule: RuleId, kw: string, detail: string) => void;
   child: (o: unknown, n: unknown, segments: Segments) => void;
   handled: Set<string>;
 }
@@ -37,21 +39,6 @@ export const TEXT_ONLY = new Set<RuleId>([
   'OUTPUT_DESCRIPTION_CHANGED',
   'ANNOTATION_CHANGED',
   'DEFAULT_CHANGED',
-]);
-/** Rules by which a schema accepts values it did not accept before. */
-export const WIDENING = new Set<RuleId>([
-  'ARGUMENT_ADDED',
-  'ARGUMENT_MADE_OPTIONAL',
-  'ARGUMENT_REMOVED_STILL_ACCEPTED',
-  'ADDITIONAL_PROPERTIES_OPENED',
-  'TYPE_WIDENED',
-  'ENUM_REMOVED',
-  'ENUM_VALUE_ADDED',
-  'BOUNDS_RELAXED',
-  'FORMAT_REMOVED',
-  'PATTERN_REMOVED',
-  'UNIQUE_ITEMS_REMOVED',
-  'SCHEMA_WIDENED',
 ]);
 
 /** A set of JSON types; undefined: any type. */
@@ -90,8 +77,16 @@ export function typeSet(t: unknown): Types {
 export function subset(a: Types, b: Types): boolean {
   if (!b) return true;
   if (!a) return false;
-  return [...a].every((t) => b.has(t) || (t === 'integer' && b.has('number')));
+  return [...a].every((t) => hasType(b, t));
 }
+
+/** Whether a value of type `t` is one of `types` (an integer is a number). */
+export const hasType = (types: ReadonlySet<string>, t: string) =>
+  types.has(t) || (t === 'integer' && types.has('number'));
+
+/** Whether some value is both of type `t` and one of `types` (an integer is a number; a number may be one). */
+export const meets = (t: string, types: ReadonlySet<string>) =>
+  hasType(types, t) || (t === 'number' && types.has('integer'));
 
 export function isIntegerOnly(k: Record<string, unknown>): boolean {
   const t = k['type'];
@@ -114,25 +109,22 @@ interface Bound {
 
 /** The effective lower (minimum / exclusiveMinimum) or upper bound; for integers, exclusive bounds become inclusive. */
 export function numericBound(k: Record<string, unknown>, dir: 'lower' | 'upper', intOnly: boolean): Bound | undefined {
-  const [inc, exc] = dir === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
-  const candidates: Bound[] = [];
-  const i = num(k[inc]);
-  const e = num(k[exc]);
-  if (i !== undefined) candidates.push({ v: i, excl: false, kw: inc, raw: i });
-  if (e !== undefined) candidates.push({ v: e, excl: true, kw: exc, raw: e });
-  const norm = candidates.map((b) => {
-    if (!intOnly) return b;
-    const v =
-      dir === 'lower' ? (b.excl ? Math.floor(b.v) + 1 : Math.ceil(b.v)) : b.excl ? Math.ceil(b.v) - 1 : Math.floor(b.v);
-    return { ...b, v, excl: false };
-  });
+  const lower = dir === 'lower';
   let best: Bound | undefined;
-  for (const b of norm) {
-    if (!best) best = b;
-    else if (dir === 'lower' ? b.v > best.v || (b.v === best.v && b.excl) : b.v < best.v || (b.v === best.v && b.excl))
-      best = b;
-  }
+  (lower ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum']).forEach((kw, i) => {
+    const raw = num(k[kw]);
+    const excl = i === 1;
+    if (raw === undefined) return;
+    const int = lower ? (excl ? Math.floor(raw) + 1 : Math.ceil(raw)) : excl ? Math.ceil(raw) - 1 : Math.floor(raw);
+    const b = intOnly ? { v: int, excl: false, kw, raw } : { v: raw, excl, kw, raw };
+    if (!best || tighter(b, best, dir)) best = b;
+  });
   return best;
+}
+
+/** Whether bound `a` leaves fewer values than `b` in its direction (at the same value, an exclusive one does). */
+export function tighter(a: Bound, b: Bound, dir: 'lower' | 'upper'): boolean {
+  return (dir === 'lower' ? a.v > b.v : a.v < b.v) || (a.v === b.v && a.excl);
 }
 
 export const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);

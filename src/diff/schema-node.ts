@@ -3,8 +3,9 @@
  * and draft-07 spellings turned into their 2020-12 equivalents, so that two schemas that mean the same compare
  * equal whatever their key order, `type: x` or `type: [x]`, `items: [...]` or `prefixItems`, `definitions` or `$defs`.
  */
-import { resolvePointer } from '../pipeline/schema/keywords.js';
-import type { Dialect } from '../pipeline/schema/keywords.js';
+import { isObject, resolvePointer, type Dialect } from '../pipeline/schema/keywords.js';
+
+export { isObject };
 
 export interface SchemaNode {
   /** The object this node was read from after following `$ref`s: identity for memoizing recursive comparisons. */
@@ -50,9 +51,6 @@ const MAX_REF_CHAIN = 64;
 const LOWER = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'minContains']);
 const UPPER = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties', 'maxContains']);
 
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Reads the nodes of one schema (one tool's inputSchema or outputSchema, with its bundled `$defs`). */
 export class SchemaView {
   readonly #cache = new WeakMap<object, SchemaNode>();
@@ -65,9 +63,7 @@ export class SchemaView {
   ) {}
 
   node(raw: unknown): SchemaNode {
-    if (raw === true || raw === undefined) return { id: undefined, never: false, keywords: {} };
-    if (raw === false) return { id: undefined, never: true, keywords: {} };
-    if (!isObject(raw)) return { id: undefined, never: false, keywords: {} };
+    if (!isObject(raw)) return { id: undefined, never: raw === false, keywords: {} };
     const cached = this.#cache.get(raw);
     if (cached) return cached;
     const node = this.#read(raw, 0);
@@ -98,12 +94,7 @@ export class SchemaView {
   /** `{ $ref, ...siblings }`: the target, with sibling annotations overriding and sibling assertions added. */
   #withSiblings(raw: Record<string, unknown>, target: unknown, depth: number): SchemaNode {
     const siblings = Object.keys(raw).filter((k) => k !== '$ref' && !STRUCTURAL.has(k));
-    const base =
-      target === false
-        ? { id: undefined, never: true, keywords: {} }
-        : isObject(target)
-          ? this.#read(target, depth + 1)
-          : this.node(target);
+    const base = isObject(target) ? this.#read(target, depth + 1) : this.node(target);
     if (!siblings.length) return base;
     const own = normalize(Object.fromEntries(siblings.map((k) => [k, raw[k]])), this.dialect);
     const merged = new Set<string>();
@@ -136,11 +127,7 @@ export class SchemaView {
 
 /** One node's own keywords in 2020-12 spelling. Subschemas are left as they are (read when visited). */
 function normalize(raw: Record<string, unknown>, dialect: Dialect): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (STRUCTURAL.has(k)) continue;
-    out[k] = v;
-  }
+  const out = Object.fromEntries(Object.entries(raw).filter(([k]) => !STRUCTURAL.has(k)));
   if (typeof out['type'] === 'string') out['type'] = [out['type']];
   if (Array.isArray(out['type'])) out['type'] = [...new Set(out['type'] as string[])].sort();
   if (Array.isArray(out['required'])) out['required'] = [...new Set(out['required'] as string[])].sort();

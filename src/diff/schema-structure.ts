@@ -1,10 +1,20 @@
 /** The keywords of arrays (items, tuples, contains) and objects (properties, required, additionalProperties, …). */
-import { change, counts, TEXT_ONLY, WIDENING, type Comparer, type Ctx } from './schema-common.js';
+import { RULE_IDS, RULES, WIDENS, type RuleId } from './rules.js';
+import { change, counts, TEXT_ONLY, type Comparer, type Ctx } from './schema-common.js';
 import { isAnnotation, isObject, type SchemaView } from './schema-node.js';
+
+/** Rules by which a schema accepts values it did not accept before. */
+const WIDENING = new Set<RuleId>([
+  ...RULE_IDS.filter((r) => RULES[r] === WIDENS),
+  'ARGUMENT_ADDED',
+  'ARGUMENT_MADE_OPTIONAL',
+  'ARGUMENT_REMOVED_STILL_ACCEPTED',
+  'ADDITIONAL_PROPERTIES_OPENED',
+]);
 
 /** Items (tuples through prefixItems, the rest through items), counts, uniqueItems and contains. */
 export function arrays(ctx: Ctx): void {
-  const { ok, nk, add, child } = ctx;
+  const { ok, nk, keyword, child } = ctx;
   counts(ctx, ['minItems', 'minContains'], ['maxItems', 'maxContains']);
   const op = Array.isArray(ok['prefixItems']) ? ok['prefixItems'] : [];
   const np = Array.isArray(nk['prefixItems']) ? nk['prefixItems'] : [];
@@ -14,25 +24,12 @@ export function arrays(ctx: Ctx): void {
   if ('items' in ok || 'items' in nk) child(ok['items'], nk['items'], ['items']);
   if ('unevaluatedItems' in ok || 'unevaluatedItems' in nk)
     child(ok['unevaluatedItems'], nk['unevaluatedItems'], ['unevaluatedItems']);
-  if (Boolean(ok['uniqueItems']) !== Boolean(nk['uniqueItems'])) {
-    add(
-      nk['uniqueItems'] ? 'UNIQUE_ITEMS_ADDED' : 'UNIQUE_ITEMS_REMOVED',
-      ['uniqueItems'],
-      change(ok['uniqueItems'], nk['uniqueItems']),
-      ok['uniqueItems'],
-      nk['uniqueItems'],
-    );
-  }
+  const [ou, nu] = [ok['uniqueItems'], nk['uniqueItems']];
+  if (Boolean(ou) !== Boolean(nu))
+    keyword(nu ? 'UNIQUE_ITEMS_ADDED' : 'UNIQUE_ITEMS_REMOVED', 'uniqueItems', change(ou, nu));
   if ('contains' in ok && 'contains' in nk) child(ok['contains'], nk['contains'], ['contains']);
-  else if ('contains' in ok || 'contains' in nk) {
-    add(
-      'contains' in nk ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED',
-      ['contains'],
-      'contains' in nk ? 'contains added' : 'contains removed',
-      ok['contains'],
-      nk['contains'],
-    );
-  }
+  else if ('contains' in ok) keyword('SCHEMA_WIDENED', 'contains', 'contains removed');
+  else if ('contains' in nk) keyword('SCHEMA_NARROWED', 'contains', 'contains added');
 }
 
 /** Properties (arguments or output fields), required, additional and pattern properties, property names, counts. */
@@ -64,23 +61,23 @@ export function objects(cmp: Comparer, ctx: Ctx): void {
       add(still.ok ? 'ARGUMENT_REMOVED_STILL_ACCEPTED' : 'ARGUMENT_REMOVED', at, `removed (${still.why})`, op[name]);
     }
   }
-  for (const name of [...nReq].filter((r) => !oReq.has(r) && !(Object.hasOwn(np, r) && !Object.hasOwn(op, r)))) {
-    add(
-      input ? 'ARGUMENT_MADE_REQUIRED' : 'OUTPUT_FIELD_MADE_REQUIRED',
-      ['properties', name],
-      'made required (added to required)',
-      ok['required'],
-      nk['required'],
-    );
-  }
-  for (const name of [...oReq].filter((r) => !nReq.has(r) && !(Object.hasOwn(op, r) && !Object.hasOwn(np, r)))) {
-    add(
+  // A name in one side's required only: made required or optional, unless its property came or went with it.
+  const moves = [
+    [nReq, oReq, np, op, input ? 'ARGUMENT_MADE_REQUIRED' : 'OUTPUT_FIELD_MADE_REQUIRED', 'made required (added to'],
+    [
+      oReq,
+      nReq,
+      op,
+      np,
       input ? 'ARGUMENT_MADE_OPTIONAL' : 'OUTPUT_FIELD_MADE_OPTIONAL',
-      ['properties', name],
-      'made optional (removed from required)',
-      ok['required'],
-      nk['required'],
-    );
+      'made optional (removed from',
+    ],
+  ] as const;
+  for (const [req, other, props, otherProps, rule, detail] of moves) {
+    for (const name of req) {
+      if (other.has(name) || (Object.hasOwn(props, name) && !Object.hasOwn(otherProps, name))) continue;
+      add(rule, ['properties', name], `${detail} required)`, ok['required'], nk['required']);
+    }
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) extra(cmp, ctx, kw);
   const opp = isObject(ok['patternProperties']) ? ok['patternProperties'] : {};
@@ -101,7 +98,7 @@ export function objects(cmp: Comparer, ctx: Ctx): void {
 }
 
 /** additionalProperties / unevaluatedProperties: open (absent, true, {}), closed (false), or a schema. */
-function extra(cmp: Comparer, { ok, nk, add, child }: Ctx, kw: string): void {
+function extra(cmp: Comparer, { ok, nk, keyword, child }: Ctx, kw: string): void {
   const o = openness(cmp.oldView, ok[kw]);
   const n = openness(cmp.newView, nk[kw]);
   if (o === 'open' && n === 'open') return;
@@ -109,9 +106,8 @@ function extra(cmp: Comparer, { ok, nk, add, child }: Ctx, kw: string): void {
   if (o === n) return;
   const what = { open: 'open', closed: 'false', schema: 'a schema' };
   const detail = `${what[o]} → ${what[n]}`;
-  if (n === 'closed') add('ADDITIONAL_PROPERTIES_CLOSED', [kw], detail, ok[kw], nk[kw]);
-  else if (o === 'closed' || n === 'open') add('ADDITIONAL_PROPERTIES_OPENED', [kw], detail, ok[kw], nk[kw]);
-  else add('SCHEMA_NARROWED', [kw], detail, ok[kw], nk[kw]);
+  if (n === 'closed') keyword('ADDITIONAL_PROPERTIES_CLOSED', kw, detail);
+  else keyword(o === 'closed' || n === 'open' ? 'ADDITIONAL_PROPERTIES_OPENED' : 'SCHEMA_NARROWED', kw, detail);
 }
 
 function openness(view: SchemaView, v: unknown): 'open' | 'closed' | 'schema' {

@@ -13,12 +13,14 @@ import {
   isIntegerOnly,
   num,
   numericBound,
+  meets,
   presence,
   show,
   showList,
   showTypes,
   subset,
   TEXT_ONLY,
+  tighter,
   typeSet,
   type Comparer,
   type Ctx,
@@ -67,8 +69,8 @@ export function equivalentSchemas(oldView: SchemaView, newView: SchemaView, side
 }
 
 class SchemaComparer implements Comparer {
-  readonly #done = new WeakMap<object, WeakMap<object, SchemaChange[]>>();
-  readonly #active = new WeakMap<object, WeakSet<object>>();
+  /** By old and new node: the changes, or none yet while the pair is being compared. */
+  readonly #seen = new WeakMap<object, WeakMap<object, SchemaChange[]>>();
 
   constructor(
     readonly oldView: SchemaView,
@@ -84,16 +86,12 @@ class SchemaComparer implements Comparer {
     const on = this.oldView.node(o);
     const nn = this.newView.node(n);
     if (!on.id || !nn.id) return this.#nodes(on, nn);
-    const done = this.#done.get(on.id)?.get(nn.id);
-    if (done) return done;
-    let active = this.#active.get(on.id);
-    if (active?.has(nn.id)) return [];
-    if (!active) this.#active.set(on.id, (active = new WeakSet()));
-    active.add(nn.id);
+    let byNew = this.#seen.get(on.id);
+    if (!byNew) this.#seen.set(on.id, (byNew = new WeakMap()));
+    const seen = byNew.get(nn.id);
+    if (seen) return seen;
+    byNew.set(nn.id, []);
     const result = this.#nodes(on, nn);
-    active.delete(nn.id);
-    let byNew = this.#done.get(on.id);
-    if (!byNew) this.#done.set(on.id, (byNew = new WeakMap()));
     byNew.set(nn.id, result);
     return result;
   }
@@ -121,25 +119,29 @@ class SchemaComparer implements Comparer {
       return out;
     }
     const [ok, nk] = this.#lift(on, nn);
-    const ctx: Ctx = { ok, nk, add, child, handled: new Set() };
+    const keyword = (rule: RuleId, kw: string, detail: string) => add(rule, [kw], detail, ok[kw], nk[kw]);
+    const ctx: Ctx = { ok, nk, add, keyword, child, handled: new Set() };
     this.#annotations(ctx);
     const common = this.#types(ctx);
     this.#values(ctx);
-    this.#format(ctx);
+    written(ctx, 'format');
     const applies = (family: string) =>
       common === undefined || common.has(family) || (family === 'number' && common.has('integer'));
     for (const [family, keys] of Object.entries(FAMILIES)) {
       for (const k of keys) ctx.handled.add(k);
       if (!applies(family)) continue;
       if (family === 'number') this.#numbers(ctx);
-      if (family === 'string') this.#strings(ctx);
+      if (family === 'string') {
+        counts(ctx, ['minLength'], ['maxLength']);
+        written(ctx, 'pattern');
+      }
       if (family === 'array') arrays(ctx);
       if (family === 'object') objects(this, ctx);
     }
     combinators(this, ctx);
     for (const k of new Set([...Object.keys(ok), ...Object.keys(nk)])) {
-      if (ctx.handled.has(k) || sameData(ok[k], nk[k])) continue;
-      add('SCHEMA_CHANGED_UNKNOWN', [k], `${k} ${change(ok[k], nk[k])}`, ok[k], nk[k]);
+      if (!ctx.handled.has(k) && !sameData(ok[k], nk[k]))
+        keyword('SCHEMA_CHANGED_UNKNOWN', k, `${k} ${change(ok[k], nk[k])}`);
     }
     return out;
   }
@@ -162,24 +164,15 @@ class SchemaComparer implements Comparer {
     return [ok, nk];
   }
 
-  #annotations({ ok, nk, add, handled }: Ctx): void {
+  #annotations({ ok, nk, keyword, handled }: Ctx): void {
     for (const k of new Set([...Object.keys(ok), ...Object.keys(nk)])) {
       if (!isAnnotation(k)) continue;
       handled.add(k);
       if (sameData(ok[k], nk[k])) continue;
       if (k === 'description' || k === 'title') {
-        add(
-          this.side === 'input' ? 'ARGUMENT_DESCRIPTION_CHANGED' : 'OUTPUT_DESCRIPTION_CHANGED',
-          [k],
-          presence(ok[k], nk[k]),
-          ok[k],
-          nk[k],
-        );
-      } else if (k === 'default') {
-        add('DEFAULT_CHANGED', [k], change(ok[k], nk[k]), ok[k], nk[k]);
-      } else {
-        add('ANNOTATION_CHANGED', [k], change(ok[k], nk[k]), ok[k], nk[k]);
-      }
+        const rule = this.side === 'input' ? 'ARGUMENT_DESCRIPTION_CHANGED' : 'OUTPUT_DESCRIPTION_CHANGED';
+        keyword(rule, k, presence(ok[k], nk[k]));
+      } else keyword(k === 'default' ? 'DEFAULT_CHANGED' : 'ANNOTATION_CHANGED', k, change(ok[k], nk[k]));
     }
   }
 
@@ -196,13 +189,7 @@ class SchemaComparer implements Comparer {
     }
     if (!o) return n;
     if (!n) return o;
-    const both = new Set<string>();
-    for (const t of o) {
-      if (n.has(t)) both.add(t);
-      else if (t === 'integer' && n.has('number')) both.add('integer');
-      else if (t === 'number' && n.has('integer')) both.add('integer');
-    }
-    return both;
+    return new Set([...o].filter((t) => meets(t, n)).map((t) => (n.has(t) ? t : 'integer')));
   }
 
   /** enum and const, as one set of allowed values. */
@@ -231,15 +218,6 @@ class SchemaComparer implements Comparer {
     if (added.length) add('ENUM_VALUE_ADDED', [kw], `added ${showList(added)}`, ok[kw] ?? ok['const'], nk[kw]);
   }
 
-  #format({ ok, nk, add, handled }: Ctx): void {
-    handled.add('format');
-    const o = ok['format'];
-    const n = nk['format'];
-    if (o === n) return;
-    const rule: RuleId = o === undefined ? 'FORMAT_ADDED' : n === undefined ? 'FORMAT_REMOVED' : 'FORMAT_CHANGED';
-    add(rule, ['format'], change(o, n), o, n);
-  }
-
   #numbers({ ok, nk, add }: Ctx): void {
     const intOnly = isIntegerOnly(ok) && isIntegerOnly(nk);
     for (const dir of ['lower', 'upper'] as const) {
@@ -247,47 +225,32 @@ class SchemaComparer implements Comparer {
       const n = numericBound(nk, dir, intOnly);
       if (!o && !n) continue;
       if (o && n && o.v === n.v && o.excl === n.excl) continue;
-      const tighter = !o
-        ? true
-        : !n
-          ? false
-          : dir === 'lower'
-            ? n.v > o.v || (n.v === o.v && n.excl)
-            : n.v < o.v || (n.v === o.v && n.excl);
+      const narrower = !o || (n !== undefined && tighter(n, o, dir));
       const kw = (n ?? o)!.kw;
       const detail =
         !o || !n || o.kw === n.kw ? change(o?.raw, n?.raw) : `${o.kw} ${show(o.raw)} → ${n.kw} ${show(n.raw)}`;
-      add(tighter ? 'BOUNDS_TIGHTENED' : 'BOUNDS_RELAXED', [kw], detail, o?.raw, n?.raw);
+      add(narrower ? 'BOUNDS_TIGHTENED' : 'BOUNDS_RELAXED', [kw], detail, o?.raw, n?.raw);
     }
     const o = num(ok['multipleOf']);
     const n = num(nk['multipleOf']);
-    if (o === n || (o === undefined && n === undefined)) return;
+    if (o === n) return;
     const divides = (a: number, b: number) => Math.abs(a / b - Math.round(a / b)) < 1e-9;
     const rule: RuleId =
-      o === undefined
+      o === undefined || (n !== undefined && divides(n, o))
         ? 'BOUNDS_TIGHTENED'
-        : n === undefined
+        : n === undefined || divides(o, n)
           ? 'BOUNDS_RELAXED'
-          : divides(n, o)
-            ? 'BOUNDS_TIGHTENED'
-            : divides(o, n)
-              ? 'BOUNDS_RELAXED'
-              : 'CONSTRAINT_CHANGED';
+          : 'CONSTRAINT_CHANGED';
     add(rule, ['multipleOf'], change(o, n), o, n);
   }
+}
 
-  #strings(ctx: Ctx): void {
-    counts(ctx, ['minLength'], ['maxLength']);
-    const { ok, nk, add } = ctx;
-    const o = ok['pattern'];
-    const n = nk['pattern'];
-    if (o === n) return;
-    add(
-      o === undefined ? 'PATTERN_ADDED' : n === undefined ? 'PATTERN_REMOVED' : 'PATTERN_CHANGED',
-      ['pattern'],
-      change(o, n),
-      o,
-      n,
-    );
-  }
+/** format and pattern: one added narrows, one removed widens, one changed cannot be told. */
+function written(ctx: Ctx, kw: 'format' | 'pattern'): void {
+  ctx.handled.add(kw);
+  const o = ctx.ok[kw];
+  const n = ctx.nk[kw];
+  const rule = kw.toUpperCase() as Uppercase<typeof kw>;
+  if (o !== n)
+    ctx.keyword(`${rule}_${o === undefined ? 'ADDED' : n === undefined ? 'REMOVED' : 'CHANGED'}`, kw, change(o, n));
 }

@@ -28,7 +28,7 @@ export function resolveOperands(input: OperandInput): { old: Operand; new: Opera
         '--against takes the old side from git: pass at most one spec file, the new side (e.g. toolspec diff --against origin/main specs/toolspec.yaml)',
       );
     const spec = input.old ?? input.spec;
-    return { old: revisionOf(input.against, spec, cwd), new: fileOperand(spec) };
+    return { old: revisionOf(input.against, spec, cwd), new: { kind: 'file', path: spec } };
   }
   if (input.old === undefined)
     throw new UserError(
@@ -36,12 +36,8 @@ export function resolveOperands(input: OperandInput): { old: Operand; new: Opera
     );
   return {
     old: parseOperand(input.old, input.spec, cwd),
-    new: input.new === undefined ? fileOperand(input.spec) : parseOperand(input.new, input.spec, cwd),
+    new: input.new === undefined ? { kind: 'file', path: input.spec } : parseOperand(input.new, input.spec, cwd),
   };
-}
-
-function fileOperand(spec: string): Operand {
-  return { kind: 'file', path: spec };
 }
 
 /** A spec file when one exists at that path; otherwise `<rev>:<path>` or a revision of the spec. */

@@ -16,7 +16,7 @@ import { closest } from '../core/suggest.js';
 import { explain } from './messages.js';
 import { diffAccess } from './access.js';
 import { diffPrimitives } from './primitives.js';
-import { classOf, type Change, type RuleId, type Segments, type Side } from './rules.js';
+import { changeOf, type Change, type RuleId, type Segments, type Side } from './rules.js';
 import { SchemaView, sameData } from './schema-node.js';
 import { show } from './schema-common.js';
 import { compareSchemas, equivalentSchemas } from './schema.js';
@@ -34,169 +34,122 @@ export const EMPTY_SUBJECT: DiffSubject = { server: {}, tools: [] };
 
 export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
   const out: Change[] = [];
-  const make = (
-    rule: RuleId,
-    side: Side,
-    tool: string | null,
-    segments: Segments,
-    detail: string,
-    b?: unknown,
-    a?: unknown,
-  ): Change => ({
-    class: classOf(rule, side),
-    rule,
-    tool,
-    segments,
-    detail,
-    message: explain(rule, side, segments, tool, b),
-    ...(b !== undefined && { before: b }),
-    ...(a !== undefined && { after: a }),
-  });
+  const add = (rule: RuleId, side: Side, tool: string | null, at: Segments, detail: string, b?: unknown, a?: unknown) =>
+    out.push(changeOf(rule, side, tool, at, detail, explain(rule, side, at, tool, b), b, a));
 
   const oi = before.server.instructions;
   const ni = after.server.instructions;
-  if (oi !== ni)
-    out.push(make('INSTRUCTIONS_CHANGED', 'tool', null, ['server', 'instructions'], presence(oi, ni), oi, ni));
+  if (oi !== ni) add('INSTRUCTIONS_CHANGED', 'tool', null, ['server', 'instructions'], presence(oi, ni), oi, ni);
 
   const oldByName = new Map(before.tools.map((t) => [t.name, t]));
   const newNames = new Set(after.tools.map((t) => t.name));
   const removed = before.tools.filter((t) => !newNames.has(t.name));
   const added = after.tools.filter((t) => !oldByName.has(t.name));
   const renamedFrom = new Map<string, ToolModel>();
-  const declared = new Set<string>();
+  const taken = () => [...renamedFrom.values()];
   for (const t of added) {
     // The first former name that the old side has: the spec's renamedFrom lists the tool's past names.
-    const r = removed.find((o) => t.renamedFrom?.includes(o.name) && ![...renamedFrom.values()].includes(o));
-    if (!r) continue;
-    renamedFrom.set(t.name, r);
-    declared.add(t.name);
+    const r = removed.find((o) => t.renamedFrom?.includes(o.name) && !taken().includes(o));
+    if (r) renamedFrom.set(t.name, r);
   }
   for (const r of removed) {
-    if ([...renamedFrom.values()].includes(r)) continue;
-    const match = added.find((t) => !renamedFrom.has(t.name) && sameSchemas(r, t));
+    const match = !taken().includes(r) && added.find((t) => !renamedFrom.has(t.name) && sameSchemas(r, t));
     if (match) renamedFrom.set(match.name, r);
   }
 
   for (const t of after.tools) {
     const old = oldByName.get(t.name) ?? renamedFrom.get(t.name);
     if (!old) {
-      out.push(make('TOOL_ADDED', 'tool', t.name, [], 'added'));
+      add('TOOL_ADDED', 'tool', t.name, [], 'added');
       continue;
     }
     if (old.name !== t.name) {
-      const change = make(
-        'TOOL_RENAMED',
-        'tool',
-        t.name,
-        ['name'],
-        `${JSON.stringify(old.name)} → ${JSON.stringify(t.name)} (${declared.has(t.name) ? 'renamedFrom' : 'removed, and added with the same schemas'})`,
-        old.name,
-        t.name,
-      );
-      if (declared.has(t.name)) change.message = declaredRename(old.name, t.name);
-      out.push(change);
+      // A tool matched by the schemas has no renamedFrom that the old side has (it would have matched by that).
+      const declared = t.renamedFrom?.includes(old.name);
+      const detail = `${q(old.name)} → ${q(t.name)} (${declared ? 'renamedFrom' : 'removed, and added with the same schemas'})`;
+      const message = declared
+        ? declaredRename(old.name, t.name)
+        : explain('TOOL_RENAMED', 'tool', ['name'], t.name, old.name);
+      out.push(changeOf('TOOL_RENAMED', 'tool', t.name, ['name'], detail, message, old.name, t.name));
     }
-    for (const c of diffTool(old, t)) out.push(make(c.rule, c.side, t.name, c.segments, c.detail, c.before, c.after));
+    diffTool(old, t, (rule, side, at, detail, b, a) => add(rule, side, t.name, at, detail, b, a));
   }
-  const renamed = new Set([...renamedFrom.values()].map((t) => t.name));
   for (const r of removed) {
-    if (renamed.has(r.name)) continue;
+    if (taken().includes(r)) continue;
     const near = closest(
       r.name,
       added.map((t) => t.name),
     );
     const detail = near
-      ? `removed (did you mean ${JSON.stringify(near)}? It was added, with different schemas)`
+      ? `removed (did you mean ${q(near)}? It was added, with different schemas)`
       : r.deprecated === undefined
         ? 'removed'
         : `removed (it was deprecated: ${r.deprecated})`;
-    const change = make('TOOL_REMOVED', 'tool', r.name, [], detail);
-    if (r.deprecated !== undefined)
-      change.message = `clients that still call the deprecated ${JSON.stringify(r.name)} get an unknown-tool error: its removal is a breaking change, for a new major version`;
-    out.push(change);
+    const message =
+      r.deprecated === undefined
+        ? explain('TOOL_REMOVED', 'tool', [], r.name)
+        : `clients that still call the deprecated ${q(r.name)} get an unknown-tool error: its removal is a breaking change, for a new major version`;
+    out.push(changeOf('TOOL_REMOVED', 'tool', r.name, [], detail, message));
   }
   out.push(...diffPrimitives(before, after));
   out.push(...diffAccess(before, after));
   return out;
 }
 
+const q = JSON.stringify;
+
 /** The advice for a rename the spec declares: no guessing, the same consequence for clients. */
 function declaredRename(from: string, to: string): string {
-  const f = JSON.stringify(from);
-  return `clients that call ${f} get an unknown-tool error; keep ${f} as a tool of its own that calls the same code (say in its description that it is deprecated for ${JSON.stringify(to)}) until clients have moved, or release a new major version`;
+  return `clients that call ${q(from)} get an unknown-tool error; keep ${q(from)} as a tool of its own that calls the same code (say in its description that it is deprecated for ${q(to)}) until clients have moved, or release a new major version`;
 }
 
-interface ToolChange {
-  rule: RuleId;
-  side: Side;
-  segments: Segments;
-  detail: string;
-  before?: unknown;
-  after?: unknown;
-}
+type AddChange = (rule: RuleId, side: Side, at: Segments, detail: string, before?: unknown, after?: unknown) => void;
 
-function diffTool(o: ToolModel, n: ToolModel): ToolChange[] {
-  const out: ToolChange[] = [];
-  const add = (rule: RuleId, segments: Segments, detail: string, before?: unknown, after?: unknown) =>
-    out.push({ rule, side: 'tool', segments, detail, before, after });
+/** One matched pair: text, hints, execution and metadata, then the schemas. */
+function diffTool(o: ToolModel, n: ToolModel, add: AddChange): void {
   const od = o.definition;
   const nd = n.definition;
-  if (od.title !== nd.title) add('TITLE_CHANGED', ['title'], presence(od.title, nd.title), od.title, nd.title);
-  if (od.annotations?.title !== nd.annotations?.title) {
-    add(
-      'TITLE_CHANGED',
-      ['annotations', 'title'],
-      presence(od.annotations?.title, nd.annotations?.title),
-      od.annotations?.title,
-      nd.annotations?.title,
-    );
-  }
-  if (od.description !== nd.description)
-    add(
-      'DESCRIPTION_CHANGED',
-      ['description'],
-      presence(od.description, nd.description),
-      od.description,
-      nd.description,
-    );
-  hints(od.annotations, nd.annotations, add);
+  const tool = (rule: RuleId, at: Segments, detail: string, b?: unknown, a?: unknown) =>
+    add(rule, 'tool', at, detail, b, a);
+  const field = (rule: RuleId, at: Segments, b: unknown, a: unknown) => {
+    if (!sameData(b, a)) tool(rule, at, presence(b, a), b, a);
+  };
+  field('TITLE_CHANGED', ['title'], od.title, nd.title);
+  field('TITLE_CHANGED', ['annotations', 'title'], od.annotations?.title, nd.annotations?.title);
+  field('DESCRIPTION_CHANGED', ['description'], od.description, nd.description);
+  hints(od.annotations, nd.annotations, tool);
   const modes = (t: string | undefined) =>
     new Set(t === 'required' ? ['task'] : t === 'optional' ? ['plain', 'task'] : ['plain']);
   const ot = od.execution?.taskSupport;
   const nt = nd.execution?.taskSupport;
   if ((ot ?? 'forbidden') !== (nt ?? 'forbidden')) {
     const lost = [...modes(ot)].some((m) => !modes(nt).has(m));
-    add(
-      lost ? 'TASK_SUPPORT_NARROWED' : 'TASK_SUPPORT_WIDENED',
-      ['execution', 'taskSupport'],
-      `${ot ?? 'forbidden (default)'} → ${nt ?? 'forbidden (default)'}`,
-      ot,
-      nt,
-    );
+    const detail = `${ot ?? 'forbidden (default)'} → ${nt ?? 'forbidden (default)'}`;
+    tool(lost ? 'TASK_SUPPORT_NARROWED' : 'TASK_SUPPORT_WIDENED', ['execution', 'taskSupport'], detail, ot, nt);
   }
   if (o.task !== n.task) {
     const detail = `${o.task ?? 'none'} → ${n.task ?? 'none'}`;
-    add(n.task === 'required' ? 'TASK_REQUIRED' : 'TASK_MODE_CHANGED', ['task'], detail, o.task, n.task);
+    tool(n.task === 'required' ? 'TASK_REQUIRED' : 'TASK_MODE_CHANGED', ['task'], detail, o.task, n.task);
   }
-  if (!sameData(od.icons, nd.icons)) add('ICONS_CHANGED', ['icons'], presence(od.icons, nd.icons), od.icons, nd.icons);
-  if (!sameData(od._meta, nd._meta)) add('META_CHANGED', ['_meta'], presence(od._meta, nd._meta), od._meta, nd._meta);
+  field('ICONS_CHANGED', ['icons'], od.icons, nd.icons);
+  field('META_CHANGED', ['_meta'], od._meta, nd._meta);
 
-  const schemaChanges = (side: 'input' | 'output', a: SchemaModel, b: SchemaModel) => {
+  const schemas = (side: 'input' | 'output', a: SchemaModel, b: SchemaModel) => {
     const key = side === 'input' ? 'inputSchema' : 'outputSchema';
-    for (const c of compareSchemas(view(a), view(b), side)) out.push({ ...c, side, segments: [key, ...c.segments] });
+    for (const c of compareSchemas(view(a), view(b), side))
+      add(c.rule, side, [key, ...c.segments], c.detail, c.before, c.after);
   };
-  schemaChanges('input', o.input, n.input);
-  if (o.output && n.output) schemaChanges('output', o.output, n.output);
-  else if (o.output) add('OUTPUT_SCHEMA_REMOVED', ['outputSchema'], 'removed', o.output.schema);
-  else if (n.output) add('OUTPUT_SCHEMA_ADDED', ['outputSchema'], 'added', undefined, n.output.schema);
-  return out;
+  schemas('input', o.input, n.input);
+  if (o.output && n.output) schemas('output', o.output, n.output);
+  else if (o.output) tool('OUTPUT_SCHEMA_REMOVED', ['outputSchema'], 'removed', o.output.schema);
+  else if (n.output) tool('OUTPUT_SCHEMA_ADDED', ['outputSchema'], 'added', undefined, n.output.schema);
 }
 
 /** The four hints by their effective values (MCP's defaults when absent; a read-only tool destroys nothing and is idempotent). */
 function hints(
   o: ToolAnnotations | undefined,
   n: ToolAnnotations | undefined,
-  add: (rule: RuleId, s: Segments, d: string, b?: unknown, a?: unknown) => void,
+  add: (rule: RuleId, at: Segments, detail: string, b?: unknown, a?: unknown) => void,
 ): void {
   const eff = (a: ToolAnnotations | undefined) => {
     const readOnly = a?.readOnlyHint ?? false;
