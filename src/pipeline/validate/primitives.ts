@@ -4,8 +4,8 @@
  * templates unique, templates parsed by the same RFC 6570 module the generated server matches with, and each
  * described variable present in its template. Quality (descriptions, unused variables) is lint's.
  */
-import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
-import type { RawTool } from '../load/load.js';
+import { diagnostic, type DiagnosticCode, type Diagnostics } from '../../core/diagnostics.js';
+import { isRecord, type RawTool } from '../load/load.js';
 import type {
   CompletionModel,
   PromptArgumentModel,
@@ -22,7 +22,7 @@ import { checkPromptExamples, checkResourceExamples } from './primitive-examples
 
 type Raw = RawTool;
 
-const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
 export interface CheckedPrimitives {
   prompts: PromptModel[];
@@ -187,16 +187,23 @@ export function checkPrimitives(
   return out;
 }
 
+/** Where an item's name is written, as `file:line:column`. */
+export function nameAt(r: Raw): string {
+  const s = r.file.locate([...r.path, 'name']);
+  return `${s.file}:${s.line}:${s.column}`;
+}
+
 /**
- * One namespace of handler modules (prompts; resources and templates): names unique, with a TypeScript name, and
- * distinct handler files on case-insensitive file systems.
+ * One namespace of handler modules (tools; prompts; resources and templates): names unique, with a TypeScript name,
+ * and distinct handler files on case-insensitive file systems.
  */
-class Names {
-  private byName = new Map<string, Raw>();
+export class Names {
+  /** The first item of each usable name. */
+  readonly byName = new Map<string, Raw>();
   private byType = new Map<string, Raw>();
   private byFile = new Map<string, Raw>();
   constructor(
-    private readonly what: 'prompt' | 'resource',
+    private readonly what: 'tool' | 'prompt' | 'resource',
     private readonly diags: Diagnostics,
   ) {}
 
@@ -205,60 +212,50 @@ class Names {
     const name = raw.value['name'];
     if (typeof name !== 'string' || !NAME_PATTERN.test(name)) return undefined;
     const at = raw.file.locate([...raw.path, 'name']);
-    const seenAt = (r: Raw) => {
-      const s = r.file.locate([...r.path, 'name']);
-      return `${s.file}:${s.line}:${s.column}`;
+    const fail = (code: DiagnosticCode, message: string, hint: string) => {
+      this.diags.add(diagnostic(code, at, message, hint));
+      return undefined;
     };
-    const plural = this.what === 'prompt' ? 'prompts' : 'resources and resource templates';
+    const plural = { tool: 'tools', prompt: 'prompts', resource: 'resources and resource templates' }[this.what];
     const first = this.byName.get(name);
     if (first) {
-      this.diags.add(
-        diagnostic(
-          'TS046',
-          at,
-          `duplicate ${this.what} name "${name}"`,
-          `"${name}" is used first at ${seenAt(first)}; names of ${plural} must be unique`,
-        ),
-      );
-      return undefined;
+      return this.what === 'tool'
+        ? fail(
+            'TS012',
+            `duplicate tool "${name}"`,
+            `"${name}" is defined first at ${nameAt(first)}; tool names must be unique`,
+          )
+        : fail(
+            'TS046',
+            `duplicate ${this.what} name "${name}"`,
+            `"${name}" is used first at ${nameAt(first)}; names of ${plural} must be unique`,
+          );
     }
     this.byName.set(name, raw);
     const typeName = pascalCase(name);
     if (typeName === undefined) {
-      this.diags.add(
-        diagnostic(
-          'TS013',
-          at,
-          `${this.what} name "${name}" has no letter or digit to name its TypeScript types after`,
-          'use a name such as "summarise_notes"',
-        ),
+      return fail(
+        'TS013',
+        `${this.what} name "${name}" has no letter or digit to name its TypeScript types after`,
+        `use a name such as "${this.what === 'tool' ? 'search_docs' : 'summarise_notes'}"`,
       );
-      return undefined;
     }
     const clash = this.byType.get(typeName);
     if (clash) {
-      this.diags.add(
-        diagnostic(
-          'TS013',
-          at,
-          `${plural} "${String(clash.value['name'])}" and "${name}" both become the TypeScript name ${typeName}`,
-          `rename one of them; "${String(clash.value['name'])}" is at ${seenAt(clash)}`,
-        ),
+      return fail(
+        'TS013',
+        `${plural} "${String(clash.value['name'])}" and "${name}" both become the TypeScript name ${typeName}`,
+        `rename one of them; "${String(clash.value['name'])}" is at ${nameAt(clash)}`,
       );
-      return undefined;
     }
     const file = handlerFileName({ name }).toLowerCase();
     const sameFile = this.byFile.get(file);
     if (sameFile) {
-      this.diags.add(
-        diagnostic(
-          'TS013',
-          at,
-          `${plural} "${String(sameFile.value['name'])}" and "${name}" differ only by case`,
-          `their handler files would be one file on macOS and Windows; rename one of them ("${String(sameFile.value['name'])}" is at ${seenAt(sameFile)})`,
-        ),
+      return fail(
+        'TS013',
+        `${plural} "${String(sameFile.value['name'])}" and "${name}" differ only by case`,
+        `their handler files would be one file on macOS and Windows; rename one of them ("${String(sameFile.value['name'])}" is at ${nameAt(sameFile)})`,
       );
-      return undefined;
     }
     this.byType.set(typeName, raw);
     this.byFile.set(file, raw);
@@ -275,8 +272,4 @@ function completion(v: unknown): CompletionModel | undefined {
 function position(raw: Raw) {
   const at = raw.file.locate(raw.path);
   return { file: at.file, line: at.line, column: at.column };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -7,15 +7,13 @@ import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import type { RawDef, RawTool } from '../load/load.js';
 import type { CompiledValidators, SchemaModel, ToolDefinition, ToolModel, ValidatorCode } from '../model.js';
 import { checkTimeout } from '../../core/duration.js';
-import { handlerFileName, pascalCase } from '../../core/names.js';
 import type { Cache } from '../../cache/store.js';
 import { resolveVerdicts } from './verdicts.js';
 import { checkExamples } from './examples.js';
 import { mcpHeaderDeclarations } from './mcp-header.js';
 import { prepareToolSchema, type CheckedSchema, type PreparedSchema } from './schemas.js';
 import { withScopes } from './auth.js';
-
-const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+import { NAME_PATTERN, Names, nameAt } from './primitives.js';
 
 export interface CheckedTools {
   tools: ToolModel[];
@@ -35,13 +33,10 @@ export function checkTools(
   cache?: Cache,
 ): CheckedTools {
   const validators = new Map<string, { input: ValidatorCode; output?: ValidatorCode }>();
-  const byName = new Map<string, RawTool>();
-  const byTypeName = new Map<string, RawTool>();
-  const byFileName = new Map<string, RawTool>(); // lower-cased: handler files must differ on any file system
+  const names = new Names('tool', diags);
   const models: ToolModel[] = [];
   const prepared: {
     tool: RawTool;
-    name: string | undefined;
     typeName: string | undefined;
     at: (p: (string | number)[], key?: boolean) => ReturnType<RawTool['file']['locate']>;
     input: PreparedSchema | undefined;
@@ -49,86 +44,12 @@ export function checkTools(
   }[] = [];
 
   for (const tool of tools) {
-    const v = tool.value;
-    const name = typeof v['name'] === 'string' && NAME_PATTERN.test(v['name']) ? v['name'] : undefined;
     const at = (p: (string | number)[], key = false) => tool.file.locate([...tool.path, ...p], { key });
-    const seenAt = (t: RawTool) => {
-      const s = t.file.locate([...t.path, 'name']);
-      return `${s.file}:${s.line}:${s.column}`;
-    };
-    let typeName: string | undefined;
-
-    if (name !== undefined) {
-      const first = byName.get(name);
-      if (first) {
-        diags.add(
-          diagnostic(
-            'TS012',
-            at(['name']),
-            `duplicate tool "${name}"`,
-            `"${name}" is defined first at ${seenAt(first)}; tool names must be unique`,
-          ),
-        );
-      } else {
-        byName.set(name, tool);
-        typeName = pascalCase(name);
-        const clash = typeName === undefined ? undefined : byTypeName.get(typeName);
-        if (typeName === undefined) {
-          diags.add(
-            diagnostic(
-              'TS013',
-              at(['name']),
-              `tool name "${name}" has no letter or digit to name its TypeScript types after`,
-              'use a name such as "search_docs"',
-            ),
-          );
-        } else if (clash) {
-          diags.add(
-            diagnostic(
-              'TS013',
-              at(['name']),
-              `tools "${String(clash.value['name'])}" and "${name}" both become the TypeScript name ${typeName}`,
-              `rename one of them; "${String(clash.value['name'])}" is at ${seenAt(clash)}`,
-            ),
-          );
-          typeName = undefined;
-        } else if (byFileName.has(handlerFileName({ name }).toLowerCase())) {
-          const sameFile = byFileName.get(handlerFileName({ name }).toLowerCase())!;
-          diags.add(
-            diagnostic(
-              'TS013',
-              at(['name']),
-              `tools "${String(sameFile.value['name'])}" and "${name}" differ only by case`,
-              `their handler files would be one file on macOS and Windows; rename one of them ("${String(sameFile.value['name'])}" is at ${seenAt(sameFile)})`,
-            ),
-          );
-          typeName = undefined;
-        } else {
-          byTypeName.set(typeName, tool);
-          byFileName.set(handlerFileName({ name }).toLowerCase(), tool);
-        }
-      }
-      // Quality (description, name length, …) is lint's: src/lint, `toolspec lint`.
-    }
-
-    const input = prepareToolSchema(
-      v['inputSchema'],
-      { file: tool.file, path: [...tool.path, 'inputSchema'] },
-      'inputSchema',
-      defs,
-      diags,
-    );
-    const output =
-      v['outputSchema'] === undefined
-        ? undefined
-        : prepareToolSchema(
-            v['outputSchema'],
-            { file: tool.file, path: [...tool.path, 'outputSchema'] },
-            'outputSchema',
-            defs,
-            diags,
-          );
-    prepared.push({ tool, name, typeName, at, input, output });
+    // Quality (description, name length, …) is lint's: src/lint, `toolspec lint`.
+    const typeName = names.claim(tool);
+    const prepare = (which: 'inputSchema' | 'outputSchema') =>
+      prepareToolSchema(tool.value[which], { file: tool.file, path: [...tool.path, which] }, which, defs, diags);
+    prepared.push({ tool, typeName, at, input: prepare('inputSchema'), output: prepare('outputSchema') });
   }
 
   // What ajv judges, for every schema at once: computed, or kept in the cache.
@@ -137,7 +58,7 @@ export function checkTools(
   let next = 0;
   const finish = (s: PreparedSchema | undefined) => (s ? s.finish(verdicts[next++]!) : undefined);
 
-  for (const { tool, name, typeName, at, ...schemas } of prepared) {
+  for (const { tool, typeName, at, ...schemas } of prepared) {
     const v = tool.value;
     const input = finish(schemas.input);
     const output = finish(schemas.output);
@@ -146,8 +67,8 @@ export function checkTools(
 
     const renamedFrom = formerNames(v['renamedFrom']);
     const searchMeta = toolSearchMeta(v, at, diags);
-    if (name === undefined || typeName === undefined || !input || (v['outputSchema'] !== undefined && !output))
-      continue;
+    if (typeName === undefined || !input || (v['outputSchema'] !== undefined && !output)) continue;
+    const name = v['name'] as string;
     const pos = at([]);
     validators.set(name, { input: input.compiled.code, ...(output ? { output: output.compiled.code } : {}) });
     models.push({
@@ -166,7 +87,7 @@ export function checkTools(
       source: { file: pos.file, line: pos.line, column: pos.column },
     });
   }
-  checkRenames(tools, byName, diags);
+  checkRenames(tools, names.byName, diags);
   return { tools: models, validators };
 }
 
@@ -223,47 +144,28 @@ function checkRenames(tools: readonly RawTool[], current: ReadonlyMap<string, Ra
     const list = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : [];
     list.forEach((former, i) => {
       if (typeof former !== 'string' || !NAME_PATTERN.test(former)) return;
-      const span = tool.file.locate([...tool.path, 'renamedFrom', ...(typeof raw === 'string' ? [] : [i])]);
-      const where = (t: RawTool) => {
-        const s = t.file.locate([...t.path, 'name']);
-        return `${s.file}:${s.line}:${s.column}`;
-      };
-      if (former === name) {
-        diags.add(
-          diagnostic(
-            'TS043',
-            span,
-            `tool "${former}" names itself in renamedFrom`,
-            'renamedFrom lists the names the tool had before; remove this one',
-          ),
-        );
-        return;
-      }
       const other = current.get(former);
-      if (other) {
-        diags.add(
-          diagnostic(
-            'TS043',
-            span,
-            `renamedFrom names "${former}", which is a tool of this spec (${where(other)})`,
-            `a former name must be gone from the spec: remove it from renamedFrom, or rename or remove the tool "${former}"`,
-          ),
-        );
-        return;
-      }
       const first = claimed.get(former);
-      if (first && first !== tool) {
-        diags.add(
-          diagnostic(
-            'TS043',
-            span,
-            `tools "${String(first.value['name'])}" and "${name ?? '?'}" both say they were "${former}"`,
-            `its handler can move to one of them only; keep renamedFrom: ${former} on one (the other is at ${where(first)})`,
-          ),
-        );
-        return;
-      }
-      claimed.set(former, tool);
+      const problem: [string, string] | undefined =
+        former === name
+          ? [
+              `tool "${former}" names itself in renamedFrom`,
+              'renamedFrom lists the names the tool had before; remove this one',
+            ]
+          : other
+            ? [
+                `renamedFrom names "${former}", which is a tool of this spec (${nameAt(other)})`,
+                `a former name must be gone from the spec: remove it from renamedFrom, or rename or remove the tool "${former}"`,
+              ]
+            : first && first !== tool
+              ? [
+                  `tools "${String(first.value['name'])}" and "${name ?? '?'}" both say they were "${former}"`,
+                  `its handler can move to one of them only; keep renamedFrom: ${former} on one (the other is at ${nameAt(first)})`,
+                ]
+              : undefined;
+      const span = tool.file.locate([...tool.path, 'renamedFrom', ...(typeof raw === 'string' ? [] : [i])]);
+      if (problem) diags.add(diagnostic('TS043', span, ...problem));
+      else claimed.set(former, tool);
     });
   }
 }
