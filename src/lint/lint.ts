@@ -6,7 +6,7 @@
 import type { ServerModel } from '../pipeline/model.js';
 import type { LintOptions } from '../core/options.js';
 import { levelOf, Suppressions } from './config.js';
-import { toolLocator } from './positions.js';
+import { sourceLocator } from './positions.js';
 import { RULES, ruleById } from './rules/index.js';
 import { budgetFindings, countTokens, searchFindings, type TokenReport } from './tokens.js';
 import type { LintFinding, Locator, RawFinding, RuleContext, RuleId } from './types.js';
@@ -32,7 +32,7 @@ export interface LintRun {
 
 export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintResult> {
   const options = model.options.lint;
-  const at = run.locator ?? toolLocator(model);
+  const at = run.locator ?? sourceLocator(model);
   const level = (id: RuleId) => levelOf(ruleById(id), options);
   const active = (id: RuleId) => level(id) !== 'off';
   const suppressions = new Suppressions(options.ignore);

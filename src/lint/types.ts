@@ -66,12 +66,12 @@ export interface Locator {
   inTool(tool: ToolModel, path: JsonPath, opts?: { key?: boolean }): Span;
   /** A JSON path from the root of the main spec file (e.g. ["options", "lint", "ignore", 0]). */
   inSpec(path: JsonPath, opts?: { key?: boolean }): Span;
-  /** A JSON path below a prompt's, resource's or resource template's own mapping. */
+  /** A JSON path below a tool's, prompt's, resource's or resource template's own mapping. */
   inItem(item: { source: SourcePosition }, list: ItemList, path: JsonPath, opts?: { key?: boolean }): Span;
 }
 
-/** The spec's lists besides tools. */
-export type ItemList = 'prompts' | 'resources' | 'resourceTemplates';
+/** The spec's lists: tools, prompts, resources and resource templates. */
+export type ItemList = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
 export interface RuleContext {
   model: ServerModel;
