@@ -13,10 +13,12 @@ import {
   duplicateDescription,
   missingArgumentDescription,
   missingDescription,
+  missingPrimitiveDescription,
+  undescribedTemplateVariable,
   vagueDescription,
 } from './rules/descriptions.js';
 import { longToolName, mixedNameStyle } from './rules/names.js';
-import { missingPrimitiveDescription, undescribedTemplateVariable } from './rules/primitives.js';
+
 import { openInputSchema, outputWrappedFor2025, schemaRefs } from './rules/schemas.js';
 import { budgetFindings, countTokens, searchFindings, tokenBudget, toolSearch, type TokenReport } from './tokens.js';
 import {

@@ -1,4 +1,8 @@
-/** Rules about descriptions: models choose a tool, and fill in its arguments, by what these say. */
+/**
+ * Rules about descriptions: models choose a tool, and fill in its arguments, by what these say. Clients show the
+ * descriptions of prompts, resources and resource templates to the user who picks a prompt or attaches a resource,
+ * and models read a resource's description to decide whether to read it.
+ */
 import type { ToolModel } from '../../pipeline/model.js';
 import { isObject, resolvePointer } from '../../pipeline/schema/keywords.js';
 import type { RawFinding, Rule, RuleContext } from '../types.js';
@@ -19,10 +23,13 @@ export const MIN_DESCRIPTION_WORDS = 5;
 /** Two descriptions sharing at least this share of their content words are near-duplicates. */
 export const DUPLICATE_SIMILARITY = 0.8;
 
+/** A description that says something: a string, not only white space. */
+const hasText = (d: unknown): d is string => typeof d === 'string' && d.trim() !== '';
+
 const describedTools = (ctx: RuleContext) =>
   ctx.model.tools.flatMap((tool) => {
     const d = tool.definition.description;
-    return typeof d === 'string' && d.trim() !== '' ? [{ tool, description: d }] : [];
+    return hasText(d) ? [{ tool, description: d }] : [];
   });
 
 export const missingDescription: Rule = {
@@ -31,7 +38,7 @@ export const missingDescription: Rule = {
   summary: 'a tool without a description',
   check: (ctx) =>
     ctx.model.tools
-      .filter((t) => typeof t.definition.description !== 'string' || t.definition.description.trim() === '')
+      .filter((t) => !hasText(t.definition.description))
       .map((tool) => ({
         rule: 'missing-description',
         tools: [tool.name],
@@ -120,7 +127,7 @@ function undescribedArguments(root: Record<string, unknown>): Argument[] {
 /** A description of its own, or a $ref to a schema that has one. */
 function described(prop: unknown, root: Record<string, unknown>, hops = 0): boolean {
   if (!isObject(prop)) return true; // a boolean schema has nothing to say
-  if (typeof prop['description'] === 'string' && prop['description'].trim() !== '') return true;
+  if (hasText(prop['description'])) return true;
   const ref = prop['$ref'];
   if (typeof ref !== 'string' || hops > 8) return false;
   const target = resolvePointer(root, ref);
@@ -171,3 +178,63 @@ function quote(s: string): string {
   const one = s.trim().replace(/\s+/g, ' ');
   return quoted(one.length > 60 ? `${one.slice(0, 57)}…` : one);
 }
+
+export const missingPrimitiveDescription: Rule = {
+  id: 'missing-primitive-description',
+  severity: 'warning',
+  summary: 'a prompt, a prompt argument, a resource or a resource template without a description',
+  check: (ctx) => {
+    const out: RawFinding[] = [];
+    for (const prompt of ctx.model.prompts) {
+      if (!hasText(prompt.definition.description)) {
+        out.push({
+          rule: 'missing-primitive-description',
+          tools: [prompt.name],
+          span: ctx.at.inItem(prompt, 'prompts', ['name']),
+          message: `prompt "${prompt.name}" has no description`,
+          hint: 'clients list prompts with their description when the user picks one: say what it is for',
+        });
+      }
+      prompt.arguments.forEach((arg, i) => {
+        if (hasText(arg.description)) return;
+        out.push({
+          rule: 'missing-primitive-description',
+          tools: [prompt.name],
+          span: ctx.at.inItem(prompt, 'prompts', ['arguments', i, 'name']),
+          message: `argument "${arg.name}" of prompt "${prompt.name}" has no description`,
+          hint: 'clients show it where the user fills the argument in: say what to give, with an example',
+        });
+      });
+    }
+    for (const resource of ctx.model.resources) {
+      if (hasText(resource.definition.description)) continue;
+      const what = resource.kind === 'resource' ? 'resource' : 'resource template';
+      out.push({
+        rule: 'missing-primitive-description',
+        tools: [resource.name],
+        span: ctx.at.inItem(resource, resource.kind === 'resource' ? 'resources' : 'resourceTemplates', ['name']),
+        message: `${what} "${resource.name}" has no description`,
+        hint: 'models and users decide whether to read a resource by its description: say what it holds',
+      });
+    }
+    return out;
+  },
+};
+
+export const undescribedTemplateVariable: Rule = {
+  id: 'undescribed-template-variable',
+  severity: 'warning',
+  summary: 'a variable of a resource template that its `variables` do not describe',
+  check: (ctx) =>
+    ctx.model.resources.flatMap((r) =>
+      r.variables
+        .filter((v) => !hasText(v.description))
+        .map((v): RawFinding => ({
+          rule: 'undescribed-template-variable',
+          tools: [r.name],
+          span: ctx.at.inItem(r, 'resourceTemplates', ['uriTemplate']),
+          message: `variable "${v.name}" of resource template "${r.name}" is not described`,
+          hint: `add variables: { ${v.name}: { description: … } } to say what it holds (clients show it when the user fills the template in)`,
+        })),
+    ),
+};
