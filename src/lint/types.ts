@@ -37,14 +37,9 @@ export type RuleId = (typeof RULE_IDS)[number];
 export const CONFIG_RULES: readonly RuleId[] = ['ignore-without-reason', 'unused-ignore'];
 
 /** One finding, as printed and as JSON. */
-export interface LintFinding {
+export interface LintFinding extends Span {
   rule: RuleId;
   severity: Severity;
-  file: string;
-  line: number;
-  column: number;
-  endLine: number;
-  endColumn: number;
   message: string;
   hint: string;
   /** The tools the finding is about (the one it is reported on first); empty for server-wide findings. */

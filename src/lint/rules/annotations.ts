@@ -7,17 +7,7 @@ import type { Rule } from '../types.js';
 import { nameWords } from '../words.js';
 
 /** Words in a tool name that say it destroys or replaces data. */
-export const DESTRUCTIVE_WORDS = [
-  'delete',
-  'remove',
-  'drop',
-  'overwrite',
-  'destroy',
-  'purge',
-  'erase',
-  'wipe',
-  'truncate',
-] as const;
+export const DESTRUCTIVE_WORDS = 'delete remove drop overwrite destroy purge erase wipe truncate'.split(' ');
 const DESTRUCTIVE: ReadonlySet<string> = new Set(DESTRUCTIVE_WORDS.flatMap((w) => [w, `${w}s`]));
 
 /**

@@ -5,18 +5,7 @@ import { isObject, objectRoot, walkSchema, type SchemaPath } from '../../pipelin
 import type { RawFinding, Rule } from '../types.js';
 
 /** Keywords that constrain an object's properties some other way than `properties`. */
-const SHAPING = [
-  'patternProperties',
-  'propertyNames',
-  'dependentSchemas',
-  '$ref',
-  '$dynamicRef',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'if',
-  'not',
-];
+const SHAPING = 'patternProperties propertyNames dependentSchemas $ref $dynamicRef allOf anyOf oneOf if not'.split(' ');
 
 /** True when the root of an input schema takes any object at all: no properties, nothing closing it. */
 export function acceptsAnyObject(schema: Record<string, unknown>): boolean {
@@ -71,19 +60,13 @@ function refsOf(schema: Record<string, unknown>): { refs: string[]; first?: Sche
   return { refs: [...refs].sort(), ...(first ? { first } : {}) };
 }
 
-interface RefUse {
-  tool: ToolModel;
-  refs: string[];
-  at: (string | number)[] | undefined;
-}
-
 export const schemaRefs: Rule = {
   id: 'schema-refs',
   severity: 'warning',
   summary: 'schemas that send $ref and $defs, which some clients and model APIs cannot resolve (options.refs: inline)',
   check: (ctx) => {
     const { options } = ctx.model;
-    const uses: RefUse[] = [];
+    const uses: { tool: ToolModel; refs: string[]; at: SchemaPath | undefined }[] = [];
     for (const tool of ctx.model.tools) {
       if (ctx.ignored('schema-refs', tool.name)) continue;
       const input = refsOf(clientSchema(tool.input, options));
@@ -106,7 +89,7 @@ export const schemaRefs: Rule = {
           rule: 'schema-refs',
           tools: uses.map((u) => u.tool.name),
           span: ctx.at.inSpec(['options', 'refs']),
-          message: `"$ref" stays in the schemas of ${count(uses.length)} with options.refs: inline, where a schema refers to itself: ${uses
+          message: `"$ref" stays in the schemas of ${uses.length} tool${uses.length === 1 ? '' : 's'} with options.refs: inline, where a schema refers to itself: ${uses
             .map((u) => `${u.tool.name} (${u.refs.join(', ')})`)
             .slice(0, 5)
             .join(', ')}${uses.length > 5 ? ', …' : ''}`,
@@ -122,8 +105,6 @@ export const schemaRefs: Rule = {
     return [finding];
   },
 };
-
-const count = (n: number) => `${n} tool${n === 1 ? '' : 's'}`;
 
 function listed(names: string[]): string {
   return names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
