@@ -140,19 +140,15 @@ function table(rows: string[][], right: (column: number) => boolean): string[] {
 
 /** `toolspec lint --format json`. */
 export function lintJson(spec: string, result: LintResult | undefined, diagnostics: readonly Diagnostic[]): string {
-  const body = result
-    ? {
-        ok: !result.failed,
-        valid: true,
-        spec,
-        failOn: result.failOn,
-        errors: result.errors,
-        warnings: result.warnings,
-        findings: result.findings.map(lintItem),
-        tokens: result.tokens ?? null,
-        diagnostics: diagnostics.map(renderJson),
-      }
-    : { ok: false, valid: false, spec, findings: [], tokens: null, diagnostics: diagnostics.map(renderJson) };
+  const body = {
+    ok: result ? !result.failed : false,
+    valid: result !== undefined,
+    spec,
+    ...(result && { failOn: result.failOn, errors: result.errors, warnings: result.warnings }),
+    findings: result ? result.findings.map(lintItem) : [],
+    tokens: result?.tokens ?? null,
+    diagnostics: diagnostics.map(renderJson),
+  };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
 
