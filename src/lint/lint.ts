@@ -85,7 +85,8 @@ export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintR
   const ctx: RuleContext = { model, at, ignored: (rule, tool) => suppressions.matches(rule, tool) };
 
   const raw: RawFinding[] = [];
-  for (const rule of RULES) if (rule.check && active(rule.id)) raw.push(...rule.check(ctx));
+  for (const rule of RULES)
+    if (rule.check && active(rule.id)) raw.push(...rule.check(ctx).map((f) => ({ rule: rule.id, ...f })));
   const budgeted = active('token-budget') && (options.budget.total > 0 || options.budget.perTool > 0);
   const searched = active('tool-search') && options.toolSearch.contextWindow > 0;
   const tokens = run.tokens || budgeted || searched ? await countTokens(model) : undefined;

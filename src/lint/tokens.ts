@@ -165,7 +165,6 @@ export const toolSearch: Rule = {
     if (!maxTools || n <= maxTools) return [];
     return [
       {
-        rule: 'tool-search',
         tools: [],
         span: ctx.at.inSpec(['tools'], { key: true }),
         message: `the server has ${n} tools, past the ${maxTools} beyond which clients defer tools behind a tool search or cut the list`,

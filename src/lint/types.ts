@@ -55,6 +55,9 @@ export interface RawFinding {
   hint: string;
 }
 
+/** What a rule's check reports: the runner adds the rule's id. */
+export type Found = Omit<RawFinding, 'rule'>;
+
 /** Where things are written: positions inside a tool, or anywhere in a file of the spec. */
 export interface Locator {
   /** A JSON path below the tool's own mapping (e.g. ["inputSchema", "properties", "q"]); `key` points at the key. */
@@ -81,5 +84,5 @@ export interface Rule {
   /** One line for people: what the rule finds. */
   summary: string;
   /** Absent for the rules whose findings come from elsewhere: the token count, the lint options. */
-  check?(ctx: RuleContext): RawFinding[];
+  check?(ctx: RuleContext): Found[];
 }

@@ -37,7 +37,6 @@ export const destructiveNotMarked: Rule = {
             : ['does not say destructiveHint: true', tool.definition.annotations ? ['annotations'] : ['name']];
       return [
         {
-          rule: 'destructive-not-marked' as const,
           tools: [tool.name],
           span: ctx.at.inTool(tool, where, { key: where.length > 1 }),
           message: `tool "${tool.name}" says "${word}" in its name but ${what}`,
@@ -57,7 +56,6 @@ export const conflictingHints: Rule = {
     ctx.model.tools
       .filter((t) => hints(t).readOnlyHint === true && hints(t).destructiveHint === true)
       .map((tool) => ({
-        rule: 'conflicting-hints',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['annotations', 'destructiveHint'], { key: true }),
         message: `tool "${tool.name}" is marked both readOnlyHint: true and destructiveHint: true`,
@@ -73,7 +71,6 @@ export const legacyExecution: Rule = {
     ctx.model.tools
       .filter((t) => t.definition.execution !== undefined)
       .map((tool) => ({
-        rule: 'legacy-execution',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['execution'], { key: true }),
         message: `tool "${tool.name}" sets execution, which only 2025 clients receive`,

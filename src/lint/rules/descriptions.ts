@@ -5,7 +5,7 @@
  */
 import type { ToolModel } from '../../pipeline/model.js';
 import { isObject, resolvePointer } from '../../pipeline/schema/keywords.js';
-import type { RawFinding, Rule, RuleContext } from '../types.js';
+import type { Found, Rule, RuleContext } from '../types.js';
 import {
   contentWords,
   hasVerb,
@@ -40,7 +40,6 @@ export const missingDescription: Rule = {
     ctx.model.tools
       .filter((t) => !hasText(t.definition.description))
       .map((tool) => ({
-        rule: 'missing-description',
         tools: [tool.name],
         span: ctx.at.inTool(tool, typeof tool.definition.description === 'string' ? ['description'] : ['name']),
         message: `tool "${tool.name}" has no description`,
@@ -58,12 +57,11 @@ export const vagueDescription: Rule = {
       if (!problem) return [];
       return [
         {
-          rule: 'vague-description',
           tools: [tool.name],
           span: ctx.at.inTool(tool, ['description']),
           message: `description of tool "${tool.name}" ${problem}: ${quote(description)}`,
           hint: 'say what the tool does (a verb), what it returns and when to use it rather than another tool',
-        } satisfies RawFinding,
+        },
       ];
     }),
 };
@@ -87,7 +85,6 @@ export const missingArgumentDescription: Rule = {
   check: (ctx) =>
     ctx.model.tools.flatMap((tool) =>
       undescribedArguments(tool.input.schema).map(({ label, path }) => ({
-        rule: 'missing-argument-description' as const,
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['inputSchema', ...path], { key: true }),
         message: `argument ${quoted(label)} of tool "${tool.name}" has no description`,
@@ -144,7 +141,7 @@ export const duplicateDescription: Rule = {
       words: new Set(contentWords(d.description).map(stem)),
       norm: normal(d.description),
     }));
-    const out: RawFinding[] = [];
+    const out: Found[] = [];
     for (let j = 1; j < list.length; j++) {
       const b = list[j]!;
       for (let i = 0; i < j; i++) {
@@ -157,7 +154,6 @@ export const duplicateDescription: Rule = {
         const similarity = same ? 1 : Math.min(a.words.size, b.words.size) < 3 ? 0 : jaccard(a.words, b.words);
         if (similarity < DUPLICATE_SIMILARITY) continue;
         out.push({
-          rule: 'duplicate-description',
           tools: [b.tool.name, a.tool.name],
           span: ctx.at.inTool(b.tool, ['description']),
           message: same
@@ -184,11 +180,10 @@ export const missingPrimitiveDescription: Rule = {
   severity: 'warning',
   summary: 'a prompt, a prompt argument, a resource or a resource template without a description',
   check: (ctx) => {
-    const out: RawFinding[] = [];
+    const out: Found[] = [];
     for (const prompt of ctx.model.prompts) {
       if (!hasText(prompt.definition.description)) {
         out.push({
-          rule: 'missing-primitive-description',
           tools: [prompt.name],
           span: ctx.at.inItem(prompt, 'prompts', ['name']),
           message: `prompt "${prompt.name}" has no description`,
@@ -198,7 +193,6 @@ export const missingPrimitiveDescription: Rule = {
       prompt.arguments.forEach((arg, i) => {
         if (hasText(arg.description)) return;
         out.push({
-          rule: 'missing-primitive-description',
           tools: [prompt.name],
           span: ctx.at.inItem(prompt, 'prompts', ['arguments', i, 'name']),
           message: `argument "${arg.name}" of prompt "${prompt.name}" has no description`,
@@ -210,7 +204,6 @@ export const missingPrimitiveDescription: Rule = {
       if (hasText(resource.definition.description)) continue;
       const what = resource.kind === 'resource' ? 'resource' : 'resource template';
       out.push({
-        rule: 'missing-primitive-description',
         tools: [resource.name],
         span: ctx.at.inItem(resource, resource.kind === 'resource' ? 'resources' : 'resourceTemplates', ['name']),
         message: `${what} "${resource.name}" has no description`,
@@ -229,8 +222,7 @@ export const undescribedTemplateVariable: Rule = {
     ctx.model.resources.flatMap((r) =>
       r.variables
         .filter((v) => !hasText(v.description))
-        .map((v): RawFinding => ({
-          rule: 'undescribed-template-variable',
+        .map((v): Found => ({
           tools: [r.name],
           span: ctx.at.inItem(r, 'resourceTemplates', ['uriTemplate']),
           message: `variable "${v.name}" of resource template "${r.name}" is not described`,

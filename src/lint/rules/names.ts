@@ -1,5 +1,5 @@
 /** Rules about tool names: their length, and one naming style across the server. */
-import type { RawFinding, Rule } from '../types.js';
+import type { Found, Rule } from '../types.js';
 import { nameWords } from '../words.js';
 
 /** Many clients and model APIs refuse longer tool names. */
@@ -13,7 +13,6 @@ export const longToolName: Rule = {
     ctx.model.tools
       .filter((t) => t.name.length > CLIENT_NAME_LIMIT)
       .map((tool) => ({
-        rule: 'long-tool-name',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['name']),
         message: `tool name "${tool.name}" is ${tool.name.length} characters long`,
@@ -73,7 +72,7 @@ export const mixedNameStyle: Rule = {
       if (style !== 'lower' && style !== 'mixed') counts.set(style, (counts.get(style) ?? 0) + 1);
     let main: NameStyle | undefined;
     for (const [style, n] of counts) if (main === undefined || n > counts.get(main)!) main = style;
-    const out: RawFinding[] = [];
+    const out: Found[] = [];
     for (const { tool, style } of styled) {
       if (style === main || (style === 'lower' && (main === undefined || FITS_LOWER_WORD.has(main)))) continue;
       if (main === undefined && style !== 'mixed') continue;
@@ -82,7 +81,6 @@ export const mixedNameStyle: Rule = {
       const most = main ? `, but ${counts.get(main)} of the server's ${ctx.model.tools.length} tools use ${main}` : '';
       const renamed = restyle(tool.name, main ?? 'snake_case');
       out.push({
-        rule: 'mixed-name-style',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['name']),
         message: `tool name "${tool.name}" ${what}${most}`,

@@ -2,7 +2,7 @@
 import { clientSchema } from '../../pipeline/emit/manifest.js';
 import type { ToolModel } from '../../pipeline/model.js';
 import { isObject, objectRoot, walkSchema, type SchemaPath } from '../../pipeline/schema/keywords.js';
-import type { RawFinding, Rule } from '../types.js';
+import type { Found, Rule } from '../types.js';
 
 /** Keywords that constrain an object's properties some other way than `properties`. */
 const SHAPING = 'patternProperties propertyNames dependentSchemas $ref $dynamicRef allOf anyOf oneOf if not'.split(' ');
@@ -24,7 +24,6 @@ export const openInputSchema: Rule = {
     ctx.model.tools
       .filter((t) => acceptsAnyObject(t.input.schema))
       .map((tool) => ({
-        rule: 'open-input-schema',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['inputSchema']),
         message: `the inputSchema of tool "${tool.name}" accepts any object: it lists no properties and does not say additionalProperties: false`,
@@ -40,7 +39,6 @@ export const outputWrappedFor2025: Rule = {
     ctx.model.tools
       .filter((t) => t.output && !objectRoot(t.output.schema))
       .map((tool) => ({
-        rule: 'output-wrapped-for-2025',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['outputSchema'], { key: true }),
         message: `the outputSchema of tool "${tool.name}" has a root that is not an object, so 2025 clients receive its output wrapped as { result: … } (and are shown the schema wrapped the same way); 2026-07-28 clients receive it as it is`,
@@ -84,9 +82,8 @@ export const schemaRefs: Rule = {
     if (!first) return [];
     const names = listed(uses.map((u) => u.tool.name));
     const inline = options.refs === 'inline';
-    const finding: RawFinding = inline
+    const finding: Found = inline
       ? {
-          rule: 'schema-refs',
           tools: uses.map((u) => u.tool.name),
           span: ctx.at.inSpec(['options', 'refs']),
           message: `"$ref" stays in the schemas of ${uses.length} tool${uses.length === 1 ? '' : 's'} with options.refs: inline, where a schema refers to itself: ${uses
@@ -96,7 +93,6 @@ export const schemaRefs: Rule = {
           hint: 'recursion cannot be inlined; if your clients cannot resolve $ref, make that part of the schema non-recursive (e.g. a fixed depth), else turn this rule off',
         }
       : {
-          rule: 'schema-refs',
           tools: uses.map((u) => u.tool.name),
           span: first.at ? ctx.at.inTool(first.tool, first.at, { key: true }) : ctx.at.inTool(first.tool, ['name']),
           message: `"$ref" and "$defs" in the schemas of ${uses.length} of the ${ctx.model.tools.length} tools (${names}): some clients and model APIs cannot resolve them`,
