@@ -32,14 +32,9 @@ export class Suppressions {
 
   /** True when an entry silences `rule` for `tool`. */
   matches(rule: RuleId, tool: string): boolean {
-    let hit = false;
-    this.#entries.forEach((e, i) => {
-      if (e.rule === rule && e.tools.includes(tool)) {
-        this.#used[i]!.add(tool);
-        hit = true;
-      }
-    });
-    return hit;
+    const hits = this.#entries.flatMap((e, i) => (e.rule === rule && e.tools.includes(tool) ? [i] : []));
+    for (const i of hits) this.#used[i]!.add(tool);
+    return hits.length > 0;
   }
 
   /** A finding is silenced when an entry for its rule names any of the tools it is about. */
