@@ -4,7 +4,7 @@
  * and models read a resource's description to decide whether to read it.
  */
 import type { ToolModel } from '../../pipeline/model.js';
-import { isObject, resolvePointer } from '../../pipeline/schema/keywords.js';
+import { isObject, resolvePointer, type SchemaPath } from '../../pipeline/schema/keywords.js';
 import type { Found, Rule, RuleContext } from '../types.js';
 import {
   contentWords,
@@ -93,17 +93,13 @@ export const missingArgumentDescription: Rule = {
     ),
 };
 
-interface Argument {
-  /** "filters.kinds", "items[].id". */
-  label: string;
-  /** Below the input schema: ["properties", "filters", "properties", "kinds"]. */
-  path: (string | number)[];
-}
-
-/** Properties without a description, below properties and items (not inside $defs: a $ref's target counts). */
-function undescribedArguments(root: Record<string, unknown>): Argument[] {
-  const out: Argument[] = [];
-  const visit = (node: unknown, label: string, path: (string | number)[], depth: number): void => {
+/**
+ * Properties without a description, below properties and items (not inside $defs: a $ref's target counts), each
+ * with its label ("filters.kinds", "items[].id") and its path below the input schema (["properties", "filters", …]).
+ */
+function undescribedArguments(root: Record<string, unknown>): { label: string; path: SchemaPath }[] {
+  const out: { label: string; path: SchemaPath }[] = [];
+  const visit = (node: unknown, label: string, path: SchemaPath, depth: number): void => {
     if (!isObject(node) || depth > 16) return;
     const props = node['properties'];
     if (isObject(props)) {
