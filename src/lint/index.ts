@@ -7,7 +7,6 @@ export {
   formatLintGithub,
   formatLintReport,
   formatRules,
-  formatTokenTable,
   lintJson,
   lintResultJson,
   lintSummary,

@@ -48,7 +48,7 @@ export function lintSummary(result: LintResult): string {
   return `lint: ${n(result.errors, 'error')}, ${n(result.warnings, 'warning')} — ${verdict} (options.lint.failOn: ${result.failOn})`;
 }
 
-export function formatTokenTable(report: TokenReport, style: Style = PLAIN): string {
+function formatTokenTable(report: TokenReport, style: Style = PLAIN): string {
   const perTool = report.budget.perTool;
   const pct = (n: number) => `${report.total ? Math.round((n / report.total) * 100) : 0}%`;
   const alt = report.alternativeRefs === 'inline' ? 'if inlined' : 'if bundled';
