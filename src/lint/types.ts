@@ -1,13 +1,10 @@
 /**
  * Lint: what makes a valid spec a good one for models and clients. A rule looks at the ServerModel and reports
- * raw findings; config.ts gives them their severity and applies the spec's suppressions.
+ * raw findings; lint.ts gives them their severity and applies the spec's suppressions (config.ts).
  */
-import type { Span } from '../core/diagnostics.js';
+import type { Severity, Span } from '../core/diagnostics.js';
 import type { ServerModel, SourcePosition, ToolModel } from '../pipeline/model.js';
-import type { LintLevel } from '../core/options.js';
 import type { JsonPath } from '../pipeline/load/source.js';
-
-export type Severity = Exclude<LintLevel, 'off'>;
 
 /** Every rule, in the order they are documented. The ids are stable: options and suppressions name them. */
 export const RULE_IDS = [
