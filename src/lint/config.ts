@@ -2,15 +2,22 @@
  * The spec's lint options at work: each rule's severity (options.lint.rules), per-tool suppressions
  * (options.lint.ignore, each with a reason), and findings about the suppressions themselves.
  */
-import type { LintLevel, LintOptions } from '../core/options.js';
+import type { LintOptions } from '../core/options.js';
 import { didYouMean } from '../core/suggest.js';
 import { quoted } from './words.js';
-import { CONFIG_RULES, type Locator, type RawFinding, type RuleId } from './types.js';
+import { CONFIG_RULES, type Locator, type RawFinding, type Rule, type RuleId } from './types.js';
 
-/** The severity a rule runs at: the spec's choice, else the rule's default. */
-export function levelOf(rule: { id: RuleId; severity: Exclude<LintLevel, 'off'> }, options: LintOptions): LintLevel {
-  return options.rules[rule.id] ?? rule.severity;
-}
+export const ignoreWithoutReason: Rule = {
+  id: 'ignore-without-reason',
+  severity: 'warning',
+  summary: 'an options.lint.ignore entry without a reason',
+};
+
+export const unusedIgnore: Rule = {
+  id: 'unused-ignore',
+  severity: 'warning',
+  summary: 'an options.lint.ignore entry that silences nothing (or names a tool that does not exist)',
+};
 
 /** options.lint.ignore, keeping track of which entries (and which of their tools) silenced something. */
 export class Suppressions {
@@ -25,14 +32,9 @@ export class Suppressions {
 
   /** True when an entry silences `rule` for `tool`. */
   matches(rule: RuleId, tool: string): boolean {
-    let hit = false;
-    this.#entries.forEach((e, i) => {
-      if (e.rule === rule && e.tools.includes(tool)) {
-        this.#used[i]!.add(tool);
-        hit = true;
-      }
-    });
-    return hit;
+    const hits = this.#entries.flatMap((e, i) => (e.rule === rule && e.tools.includes(tool) ? [i] : []));
+    for (const i of hits) this.#used[i]!.add(tool);
+    return hits.length > 0;
   }
 
   /** A finding is silenced when an entry for its rule names any of the tools it is about. */

@@ -3,13 +3,58 @@
  * spec's suppressions silence, plus the token count when asked for or when the spec sets a budget. Pure but for
  * loading the tokenizer.
  */
+import type { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
 import type { LintOptions } from '../core/options.js';
-import { levelOf, Suppressions } from './config.js';
-import { toolLocator } from './positions.js';
-import { RULES, ruleById } from './rules/index.js';
-import { budgetFindings, countTokens, searchFindings, type TokenReport } from './tokens.js';
-import type { LintFinding, Locator, RawFinding, RuleContext, RuleId } from './types.js';
+import { ignoreWithoutReason, Suppressions, unusedIgnore } from './config.js';
+import { sourceLocator } from './positions.js';
+import { conflictingHints, destructiveNotMarked, legacyExecution } from './rules/annotations.js';
+import {
+  duplicateDescription,
+  missingArgumentDescription,
+  missingDescription,
+  missingPrimitiveDescription,
+  undescribedTemplateVariable,
+  vagueDescription,
+} from './rules/descriptions.js';
+import { longToolName, mixedNameStyle } from './rules/names.js';
+
+import { openInputSchema, outputWrappedFor2025, schemaRefs } from './rules/schemas.js';
+import { budgetFindings, countTokens, searchFindings, tokenBudget, toolSearch, type TokenReport } from './tokens.js';
+import {
+  RULE_IDS,
+  type LintFinding,
+  type Locator,
+  type RawFinding,
+  type Rule,
+  type RuleContext,
+  type RuleId,
+} from './types.js';
+
+/** Every lint rule, in the order of RULE_IDS. */
+export const RULES: readonly Rule[] = [
+  missingDescription,
+  vagueDescription,
+  missingArgumentDescription,
+  duplicateDescription,
+  longToolName,
+  mixedNameStyle,
+  destructiveNotMarked,
+  conflictingHints,
+  openInputSchema,
+  schemaRefs,
+  outputWrappedFor2025,
+  legacyExecution,
+  missingPrimitiveDescription,
+  undescribedTemplateVariable,
+  tokenBudget,
+  toolSearch,
+  ignoreWithoutReason,
+  unusedIgnore,
+].sort((a, b) => RULE_IDS.indexOf(a.id) - RULE_IDS.indexOf(b.id));
+
+/** A lint rule's one-line summary, for a report that lists the rules it names (SARIF). */
+export const ruleSummary = (id: string): string | undefined => RULES.find((r) => r.id === id)?.summary;
 
 export interface LintResult {
   /** Sorted by file (in load order), line and column. */
@@ -32,14 +77,16 @@ export interface LintRun {
 
 export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintResult> {
   const options = model.options.lint;
-  const at = run.locator ?? toolLocator(model);
-  const level = (id: RuleId) => levelOf(ruleById(id), options);
+  const at = run.locator ?? sourceLocator(model);
+  // The spec's choice, else the rule's default.
+  const level = (id: RuleId) => options.rules[id] ?? RULES.find((r) => r.id === id)!.severity;
   const active = (id: RuleId) => level(id) !== 'off';
   const suppressions = new Suppressions(options.ignore);
   const ctx: RuleContext = { model, at, ignored: (rule, tool) => suppressions.matches(rule, tool) };
 
   const raw: RawFinding[] = [];
-  for (const rule of RULES) if (rule.check && active(rule.id)) raw.push(...rule.check(ctx));
+  for (const rule of RULES)
+    if (rule.check && active(rule.id)) raw.push(...rule.check(ctx).map((f) => ({ rule: rule.id, ...f })));
   const budgeted = active('token-budget') && (options.budget.total > 0 || options.budget.perTool > 0);
   const searched = active('tool-search') && options.toolSearch.contextWindow > 0;
   const tokens = run.tokens || budgeted || searched ? await countTokens(model) : undefined;
@@ -47,15 +94,8 @@ export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintR
   if (tokens && searched) raw.push(...searchFindings(tokens, model, at));
 
   const kept = raw.filter((f) => !suppressions.silences(f));
-  kept.push(
-    ...suppressions
-      .check(
-        [...model.tools, ...model.prompts, ...model.resources].map((t) => t.name),
-        active,
-        at,
-      )
-      .filter((f) => active(f.rule)),
-  );
+  const names = [...model.tools, ...model.prompts, ...model.resources].map((t) => t.name);
+  kept.push(...suppressions.check(names, active, at).filter((f) => active(f.rule)));
 
   const rank = (file: string) => {
     const i = model.files.indexOf(file);
@@ -82,4 +122,15 @@ export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintR
   const warnings = findings.length - errors;
   const failed = options.failOn === 'error' ? errors > 0 : options.failOn === 'warning' ? findings.length > 0 : false;
   return { findings, errors, warnings, failOn: options.failOn, failed, ...(tokens ? { tokens } : {}) };
+}
+
+/** Lints what loadModel returned, with positions from the files it read. */
+export function lintLoaded(
+  loaded: { model: ServerModel; sources: ReadonlyMap<string, string>; parsed?: ReadonlyMap<string, SourceFile> },
+  opts: { tokens?: boolean } = {},
+): Promise<LintResult> {
+  return lint(loaded.model, {
+    locator: sourceLocator(loaded.model, loaded.sources, loaded.parsed),
+    tokens: opts.tokens ?? false,
+  });
 }

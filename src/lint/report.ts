@@ -1,9 +1,8 @@
 /** Lint results for people (findings with code frames, the token table), for machines (JSON) and for GitHub. */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { renderGithub, renderJson, renderText, type Finding } from '../report/findings.js';
+import { renderGithub, renderJson, renderText, renderTexts, type Finding } from '../report/findings.js';
 import { PLAIN, visible, type Style } from '../report/text.js';
-import type { LintResult } from './lint.js';
-import { RULES } from './rules/index.js';
+import { RULES, type LintResult } from './lint.js';
 import type { TokenReport } from './tokens.js';
 import type { LintFinding } from './types.js';
 
@@ -13,7 +12,7 @@ export function formatLintFindings(
   style: Style,
   sources: ReadonlyMap<string, string>,
 ): string {
-  return findings.map((f) => renderText(asFinding(f), style, { source: sources.get(f.file) })).join('\n\n');
+  return renderTexts(findings.map(asFinding), style, sources);
 }
 
 /** Past this many, the commands that lint on the side sum warnings up by rule. */
@@ -49,55 +48,47 @@ export function lintSummary(result: LintResult): string {
   return `lint: ${n(result.errors, 'error')}, ${n(result.warnings, 'warning')} — ${verdict} (options.lint.failOn: ${result.failOn})`;
 }
 
-export function formatTokenTable(report: TokenReport, style: Style = PLAIN): string {
-  const alt = report.alternativeRefs === 'inline' ? 'if inlined' : 'if bundled';
+function formatTokenTable(report: TokenReport, style: Style = PLAIN): string {
   const perTool = report.budget.perTool;
-  const head = [
-    'tool',
-    'tokens',
-    'share',
-    'description',
-    'inputSchema',
-    alt,
-    'change',
-    ...(perTool ? ['over budget'] : []),
-  ];
   const pct = (n: number) => `${report.total ? Math.round((n / report.total) * 100) : 0}%`;
+  const alt = report.alternativeRefs === 'inline' ? 'if inlined' : 'if bundled';
   const change = (now: number, other: number) => (now === other ? ['-', ''] : [String(other), signed(other - now)]);
-  const rows = report.tools.map((t) => [
-    t.name,
-    String(t.tokens),
-    pct(t.tokens),
-    String(t.description),
-    String(t.inputSchema),
-    ...change(t.inputSchema, t.alternative),
-    ...(perTool ? [t.overBudget ? `+${t.overBudget}` : ''] : []),
-  ]);
   const sum = (f: (t: TokenReport['tools'][number]) => number) => report.tools.reduce((n, t) => n + f(t), 0);
-  const totalRow = [
-    'total',
-    String(report.total),
-    '100%',
-    String(sum((t) => t.description)),
-    String(sum((t) => t.inputSchema)),
-    ...change(
-      sum((t) => t.inputSchema),
-      sum((t) => t.alternative),
-    ),
-    ...(perTool ? [''] : []),
-  ];
-  const all = [head, ...rows, totalRow];
-  const widths = head.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
-  const line = (r: string[]) =>
-    `  ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')}`.trimEnd();
-
+  const [head, ...rows] = table(
+    [
+      ['tool', 'tokens', 'share', 'description', 'inputSchema', alt, 'change', ...(perTool ? ['over budget'] : [])],
+      ...report.tools.map((t) => [
+        t.name,
+        String(t.tokens),
+        pct(t.tokens),
+        String(t.description),
+        String(t.inputSchema),
+        ...change(t.inputSchema, t.alternative),
+        ...(perTool ? [t.overBudget ? `+${t.overBudget}` : ''] : []),
+      ]),
+      [
+        'total',
+        String(report.total),
+        '100%',
+        String(sum((t) => t.description)),
+        String(sum((t) => t.inputSchema)),
+        ...change(
+          sum((t) => t.inputSchema),
+          sum((t) => t.alternative),
+        ),
+        ...(perTool ? [''] : []),
+      ],
+    ],
+    (c) => c > 0,
+  );
+  const totalRow = rows.pop()!;
   const out = [
     `${style.bold('Tokens')} a model reads of each tool: ${report.counted.join(', ')}, as compact JSON.`,
     `Counted with ${report.encoding} (${report.models}); other models count differently, so take them as an estimate.`,
     '',
-    style.dim(line(head)),
-    ...rows.map(line),
-    style.bold(line(totalRow)),
+    style.dim(head!),
+    ...rows,
+    style.bold(totalRow),
     '',
   ];
   const saved = report.total - report.alternativeTotal;
@@ -106,15 +97,15 @@ export function formatTokenTable(report: TokenReport, style: Style = PLAIN): str
       ? `options.refs: ${report.refs}; no schema changes with options.refs: ${report.alternativeRefs}.`
       : `options.refs: ${report.refs}; with options.refs: ${report.alternativeRefs} the tools would take ${report.alternativeTotal} tokens (${signed(-saved)}, ${signed(Math.round((-saved / report.total) * 1000) / 10)}%).`,
   );
-  const { total, perTool: each } = report.budget;
-  if (total || each) {
+  const { total } = report.budget;
+  if (total || perTool) {
     const over = report.tools.filter((t) => t.overBudget).length;
     const parts = [];
     if (total)
       parts.push(
         `${report.total} of ${total} tokens in all${report.total > total ? ` (over by ${report.total - total})` : ''}`,
       );
-    if (each) parts.push(`${each} per tool${over ? ` (${over} tool${over === 1 ? '' : 's'} over)` : ''}`);
+    if (perTool) parts.push(`${perTool} per tool${over ? ` (${over} tool${over === 1 ? '' : 's'} over)` : ''}`);
     out.push(`Budget (options.lint.budget): ${parts.join('; ')}.`);
   } else {
     out.push('No budget: set options.lint.budget.total and .perTool to fail when the tools outgrow them.');
@@ -124,37 +115,40 @@ export function formatTokenTable(report: TokenReport, style: Style = PLAIN): str
   );
   const items = [...(report.prompts ?? []), ...(report.resources ?? [])];
   if (items.length) {
-    const rows = items.map((i) => [i.kind, i.name, String(i.tokens)]);
-    const head = ['kind', 'name', 'tokens'];
-    const w = head.map((_, c) => Math.max(...[head, ...rows].map((r) => r[c]!.length)));
-    const row = (r: string[]) =>
-      `  ${r.map((cell, c) => (c === 2 ? cell.padStart(w[c]!) : cell.padEnd(w[c]!))).join('  ')}`.trimEnd();
+    const [head, ...rows] = table(
+      [['kind', 'name', 'tokens'], ...items.map((i) => [i.kind, i.name, String(i.tokens)])],
+      (c) => c === 2,
+    );
     out.push(
       '',
       `${style.bold('Prompts and resources')}, apart from the tools (not in the budget): clients show them to the user, and a model reads one when it is used. Each list entry as compact JSON.`,
       '',
-      style.dim(row(head)),
-      ...rows.map(row),
+      style.dim(head!),
+      ...rows,
     );
   }
   return out.join('\n');
 }
 
+/** Rows as columns, two spaces in front and between, the columns `right` names aligned right. */
+function table(rows: string[][], right: (column: number) => boolean): string[] {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) =>
+    `  ${r.map((cell, c) => (right(c) ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ')}`.trimEnd(),
+  );
+}
+
 /** `toolspec lint --format json`. */
 export function lintJson(spec: string, result: LintResult | undefined, diagnostics: readonly Diagnostic[]): string {
-  const body = result
-    ? {
-        ok: !result.failed,
-        valid: true,
-        spec,
-        failOn: result.failOn,
-        errors: result.errors,
-        warnings: result.warnings,
-        findings: result.findings.map(lintItem),
-        tokens: result.tokens ?? null,
-        diagnostics: diagnostics.map(renderJson),
-      }
-    : { ok: false, valid: false, spec, findings: [], tokens: null, diagnostics: diagnostics.map(renderJson) };
+  const body = {
+    ok: result ? !result.failed : false,
+    valid: result !== undefined,
+    spec,
+    ...(result && { failOn: result.failOn, errors: result.errors, warnings: result.warnings }),
+    findings: result ? result.findings.map(lintItem) : [],
+    tokens: result?.tokens ?? null,
+    diagnostics: diagnostics.map(renderJson),
+  };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
 

@@ -76,13 +76,18 @@ export async function countTokens(model: ServerModel): Promise<TokenReport> {
   const { encoding, budget } = model.options.lint;
   const { countTokens: count } = await ENCODINGS[encoding].load();
   const json = (v: unknown) => count(JSON.stringify(v));
+  // What a model is shown of one tool (JSON.stringify leaves out a description that is not there).
+  const view = (tool: ToolModel, inputSchema: unknown) =>
+    json({ name: tool.name, description: tool.definition.description, inputSchema });
   const refs = model.options.refs;
   const alternativeRefs = refs === 'bundle' ? 'inline' : 'bundle';
   const manifest = manifestTools(model);
-  const tools = model.tools.map((tool, i): ToolTokens & { alternativeTokens: number } => {
+  let alternativeTotal = 0;
+  const tools = model.tools.map((tool, i): ToolTokens => {
     const schema = clientSchema(tool.input, model.options);
     const other = clientSchema(tool.input, { ...model.options, refs: alternativeRefs });
-    const tokens = json(modelView(tool, schema));
+    const tokens = view(tool, schema);
+    alternativeTotal += view(tool, other);
     return {
       name: tool.name,
       tokens,
@@ -91,41 +96,25 @@ export async function countTokens(model: ServerModel): Promise<TokenReport> {
       alternative: json(other),
       payload: json(manifest[i]),
       overBudget: budget.perTool ? Math.max(0, tokens - budget.perTool) : 0,
-      alternativeTokens: json(modelView(tool, other)),
     };
   });
-  const sum = (f: (t: (typeof tools)[number]) => number) => tools.reduce((n, t) => n + f(t), 0);
   const prompts = model.prompts.map((p): ItemTokens => ({ name: p.name, kind: 'prompt', tokens: json(p.definition) }));
-  const resources = model.resources.map((r): ItemTokens => ({
-    name: r.name,
-    kind: r.kind,
-    tokens: json(r.definition),
-  }));
+  const resources = model.resources.map((r) => ({ name: r.name, kind: r.kind, tokens: json(r.definition) }));
   return {
     encoding,
     models: ENCODINGS[encoding].models,
     counted: COUNTED_FIELDS,
     refs,
     alternativeRefs,
-    total: sum((t) => t.tokens),
-    alternativeTotal: sum((t) => t.alternativeTokens),
+    total: tools.reduce((n, t) => n + t.tokens, 0),
+    alternativeTotal,
     payload: json({ tools: manifest }),
     budget: { total: budget.total, perTool: budget.perTool },
-    tools: tools
-      .map(({ alternativeTokens: _, ...t }, i) => ({ t, i }))
-      .sort((a, b) => b.t.tokens - a.t.tokens || a.i - b.i)
-      .map(({ t }) => t),
+    // The sort is stable: equal counts keep the spec's order.
+    tools: tools.sort((a, b) => b.tokens - a.tokens),
     ...(prompts.length ? { prompts } : {}),
     ...(resources.length ? { resources } : {}),
   };
-}
-
-/** What a model is shown of one tool. */
-function modelView(tool: ToolModel, inputSchema: Record<string, unknown>): Record<string, unknown> {
-  const view: Record<string, unknown> = { name: tool.name };
-  if (tool.definition.description !== undefined) view['description'] = tool.definition.description;
-  view['inputSchema'] = inputSchema;
-  return view;
 }
 
 export const tokenBudget: Rule = {
@@ -149,19 +138,18 @@ export function budgetFindings(report: TokenReport, model: ServerModel, at: Loca
       hint: `shorten the largest tools first (see the table of \`toolspec lint\`)${inlineHint(report.total - report.alternativeTotal)}, or split the server`,
     });
   }
-  if (perTool) {
-    const counted = new Map(report.tools.map((t) => [t.name, t]));
-    for (const tool of model.tools) {
-      const t = counted.get(tool.name);
-      if (!t?.overBudget) continue;
-      out.push({
-        rule: 'token-budget',
-        tools: [t.name],
-        span: at.inTool(tool, ['name']),
-        message: `tool "${t.name}" takes ${t.tokens} tokens (${report.encoding}), over the per-tool budget of ${perTool} by ${t.overBudget}`,
-        hint: `its description takes ${t.description} and its inputSchema ${t.inputSchema}${inlineHint(t.inputSchema - t.alternative)}; shorten what a model does not need`,
-      });
-    }
+  // overBudget is 0 without a per-tool budget.
+  const counted = new Map(report.tools.map((t) => [t.name, t]));
+  for (const tool of model.tools) {
+    const t = counted.get(tool.name);
+    if (!t?.overBudget) continue;
+    out.push({
+      rule: 'token-budget',
+      tools: [t.name],
+      span: at.inTool(tool, ['name']),
+      message: `tool "${t.name}" takes ${t.tokens} tokens (${report.encoding}), over the per-tool budget of ${perTool} by ${t.overBudget}`,
+      hint: `its description takes ${t.description} and its inputSchema ${t.inputSchema}${inlineHint(t.inputSchema - t.alternative)}; shorten what a model does not need`,
+    });
   }
   return out;
 }
@@ -177,7 +165,6 @@ export const toolSearch: Rule = {
     if (!maxTools || n <= maxTools) return [];
     return [
       {
-        rule: 'tool-search',
         tools: [],
         span: ctx.at.inSpec(['tools'], { key: true }),
         message: `the server has ${n} tools, past the ${maxTools} beyond which clients defer tools behind a tool search or cut the list`,

@@ -1,13 +1,10 @@
 /**
  * Lint: what makes a valid spec a good one for models and clients. A rule looks at the ServerModel and reports
- * raw findings; config.ts gives them their severity and applies the spec's suppressions.
+ * raw findings; lint.ts gives them their severity and applies the spec's suppressions (config.ts).
  */
-import type { Span } from '../core/diagnostics.js';
+import type { Severity, Span } from '../core/diagnostics.js';
 import type { ServerModel, SourcePosition, ToolModel } from '../pipeline/model.js';
-import type { LintLevel } from '../core/options.js';
 import type { JsonPath } from '../pipeline/load/source.js';
-
-export type Severity = Exclude<LintLevel, 'off'>;
 
 /** Every rule, in the order they are documented. The ids are stable: options and suppressions name them. */
 export const RULE_IDS = [
@@ -37,14 +34,9 @@ export type RuleId = (typeof RULE_IDS)[number];
 export const CONFIG_RULES: readonly RuleId[] = ['ignore-without-reason', 'unused-ignore'];
 
 /** One finding, as printed and as JSON. */
-export interface LintFinding {
+export interface LintFinding extends Span {
   rule: RuleId;
   severity: Severity;
-  file: string;
-  line: number;
-  column: number;
-  endLine: number;
-  endColumn: number;
   message: string;
   hint: string;
   /** The tools the finding is about (the one it is reported on first); empty for server-wide findings. */
@@ -60,18 +52,21 @@ export interface RawFinding {
   hint: string;
 }
 
+/** What a rule's check reports: the runner adds the rule's id. */
+export type Found = Omit<RawFinding, 'rule'>;
+
 /** Where things are written: positions inside a tool, or anywhere in a file of the spec. */
 export interface Locator {
   /** A JSON path below the tool's own mapping (e.g. ["inputSchema", "properties", "q"]); `key` points at the key. */
   inTool(tool: ToolModel, path: JsonPath, opts?: { key?: boolean }): Span;
   /** A JSON path from the root of the main spec file (e.g. ["options", "lint", "ignore", 0]). */
   inSpec(path: JsonPath, opts?: { key?: boolean }): Span;
-  /** A JSON path below a prompt's, resource's or resource template's own mapping. */
+  /** A JSON path below a tool's, prompt's, resource's or resource template's own mapping. */
   inItem(item: { source: SourcePosition }, list: ItemList, path: JsonPath, opts?: { key?: boolean }): Span;
 }
 
-/** The spec's lists besides tools. */
-export type ItemList = 'prompts' | 'resources' | 'resourceTemplates';
+/** The spec's lists: tools, prompts, resources and resource templates. */
+export type ItemList = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
 export interface RuleContext {
   model: ServerModel;
@@ -86,5 +81,5 @@ export interface Rule {
   /** One line for people: what the rule finds. */
   summary: string;
   /** Absent for the rules whose findings come from elsewhere: the token count, the lint options. */
-  check?(ctx: RuleContext): RawFinding[];
+  check?(ctx: RuleContext): Found[];
 }

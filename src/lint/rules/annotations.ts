@@ -7,17 +7,7 @@ import type { Rule } from '../types.js';
 import { nameWords } from '../words.js';
 
 /** Words in a tool name that say it destroys or replaces data. */
-export const DESTRUCTIVE_WORDS = [
-  'delete',
-  'remove',
-  'drop',
-  'overwrite',
-  'destroy',
-  'purge',
-  'erase',
-  'wipe',
-  'truncate',
-] as const;
+export const DESTRUCTIVE_WORDS = 'delete remove drop overwrite destroy purge erase wipe truncate'.split(' ');
 const DESTRUCTIVE: ReadonlySet<string> = new Set(DESTRUCTIVE_WORDS.flatMap((w) => [w, `${w}s`]));
 
 /**
@@ -47,7 +37,6 @@ export const destructiveNotMarked: Rule = {
             : ['does not say destructiveHint: true', tool.definition.annotations ? ['annotations'] : ['name']];
       return [
         {
-          rule: 'destructive-not-marked' as const,
           tools: [tool.name],
           span: ctx.at.inTool(tool, where, { key: where.length > 1 }),
           message: `tool "${tool.name}" says "${word}" in its name but ${what}`,
@@ -67,7 +56,6 @@ export const conflictingHints: Rule = {
     ctx.model.tools
       .filter((t) => hints(t).readOnlyHint === true && hints(t).destructiveHint === true)
       .map((tool) => ({
-        rule: 'conflicting-hints',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['annotations', 'destructiveHint'], { key: true }),
         message: `tool "${tool.name}" is marked both readOnlyHint: true and destructiveHint: true`,
@@ -83,7 +71,6 @@ export const legacyExecution: Rule = {
     ctx.model.tools
       .filter((t) => t.definition.execution !== undefined)
       .map((tool) => ({
-        rule: 'legacy-execution',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['execution'], { key: true }),
         message: `tool "${tool.name}" sets execution, which only 2025 clients receive`,

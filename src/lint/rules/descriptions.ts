@@ -1,7 +1,11 @@
-/** Rules about descriptions: models choose a tool, and fill in its arguments, by what these say. */
+/**
+ * Rules about descriptions: models choose a tool, and fill in its arguments, by what these say. Clients show the
+ * descriptions of prompts, resources and resource templates to the user who picks a prompt or attaches a resource,
+ * and models read a resource's description to decide whether to read it.
+ */
 import type { ToolModel } from '../../pipeline/model.js';
-import { isObject, resolvePointer } from '../../pipeline/schema/keywords.js';
-import type { RawFinding, Rule, RuleContext } from '../types.js';
+import { isObject, resolvePointer, type SchemaPath } from '../../pipeline/schema/keywords.js';
+import type { Found, Rule, RuleContext } from '../types.js';
 import {
   contentWords,
   hasVerb,
@@ -19,10 +23,13 @@ export const MIN_DESCRIPTION_WORDS = 5;
 /** Two descriptions sharing at least this share of their content words are near-duplicates. */
 export const DUPLICATE_SIMILARITY = 0.8;
 
+/** A description that says something: a string, not only white space. */
+const hasText = (d: unknown): d is string => typeof d === 'string' && d.trim() !== '';
+
 const describedTools = (ctx: RuleContext) =>
   ctx.model.tools.flatMap((tool) => {
     const d = tool.definition.description;
-    return typeof d === 'string' && d.trim() !== '' ? [{ tool, description: d }] : [];
+    return hasText(d) ? [{ tool, description: d }] : [];
   });
 
 export const missingDescription: Rule = {
@@ -31,9 +38,8 @@ export const missingDescription: Rule = {
   summary: 'a tool without a description',
   check: (ctx) =>
     ctx.model.tools
-      .filter((t) => typeof t.definition.description !== 'string' || t.definition.description.trim() === '')
+      .filter((t) => !hasText(t.definition.description))
       .map((tool) => ({
-        rule: 'missing-description',
         tools: [tool.name],
         span: ctx.at.inTool(tool, typeof tool.definition.description === 'string' ? ['description'] : ['name']),
         message: `tool "${tool.name}" has no description`,
@@ -51,12 +57,11 @@ export const vagueDescription: Rule = {
       if (!problem) return [];
       return [
         {
-          rule: 'vague-description',
           tools: [tool.name],
           span: ctx.at.inTool(tool, ['description']),
           message: `description of tool "${tool.name}" ${problem}: ${quote(description)}`,
           hint: 'say what the tool does (a verb), what it returns and when to use it rather than another tool',
-        } satisfies RawFinding,
+        },
       ];
     }),
 };
@@ -80,7 +85,6 @@ export const missingArgumentDescription: Rule = {
   check: (ctx) =>
     ctx.model.tools.flatMap((tool) =>
       undescribedArguments(tool.input.schema).map(({ label, path }) => ({
-        rule: 'missing-argument-description' as const,
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['inputSchema', ...path], { key: true }),
         message: `argument ${quoted(label)} of tool "${tool.name}" has no description`,
@@ -89,17 +93,13 @@ export const missingArgumentDescription: Rule = {
     ),
 };
 
-interface Argument {
-  /** "filters.kinds", "items[].id". */
-  label: string;
-  /** Below the input schema: ["properties", "filters", "properties", "kinds"]. */
-  path: (string | number)[];
-}
-
-/** Properties without a description, below properties and items (not inside $defs: a $ref's target counts). */
-function undescribedArguments(root: Record<string, unknown>): Argument[] {
-  const out: Argument[] = [];
-  const visit = (node: unknown, label: string, path: (string | number)[], depth: number): void => {
+/**
+ * Properties without a description, below properties and items (not inside $defs: a $ref's target counts), each
+ * with its label ("filters.kinds", "items[].id") and its path below the input schema (["properties", "filters", …]).
+ */
+function undescribedArguments(root: Record<string, unknown>): { label: string; path: SchemaPath }[] {
+  const out: { label: string; path: SchemaPath }[] = [];
+  const visit = (node: unknown, label: string, path: SchemaPath, depth: number): void => {
     if (!isObject(node) || depth > 16) return;
     const props = node['properties'];
     if (isObject(props)) {
@@ -120,7 +120,7 @@ function undescribedArguments(root: Record<string, unknown>): Argument[] {
 /** A description of its own, or a $ref to a schema that has one. */
 function described(prop: unknown, root: Record<string, unknown>, hops = 0): boolean {
   if (!isObject(prop)) return true; // a boolean schema has nothing to say
-  if (typeof prop['description'] === 'string' && prop['description'].trim() !== '') return true;
+  if (hasText(prop['description'])) return true;
   const ref = prop['$ref'];
   if (typeof ref !== 'string' || hops > 8) return false;
   const target = resolvePointer(root, ref);
@@ -137,7 +137,7 @@ export const duplicateDescription: Rule = {
       words: new Set(contentWords(d.description).map(stem)),
       norm: normal(d.description),
     }));
-    const out: RawFinding[] = [];
+    const out: Found[] = [];
     for (let j = 1; j < list.length; j++) {
       const b = list[j]!;
       for (let i = 0; i < j; i++) {
@@ -150,7 +150,6 @@ export const duplicateDescription: Rule = {
         const similarity = same ? 1 : Math.min(a.words.size, b.words.size) < 3 ? 0 : jaccard(a.words, b.words);
         if (similarity < DUPLICATE_SIMILARITY) continue;
         out.push({
-          rule: 'duplicate-description',
           tools: [b.tool.name, a.tool.name],
           span: ctx.at.inTool(b.tool, ['description']),
           message: same
@@ -171,3 +170,59 @@ function quote(s: string): string {
   const one = s.trim().replace(/\s+/g, ' ');
   return quoted(one.length > 60 ? `${one.slice(0, 57)}…` : one);
 }
+
+export const missingPrimitiveDescription: Rule = {
+  id: 'missing-primitive-description',
+  severity: 'warning',
+  summary: 'a prompt, a prompt argument, a resource or a resource template without a description',
+  check: (ctx) => {
+    const out: Found[] = [];
+    for (const prompt of ctx.model.prompts) {
+      if (!hasText(prompt.definition.description)) {
+        out.push({
+          tools: [prompt.name],
+          span: ctx.at.inItem(prompt, 'prompts', ['name']),
+          message: `prompt "${prompt.name}" has no description`,
+          hint: 'clients list prompts with their description when the user picks one: say what it is for',
+        });
+      }
+      prompt.arguments.forEach((arg, i) => {
+        if (hasText(arg.description)) return;
+        out.push({
+          tools: [prompt.name],
+          span: ctx.at.inItem(prompt, 'prompts', ['arguments', i, 'name']),
+          message: `argument "${arg.name}" of prompt "${prompt.name}" has no description`,
+          hint: 'clients show it where the user fills the argument in: say what to give, with an example',
+        });
+      });
+    }
+    for (const resource of ctx.model.resources) {
+      if (hasText(resource.definition.description)) continue;
+      const what = resource.kind === 'resource' ? 'resource' : 'resource template';
+      out.push({
+        tools: [resource.name],
+        span: ctx.at.inItem(resource, resource.kind === 'resource' ? 'resources' : 'resourceTemplates', ['name']),
+        message: `${what} "${resource.name}" has no description`,
+        hint: 'models and users decide whether to read a resource by its description: say what it holds',
+      });
+    }
+    return out;
+  },
+};
+
+export const undescribedTemplateVariable: Rule = {
+  id: 'undescribed-template-variable',
+  severity: 'warning',
+  summary: 'a variable of a resource template that its `variables` do not describe',
+  check: (ctx) =>
+    ctx.model.resources.flatMap((r) =>
+      r.variables
+        .filter((v) => !hasText(v.description))
+        .map((v): Found => ({
+          tools: [r.name],
+          span: ctx.at.inItem(r, 'resourceTemplates', ['uriTemplate']),
+          message: `variable "${v.name}" of resource template "${r.name}" is not described`,
+          hint: `add variables: { ${v.name}: { description: … } } to say what it holds (clients show it when the user fills the template in)`,
+        })),
+    ),
+};

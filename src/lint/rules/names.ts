@@ -1,6 +1,5 @@
 /** Rules about tool names: their length, and one naming style across the server. */
-import type { ToolModel } from '../../pipeline/model.js';
-import type { RawFinding, Rule } from '../types.js';
+import type { Found, Rule } from '../types.js';
 import { nameWords } from '../words.js';
 
 /** Many clients and model APIs refuse longer tool names. */
@@ -14,7 +13,6 @@ export const longToolName: Rule = {
     ctx.model.tools
       .filter((t) => t.name.length > CLIENT_NAME_LIMIT)
       .map((tool) => ({
-        rule: 'long-tool-name',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['name']),
         message: `tool name "${tool.name}" is ${tool.name.length} characters long`,
@@ -24,13 +22,17 @@ export const longToolName: Rule = {
 
 export type NameStyle = 'snake_case' | 'kebab-case' | 'camelCase' | 'PascalCase' | 'SCREAMING_SNAKE_CASE';
 
-const STYLES: [NameStyle, RegExp][] = [
-  ['snake_case', /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/],
-  ['kebab-case', /^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/],
-  ['camelCase', /^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/],
-  ['PascalCase', /^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*$/],
-  ['SCREAMING_SNAKE_CASE', /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/],
-];
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** Each style: what a name in it looks like, and how it writes a name's words (in the order names are tried). */
+const STYLES: Record<NameStyle, [RegExp, (words: string[]) => string]> = {
+  snake_case: [/^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/, (w) => w.join('_')],
+  'kebab-case': [/^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/, (w) => w.join('-')],
+  camelCase: [/^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/, (w) => w.map((x, i) => (i ? cap(x) : x)).join('')],
+  PascalCase: [/^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*$/, (w) => w.map(cap).join('')],
+  SCREAMING_SNAKE_CASE: [/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/, (w) => w.join('_').toUpperCase()],
+};
+const NAME_STYLES = Object.keys(STYLES) as NameStyle[];
 
 /** One lower-case word fits snake_case, kebab-case and camelCase alike. */
 const LOWER_WORD = /^[a-z][a-z0-9]*$/;
@@ -43,7 +45,7 @@ const FITS_LOWER_WORD: ReadonlySet<NameStyle> = new Set(['snake_case', 'kebab-ca
 export function nameStyle(name: string): NameStyle | 'lower' | 'mixed' {
   const found = new Set<NameStyle | 'lower' | 'mixed'>();
   for (const part of name.split('.').filter(Boolean)) {
-    found.add(LOWER_WORD.test(part) ? 'lower' : (STYLES.find(([, re]) => re.test(part))?.[0] ?? 'mixed'));
+    found.add(LOWER_WORD.test(part) ? 'lower' : (NAME_STYLES.find((s) => STYLES[s][0].test(part)) ?? 'mixed'));
   }
   const styles = [...found].filter((s) => s !== 'lower');
   if (!styles.length) return 'lower';
@@ -54,22 +56,7 @@ export function nameStyle(name: string): NameStyle | 'lower' | 'mixed' {
 export function restyle(name: string, style: NameStyle): string {
   return name
     .split('.')
-    .map((part) => {
-      const w = nameWords(part);
-      const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-      switch (style) {
-        case 'snake_case':
-          return w.join('_');
-        case 'kebab-case':
-          return w.join('-');
-        case 'camelCase':
-          return w.map((x, i) => (i ? cap(x) : x)).join('');
-        case 'PascalCase':
-          return w.map(cap).join('');
-        case 'SCREAMING_SNAKE_CASE':
-          return w.join('_').toUpperCase();
-      }
-    })
+    .map((part) => STYLES[style][1](nameWords(part)))
     .join('.');
 }
 
@@ -85,38 +72,24 @@ export const mixedNameStyle: Rule = {
       if (style !== 'lower' && style !== 'mixed') counts.set(style, (counts.get(style) ?? 0) + 1);
     let main: NameStyle | undefined;
     for (const [style, n] of counts) if (main === undefined || n > counts.get(main)!) main = style;
-    const out: RawFinding[] = [];
+    const out: Found[] = [];
     for (const { tool, style } of styled) {
       if (style === main || (style === 'lower' && (main === undefined || FITS_LOWER_WORD.has(main)))) continue;
       if (main === undefined && style !== 'mixed') continue;
-      out.push(
-        finding(tool, style, main, main ? counts.get(main)! : 0, ctx.model.tools.length, ctx.at.inTool(tool, ['name'])),
-      );
+      const what =
+        style === 'mixed' ? 'mixes naming styles' : style === 'lower' ? 'is one lower-case word' : `is ${style}`;
+      const most = main ? `, but ${counts.get(main)} of the server's ${ctx.model.tools.length} tools use ${main}` : '';
+      const renamed = restyle(tool.name, main ?? 'snake_case');
+      out.push({
+        tools: [tool.name],
+        span: ctx.at.inTool(tool, ['name']),
+        message: `tool name "${tool.name}" ${what}${most}`,
+        hint:
+          renamed === tool.name
+            ? 'use one naming style for every tool of the server, so that a model can guess names right'
+            : `rename it to "${renamed}": one style across the server lets a model guess names right`,
+      });
     }
     return out;
   },
 };
-
-function finding(
-  tool: ToolModel,
-  style: NameStyle | 'lower' | 'mixed',
-  main: NameStyle | undefined,
-  n: number,
-  all: number,
-  span: RawFinding['span'],
-): RawFinding {
-  const what = style === 'mixed' ? 'mixes naming styles' : style === 'lower' ? 'is one lower-case word' : `is ${style}`;
-  const most = main ? `, but ${n} of the server's ${all} tools use ${main}` : '';
-  const target = main ?? 'snake_case';
-  const renamed = restyle(tool.name, target);
-  return {
-    rule: 'mixed-name-style',
-    tools: [tool.name],
-    span,
-    message: `tool name "${tool.name}" ${what}${most}`,
-    hint:
-      renamed === tool.name
-        ? 'use one naming style for every tool of the server, so that a model can guess names right'
-        : `rename it to "${renamed}": one style across the server lets a model guess names right`,
-  };
-}

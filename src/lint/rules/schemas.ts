@@ -2,21 +2,10 @@
 import { clientSchema } from '../../pipeline/emit/manifest.js';
 import type { ToolModel } from '../../pipeline/model.js';
 import { isObject, objectRoot, walkSchema, type SchemaPath } from '../../pipeline/schema/keywords.js';
-import type { RawFinding, Rule } from '../types.js';
+import type { Found, Rule } from '../types.js';
 
 /** Keywords that constrain an object's properties some other way than `properties`. */
-const SHAPING = [
-  'patternProperties',
-  'propertyNames',
-  'dependentSchemas',
-  '$ref',
-  '$dynamicRef',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'if',
-  'not',
-];
+const SHAPING = 'patternProperties propertyNames dependentSchemas $ref $dynamicRef allOf anyOf oneOf if not'.split(' ');
 
 /** True when the root of an input schema takes any object at all: no properties, nothing closing it. */
 export function acceptsAnyObject(schema: Record<string, unknown>): boolean {
@@ -35,7 +24,6 @@ export const openInputSchema: Rule = {
     ctx.model.tools
       .filter((t) => acceptsAnyObject(t.input.schema))
       .map((tool) => ({
-        rule: 'open-input-schema',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['inputSchema']),
         message: `the inputSchema of tool "${tool.name}" accepts any object: it lists no properties and does not say additionalProperties: false`,
@@ -51,7 +39,6 @@ export const outputWrappedFor2025: Rule = {
     ctx.model.tools
       .filter((t) => t.output && !objectRoot(t.output.schema))
       .map((tool) => ({
-        rule: 'output-wrapped-for-2025',
         tools: [tool.name],
         span: ctx.at.inTool(tool, ['outputSchema'], { key: true }),
         message: `the outputSchema of tool "${tool.name}" has a root that is not an object, so 2025 clients receive its output wrapped as { result: … } (and are shown the schema wrapped the same way); 2026-07-28 clients receive it as it is`,
@@ -71,19 +58,13 @@ function refsOf(schema: Record<string, unknown>): { refs: string[]; first?: Sche
   return { refs: [...refs].sort(), ...(first ? { first } : {}) };
 }
 
-interface RefUse {
-  tool: ToolModel;
-  refs: string[];
-  at: (string | number)[] | undefined;
-}
-
 export const schemaRefs: Rule = {
   id: 'schema-refs',
   severity: 'warning',
   summary: 'schemas that send $ref and $defs, which some clients and model APIs cannot resolve (options.refs: inline)',
   check: (ctx) => {
     const { options } = ctx.model;
-    const uses: RefUse[] = [];
+    const uses: { tool: ToolModel; refs: string[]; at: SchemaPath | undefined }[] = [];
     for (const tool of ctx.model.tools) {
       if (ctx.ignored('schema-refs', tool.name)) continue;
       const input = refsOf(clientSchema(tool.input, options));
@@ -101,19 +82,17 @@ export const schemaRefs: Rule = {
     if (!first) return [];
     const names = listed(uses.map((u) => u.tool.name));
     const inline = options.refs === 'inline';
-    const finding: RawFinding = inline
+    const finding: Found = inline
       ? {
-          rule: 'schema-refs',
           tools: uses.map((u) => u.tool.name),
           span: ctx.at.inSpec(['options', 'refs']),
-          message: `"$ref" stays in the schemas of ${count(uses.length)} with options.refs: inline, where a schema refers to itself: ${uses
+          message: `"$ref" stays in the schemas of ${uses.length} tool${uses.length === 1 ? '' : 's'} with options.refs: inline, where a schema refers to itself: ${uses
             .map((u) => `${u.tool.name} (${u.refs.join(', ')})`)
             .slice(0, 5)
             .join(', ')}${uses.length > 5 ? ', …' : ''}`,
           hint: 'recursion cannot be inlined; if your clients cannot resolve $ref, make that part of the schema non-recursive (e.g. a fixed depth), else turn this rule off',
         }
       : {
-          rule: 'schema-refs',
           tools: uses.map((u) => u.tool.name),
           span: first.at ? ctx.at.inTool(first.tool, first.at, { key: true }) : ctx.at.inTool(first.tool, ['name']),
           message: `"$ref" and "$defs" in the schemas of ${uses.length} of the ${ctx.model.tools.length} tools (${names}): some clients and model APIs cannot resolve them`,
@@ -122,8 +101,6 @@ export const schemaRefs: Rule = {
     return [finding];
   },
 };
-
-const count = (n: number) => `${n} tool${n === 1 ? '' : 's'}`;
 
 function listed(names: string[]): string {
   return names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
