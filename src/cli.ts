@@ -5,11 +5,11 @@
  * generator and the type checker behind it) is imported only when that command runs.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT, type CommandResult, type ReportFormat } from './commands/result.js';
+import { EXIT, type CommandResult, type ReportFormat, type Styles } from './commands/result.js';
 import { fileSystemError, UserError } from './core/diagnostics.js';
 import { chooseSpec, DEFAULT_SPEC } from './core/discover.js';
 import { packageVersion } from './core/paths.js';
-import { styleFor, type Style } from './report/text.js';
+import { styleFor } from './report/text.js';
 
 interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -22,7 +22,6 @@ interface Io {
 interface Run {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  stdout: Io['stdout'];
   /** One line (or text) on stdout, or on stderr. */
   out: (s: string) => void;
   err: (s: string) => void;
@@ -31,11 +30,13 @@ interface Run {
   /** Sets the exit code of a command that prints as it goes (watch, dev). */
   exit: (code: number) => void;
   /** The spec a command works on: the one named, or toolspec.yaml here or in the nearest parent (core/discover.ts). */
-  specOf: (given: string | undefined) => { spec: string; lookedIn?: string | undefined };
-  styles: () => { out: Style; err: Style };
-  errStyle: () => Style;
-  /** True when main() runs as the real process (not a test's call). */
+  specOf: (given: unknown) => { spec: string; lookedIn?: string | undefined };
+  /** The spec, where the search looked, the folder and the streams' styles: what most commands take. */
+  base: (given: unknown) => { spec: string; lookedIn?: string | undefined; cwd: string; style: Styles };
+  styles: () => Styles;
+  /** True when main() runs as the real process (not a test's call); isTTY: stdout is a terminal. */
   asProcess: boolean;
+  isTTY: boolean;
 }
 
 type Opts = Record<string, unknown> & { format: ReportFormat };
@@ -50,8 +51,7 @@ interface CommandSpec {
   run: (run: Run, args: (string | string[] | undefined)[], opts: Opts) => Promise<void>;
 }
 
-const option = (flags: string, description: string, value?: string) =>
-  value === undefined ? new Option(flags, description) : new Option(flags, description).default(value);
+const option = (flags: string, description: string, value?: string) => new Option(flags, description).default(value);
 const format = () =>
   option('--format <format>', 'output for people (text) or for machines (json)', 'text').choices(['text', 'json']);
 /** For the commands that report findings: GitHub Actions annotations too. */
@@ -61,12 +61,9 @@ const reportFormat = () =>
     'for people (text), machines (json), GitHub Actions (github) or code scanning (sarif: SARIF 2.1.0)',
     'text',
   ).choices(['text', 'json', 'github', 'sarif']);
-const specArg = (): [string, string] => [
-  '[spec]',
-  `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`,
-];
-const specOption = () =>
-  option('--spec <path>', `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`);
+const SPEC = `the spec file (default: ${DEFAULT_SPEC} here or in the nearest parent folder)`;
+const specArg = (): [string, string] => ['[spec]', SPEC];
+const specOption = () => option('--spec <path>', SPEC);
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 const COMMANDS: CommandSpec[] = [
@@ -77,7 +74,7 @@ const COMMANDS: CommandSpec[] = [
     options: [reportFormat()],
     run: async (r, [spec], o) => {
       const { validateCommand } = await import('./commands/validate.js');
-      r.finish(await validateCommand({ ...r.specOf(str(spec)), cwd: r.cwd, format: o.format, style: r.styles() }));
+      r.finish(await validateCommand({ ...r.base(spec), format: o.format }));
     },
   },
   {
@@ -101,14 +98,13 @@ const COMMANDS: CommandSpec[] = [
     ],
     run: async (r, [spec], o) => {
       const input = {
-        ...r.specOf(str(spec)),
-        cwd: r.cwd,
+        ...r.base(spec),
         format: o.format as 'text' | 'json',
-        style: r.errStyle(),
-        newStubs: o['newStubs'] === true,
-        noCache: o['cache'] === false,
+        style: r.styles().err,
+        newStubs: o.newStubs === true,
+        noCache: o.cache === false,
       };
-      if (o['watch']) {
+      if (o.watch) {
         const { watchGenerate } = await import('./commands/watch.js');
         r.exit(await watchGenerate({ ...input, out: r.out, err: r.err }));
       } else {
@@ -128,8 +124,8 @@ const COMMANDS: CommandSpec[] = [
     ],
     run: async (r, [spec], o) => {
       const { checkCommand } = await import('./commands/check.js');
-      const diff = typeof o['diff'] === 'boolean' ? o['diff'] : Boolean(r.stdout.isTTY);
-      r.finish(await checkCommand({ ...r.specOf(str(spec)), cwd: r.cwd, format: o.format, diff, style: r.styles() }));
+      const diff = typeof o.diff === 'boolean' ? o.diff : r.isTTY;
+      r.finish(await checkCommand({ ...r.base(spec), format: o.format, diff }));
     },
   },
   {
@@ -166,11 +162,11 @@ const COMMANDS: CommandSpec[] = [
         diffCommand({
           old: str(old),
           new: str(next),
-          against: str(o['against']),
-          spec: r.specOf(str(o['spec'])).spec,
+          against: str(o.against),
           format: o.format,
-          failOn: o['failOn'] as 'breaking' | 'prompt' | 'any',
-          checkVersion: o['checkVersion'] === true,
+          failOn: o.failOn as 'breaking' | 'prompt' | 'any',
+          checkVersion: o.checkVersion === true,
+          spec: r.specOf(o.spec).spec,
           cwd: r.cwd,
           style: r.styles(),
         }),
@@ -185,15 +181,7 @@ const COMMANDS: CommandSpec[] = [
     options: [reportFormat(), option('--rules', 'list the rules, their default severity and what they find')],
     run: async (r, [spec], o) => {
       const { lintCommand } = await import('./commands/lint.js');
-      r.finish(
-        await lintCommand({
-          ...r.specOf(str(spec)),
-          cwd: r.cwd,
-          format: o.format,
-          rules: Boolean(o['rules']),
-          style: r.styles(),
-        }),
-      );
+      r.finish(await lintCommand({ ...r.base(spec), format: o.format, rules: Boolean(o.rules) }));
     },
   },
   {
@@ -221,15 +209,7 @@ Examples:
   toolspec docs --diff origin/main`,
     run: async (r, [spec], o) => {
       const { docsCommand } = await import('./commands/docs.js');
-      r.finish(
-        await docsCommand({
-          ...r.specOf(str(spec)),
-          cwd: r.cwd,
-          out: str(o['out']),
-          diff: str(o['diff']),
-          style: r.styles(),
-        }),
-      );
+      r.finish(await docsCommand({ ...r.base(spec), out: str(o.out), diff: str(o.diff) }));
     },
   },
   {
@@ -246,16 +226,8 @@ Examples:
     ],
     run: async (r, [client], o) => {
       const { clientsCommand } = await import('./commands/clients.js');
-      r.finish(
-        await clientsCommand({
-          ...r.specOf(str(o['spec'])),
-          cwd: r.cwd,
-          client: str(client),
-          http: str(o['http']),
-          write: Boolean(o['write']),
-          style: r.styles(),
-        }),
-      );
+      const input = { ...r.base(o.spec), client: str(client), http: str(o.http), write: Boolean(o.write) };
+      r.finish(await clientsCommand(input));
     },
   },
   {
@@ -285,21 +257,20 @@ Examples:
     ],
     run: async (r, _args, o) => {
       const { importCommand } = await import('./commands/import.js');
-      const given = (k: string) => (str(o[k]) === undefined ? {} : { [k]: str(o[k]) });
       r.finish(
         await importCommand({
-          ...given('fromCommand'),
-          ...given('fromUrl'),
-          ...given('fromFile'),
-          ...given('name'),
-          ...given('serverVersion'),
-          out: str(o['out'])!,
-          timeout: str(o['timeout'])!,
+          fromCommand: str(o.fromCommand),
+          fromUrl: str(o.fromUrl),
+          fromFile: str(o.fromFile),
+          name: str(o.name),
+          serverVersion: str(o.serverVersion),
+          out: str(o.out)!,
+          timeout: str(o.timeout)!,
           format: o.format as 'text' | 'json',
-          force: Boolean(o['force']),
-          hoist: Boolean(o['hoist']),
-          skipInvalid: Boolean(o['skipInvalid']),
-          headers: (o['header'] as string[] | undefined) ?? [],
+          force: Boolean(o.force),
+          hoist: Boolean(o.hoist),
+          skipInvalid: Boolean(o.skipInvalid),
+          headers: (o.header as string[] | undefined) ?? [],
           cwd: r.cwd,
           env: r.env,
           version: packageVersion(),
@@ -322,14 +293,13 @@ Examples:
     ],
     run: async (r, [dir], o) => {
       const { initCommand } = await import('./commands/init.js');
-      const toolspec = str(o['toolspec']);
       r.finish(
         await initCommand({
           dir: str(dir) ?? '.',
           cwd: r.cwd,
-          force: Boolean(o['force']),
-          blank: Boolean(o['blank']),
-          ...(toolspec === undefined ? {} : { toolspec }),
+          force: Boolean(o.force),
+          blank: Boolean(o.blank),
+          toolspec: str(o.toolspec),
           style: r.styles(),
         }),
       );
@@ -376,26 +346,21 @@ Examples:
   toolspec call --read notes://42`,
     run: async (r, [tool, pairs], o) => {
       const { callCommand } = await import('./commands/call.js');
-      const given = (k: string) => (str(o[k]) === undefined ? {} : { [k]: str(o[k]) });
       const called = callCommand({
         tool: str(tool),
         pairs: (pairs as string[] | undefined) ?? [],
-        ...given('json'),
-        ...given('prompt'),
-        ...given('read'),
-        list: Boolean(o['list']),
-        spec: r.specOf(str(o['spec'])).spec,
+        json: str(o.json),
+        prompt: str(o.prompt),
+        read: str(o.read),
+        list: Boolean(o.list),
+        spec: r.specOf(o.spec).spec,
         cwd: r.cwd,
         format: o.format as 'text' | 'json',
         style: r.styles(),
         err: r.err,
       });
-      r.finish(
-        r.asProcess ? await asHandlersRun(called, str(o['prompt']) ?? str(o['read']) ?? str(tool)) : await called,
-        {
-          raw: true,
-        },
-      );
+      const what = str(o.prompt) ?? str(o.read) ?? str(tool);
+      r.finish(r.asProcess ? await asHandlersRun(called, what) : await called, { raw: true });
       // The handler's module may hold the event loop open (a connection pool, a timer): once the result is out, the
       // process ends anyway. Only as the real process: main() in a test's process leaves the process alone.
       if (r.asProcess) setTimeout(() => process.exit(process.exitCode ?? 0), 250).unref();
@@ -418,7 +383,7 @@ stderr and the server keeps running the last good build. Ctrl-C stops the loop a
 
 Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the port in use at start).`,
     run: async (r, _args, o) => {
-      const given = str(o['port'])!;
+      const given = str(o.port)!;
       const port = Number(given);
       if (!/^\d+$/.test(given) || port > 65535) {
         r.err(`toolspec dev: --port must be a number from 0 to 65535, not ${JSON.stringify(given)}`);
@@ -428,11 +393,11 @@ Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the 
       const { devCommand } = await import('./commands/dev.js');
       r.exit(
         await devCommand({
-          spec: r.specOf(str(o['spec'])).spec,
+          spec: r.specOf(o.spec).spec,
           cwd: r.cwd,
           port,
-          sessions: Boolean(o['sessions']),
-          style: r.errStyle(),
+          sessions: Boolean(o.sessions),
+          style: r.styles().err,
           out: r.out,
           err: r.err,
         }),
@@ -479,10 +444,11 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
   const out = (s: string) => void stdout.write(s.endsWith('\n') ? s : `${s}\n`);
   const err = (s: string) => void stderr.write(s.endsWith('\n') ? s : `${s}\n`);
   let code: number = EXIT.ok;
+  const styles = () => ({ out: styleFor(stdout, env), err: styleFor(stderr, env) });
+  const specOf = (given: unknown) => chooseSpec(str(given), cwd);
   const run: Run = {
     cwd,
     env,
-    stdout,
     out,
     err,
     finish: (r, { raw = false } = {}) => {
@@ -493,10 +459,11 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       if (!io.stdout) process.exitCode = r.code;
     },
     exit: (c) => void (code = c),
-    specOf: (given) => chooseSpec(given, cwd),
-    styles: () => ({ out: styleFor(stdout, env), err: styleFor(stderr, env) }),
-    errStyle: () => styleFor(stderr, env),
+    specOf,
+    base: (given) => ({ ...specOf(given), cwd, style: styles() }),
+    styles,
     asProcess: !io.stdout,
+    isTTY: Boolean(stdout.isTTY),
   };
 
   const program = new Command('toolspec')

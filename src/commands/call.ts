@@ -1,15 +1,17 @@
 /**
  * `toolspec call <tool> [key=value … | --json '{…}']`: one tool run through the project's own handler and the
- * generated dispatcher, in this process, without a server or a build. The generated code comes from the spec as it
+ * generated dispatcher, in this process, without a server or a build; `--prompt <name>` gets one prompt and
+ * `--read <uri>` reads one resource the same way, through the generated prompts.ts and resources.ts (arguments
+ * checked, URIs matched against the templates, results normalised). The generated code comes from the spec as it
  * is now, generated in memory without the cache and never written (what runs is what the spec says, whatever the
  * disk or the cache hold); the project's TypeScript is transpiled into its cache folder (src/cache/run.ts) and
- * imported. So the
- * arguments are validated, defaults filled and the result checked exactly as the server would, by the same code.
+ * imported. So the arguments are validated, defaults filled and the result checked exactly as the server would, by
+ * the same code.
  *
  * Exit codes: 0 the tool returned a result · 1 the result is an error (arguments the validator rejects, a handler
- * that throws or breaks its output schema) or the tool asked the client for input, which `call` cannot give ·
- * 2 usage: an unknown tool, unreadable arguments, an invalid spec, a handler that does not parse or is missing,
- * dependencies not installed · 3 internal error.
+ * that throws or breaks its output schema), the resource is not found, or the tool asked the client for input,
+ * which `call` cannot give · 2 usage: an unknown tool or prompt, unreadable arguments or ones the prompt refuses,
+ * an invalid spec, a handler that does not parse or is missing, dependencies not installed · 3 internal error.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +21,7 @@ import { renderJson, renderTexts } from '../report/findings.js';
 import { countSummary } from '../report/text.js';
 import { argumentRows, ArgumentError, parseArguments } from '../run/arguments.js';
 import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../cache/run.js';
-import type { SubjectTool } from '../check/subject.js';
+import type { CheckSubject } from '../check/subject.js';
 import { closest } from '../core/suggest.js';
 import { compile } from '../compile.js';
 import { EXIT, plural, type CommandResult, type Styles } from './result.js';
@@ -43,16 +45,8 @@ export interface CallInput {
   read?: string;
 }
 
-interface Project {
-  rootDir: string;
-  generatedDir: string;
-  handlersDir: string;
-  tools: SubjectTool[];
-  /** The prompts' and resources' handler modules. */
-  primitives?: { kind: 'prompt' | 'resource'; name: string; handler: string }[];
-  /** The generated files by absolute path. */
-  generated: Map<string, string>;
-}
+/** The project's folders and handlers, and the generated files by absolute path. */
+type Project = CheckSubject & { generated: Map<string, string> };
 
 interface ListedTool {
   name: string;
@@ -68,6 +62,25 @@ const usage = (message: string): CommandResult => ({
   stderr: `toolspec call: ${message}\n`,
 });
 
+/** An unknown tool's or prompt's message, with the closest name and the ones there are. */
+function unknownName(kind: string, name: string, names: string[], more = ''): CommandResult {
+  const near = closest(name, names);
+  return usage(
+    `unknown ${kind} ${JSON.stringify(name)}${near ? `; did you mean ${JSON.stringify(near)}?` : ''} (${kind}s: ${names.join(', ') || 'none'}${more})`,
+  );
+}
+
+const noHandler = (kind: string, name: string, handler: string, cwd: string) =>
+  usage(
+    `${kind} ${JSON.stringify(name)} has no handler: ${displayPath(handler, cwd)} does not exist; \`toolspec generate\` writes its stub`,
+  );
+
+/** As the server logs a handler's failure, on stderr. */
+const logFailure = (input: CallInput, kind: string) => (error: unknown, name: string) =>
+  input.err(
+    `[toolspec] ${kind} "${name}" failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+
 export async function callCommand(input: CallInput): Promise<CommandResult> {
   const loaded = await loadProject(input);
   if ('code' in loaded) return loaded;
@@ -75,7 +88,6 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
   if (input.prompt !== undefined || input.read !== undefined) {
     if (input.prompt !== undefined && input.read !== undefined) return usage('--prompt and --read: give one of them');
     if (input.list) return usage('--list lists tools; `toolspec lint` shows the prompts and resources');
-    const { callPrimitive } = await import('./call-primitive.js');
     // The first positional argument is a prompt argument here, not a tool.
     const pairs = input.tool === undefined ? input.pairs : [input.tool, ...input.pairs];
     return callPrimitive({ ...input, pairs }, project);
@@ -84,13 +96,8 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
   const listed = (JSON.parse(manifestText ?? '{"tools":[]}') as { tools: ListedTool[] }).tools;
   const names = listed.map((t) => t.name);
 
-  if (input.tool !== undefined && !names.includes(input.tool)) {
-    const near = closest(input.tool, names);
-    return usage(
-      `unknown tool ${JSON.stringify(input.tool)}${near ? `; did you mean ${JSON.stringify(near)}?` : ''}` +
-        ` (tools: ${names.join(', ') || 'none'}; \`toolspec call --list\` shows their arguments)`,
-    );
-  }
+  if (input.tool !== undefined && !names.includes(input.tool))
+    return unknownName('tool', input.tool, names, '; `toolspec call --list` shows their arguments');
   if (input.list) {
     const shown = input.tool === undefined ? listed : listed.filter((t) => t.name === input.tool);
     return { code: EXIT.ok, stdout: formatList(shown, input.format), stderr: '' };
@@ -110,29 +117,10 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
   }
 
   const handler = project.tools.find((t) => t.name === tool.name)!.handler;
-  if (!fs.existsSync(handler)) {
-    return usage(
-      `tool ${JSON.stringify(tool.name)} has no handler: ${displayPath(handler, input.cwd)} does not exist; \`toolspec generate\` writes its stub`,
-    );
-  }
-  const cache = runFolder(project.rootDir);
-  if (!cache) return usage(notInstalled(project.rootDir, input.cwd));
-
-  const runtime = (name: string) => path.join(project.generatedDir, name);
-  const registry = runtime('registry.ts');
-  const mirror = await mirrorModules({
-    entries: ['dispatcher.ts', 'context.ts', 'tools.ts', 'registry.ts'].map(runtime).concat(handler),
-    overrides: project.generated,
-    cacheDir: cache,
-    // Only the called tool's handler: the others are loaded lazily by the registry and not needed here.
-    skip: (from, to) => from === registry && isInside(project.handlersDir, to) && to !== handler,
-  });
-  const unloadable = whyUnloadable(mirror, input.cwd);
-  if (unloadable) return { code: EXIT.invalid, stdout: '', stderr: unloadable };
-
-  // Stack traces of the handler's failures point at its TypeScript source.
-  process.setSourceMapsEnabled(true);
-  const load = <T>(name: string) => import(pathToFileURL(mirror.outputOf(runtime(name))).href) as Promise<T>;
+  if (!fs.existsSync(handler)) return noHandler('tool', tool.name, handler, input.cwd);
+  // Only the called tool's handler: the others are loaded lazily by the registry and not needed here.
+  const load = await loadRuntime(project, input, ['dispatcher.ts', 'context.ts', 'tools.ts', 'registry.ts'], [handler]);
+  if (typeof load !== 'function') return load;
   const [dispatcherModule, contextModule, toolsModule, registryModule] = await Promise.all([
     load<DispatcherModule>('dispatcher.ts'),
     load<ContextModule>('context.ts'),
@@ -144,11 +132,7 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
     bindings: toolsModule.loadBindings,
     handlers: registryModule.handlers,
     timeouts: toolsModule.timeouts,
-    // As the server logs them, on stderr.
-    onError: (error, name) =>
-      input.err(
-        `[toolspec] tool "${name}" failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      ),
+    onError: logFailure(input, 'tool'),
   });
   const { sdk, connection } = contextModule.localRequest();
   const req = (sdk as unknown as { mcpReq: LocalRequest }).mcpReq;
@@ -189,7 +173,134 @@ async function loadProject(input: CallInput): Promise<Project | CommandResult> {
   return { ...subject, generated };
 }
 
+/**
+ * The generated modules `names` (the last one the table that imports the handlers) and the handlers `handlers`
+ * transpiled into the cache folder, and a loader of them; or why they cannot be loaded (exit 2). The table's other
+ * handlers are left out: the call cannot reach them.
+ */
+async function loadRuntime(
+  project: Project,
+  input: CallInput,
+  names: string[],
+  handlers: string[],
+): Promise<CommandResult | (<T>(name: string) => Promise<T>)> {
+  const cache = runFolder(project.rootDir);
+  if (!cache) return usage(notInstalled(project.rootDir, input.cwd));
+  const runtime = (name: string) => path.join(project.generatedDir, name);
+  const table = runtime(names.at(-1)!);
+  const mirror = await mirrorModules({
+    entries: names.map(runtime).concat(handlers),
+    overrides: project.generated,
+    cacheDir: cache,
+    skip: (from, to) => from === table && isInside(project.handlersDir, to) && !handlers.includes(to),
+  });
+  const unloadable = whyUnloadable(mirror, input.cwd);
+  if (unloadable) return { code: EXIT.invalid, stdout: '', stderr: unloadable };
+  // Stack traces of the handler's failures point at its TypeScript source.
+  process.setSourceMapsEnabled(true);
+  return <T>(name: string) => import(pathToFileURL(mirror.outputOf(runtime(name))).href) as Promise<T>;
+}
+
+/** `--prompt` and `--read`: one prompt got or one resource read, as the server would. */
+async function callPrimitive(input: CallInput, project: Project): Promise<CommandResult> {
+  const items = project.primitives ?? [];
+  const kind = input.prompt !== undefined ? 'prompt' : 'resource';
+  let args: Record<string, string> = {};
+  if (kind === 'prompt') {
+    const names = items.filter((i) => i.kind === 'prompt').map((i) => i.name);
+    if (!names.includes(input.prompt!)) return unknownName('prompt', input.prompt!, names);
+    try {
+      args = promptArguments(input.pairs, input.json);
+    } catch (e) {
+      return usage((e as Error).message);
+    }
+  } else if (input.pairs.length || input.json !== undefined) {
+    return usage('--read takes a URI and no arguments: the URI carries the template variables');
+  }
+  // The handlers this call may reach: the prompt's own, or every resource's (the URI picks one).
+  const wanted = items.filter((i) =>
+    kind === 'prompt' ? i.kind === 'prompt' && i.name === input.prompt : i.kind === 'resource',
+  );
+  const missing = wanted.filter((i) => !fs.existsSync(i.handler));
+  if (kind === 'prompt' && missing.length) return noHandler('prompt', input.prompt!, missing[0]!.handler, input.cwd);
+  const reachable = [...new Set(wanted.filter((i) => fs.existsSync(i.handler)).map((i) => i.handler))];
+  const modules = [kind === 'prompt' ? 'prompts.ts' : 'resources.ts', 'context.ts', 'primitives.ts'];
+  const load = await loadRuntime(project, input, modules, reachable);
+  if (typeof load !== 'function') return load;
+  const [tables, context] = await Promise.all([load<Tables>('primitives.ts'), load<ContextModule>('context.ts')]);
+  const { sdk, connection } = context.localRequest();
+  const onError = logFailure(input, kind);
+  let result: { resultType?: string; [key: string]: unknown };
+  try {
+    if (kind === 'prompt') {
+      const { createPrompts } = await load<PromptsModule>('prompts.ts');
+      result = await createPrompts(tables.prompts, tables.promptRules, tables.promptModules, { onError }).get(
+        input.prompt,
+        args,
+        sdk,
+        connection,
+      );
+    } else {
+      const { createResources } = await load<ResourcesModule>('resources.ts');
+      result = await createResources(
+        tables.resources,
+        tables.resourceTemplates,
+        tables.resourceRules,
+        tables.resourceModules,
+        { onError },
+      ).read(input.read, sdk, connection);
+    }
+  } catch (e) {
+    const error = e as { code?: number; message?: string };
+    // -32602: the prompt refused its arguments (usage), or the resource is not found (a result: exit 1).
+    const notFound = kind === 'resource' && error.code === -32602;
+    return {
+      code: notFound || error.code !== -32602 ? 1 : EXIT.invalid,
+      stdout:
+        input.format === 'json'
+          ? `${JSON.stringify({ error: { code: error.code, message: error.message } }, null, 2)}\n`
+          : '',
+      stderr: input.format === 'json' ? '' : `toolspec call: ${error.message ?? String(e)}\n`,
+    };
+  }
+  if (result.resultType === 'input_required')
+    return {
+      code: 1,
+      stdout: input.format === 'json' ? `${JSON.stringify(result, null, 2)}\n` : '',
+      stderr: `toolspec call: ${kind} asked the client for input, and call has no client to answer\n`,
+    };
+  if (input.format === 'json') return { code: EXIT.ok, stdout: `${JSON.stringify(result, null, 2)}\n`, stderr: '' };
+  return { code: EXIT.ok, stdout: `${kind === 'prompt' ? promptText(result) : resourceText(result)}\n`, stderr: '' };
+}
+
+/** A prompt's arguments: --json's strings, then the key=value pairs over them (own keys, `__proto__` too). */
+function promptArguments(pairs: readonly string[], json: string | undefined): Record<string, string> {
+  const entries: [string, string][] = [];
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new Error('--json is not JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('--json must be an object of strings');
+    for (const [k, v] of Object.entries(parsed)) {
+      if (typeof v !== 'string')
+        throw new Error(`--json: prompt arguments are strings, and ${JSON.stringify(k)} is not`);
+      entries.push([k, v]);
+    }
+  }
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new Error(`${JSON.stringify(pair)} is not key=value`);
+    entries.push([pair.slice(0, eq), pair.slice(eq + 1)]);
+  }
+  return Object.fromEntries(entries);
+}
+
 // The generated modules, as far as call uses them (they are the project's copies of templates/runtime/).
+type Fn<R = unknown> = (...args: unknown[]) => R;
 interface LocalRequest {
   _meta?: Record<string, unknown>;
   notify: (n: { method: string; params?: unknown }) => Promise<void>;
@@ -197,24 +308,25 @@ interface LocalRequest {
 }
 interface DispatcherModule {
   createDispatcher(options: {
-    tools: readonly unknown[];
+    tools: unknown;
     bindings: unknown;
     handlers: unknown;
     timeouts: unknown;
     onError: (error: unknown, tool: string) => void;
-  }): { callTool(name: string, args: unknown, sdk: unknown, connection: unknown): Promise<CallResult> };
+  }): { callTool: Fn<Promise<CallResult>> };
 }
 interface ContextModule {
   localRequest(): { sdk: unknown; connection: unknown };
 }
-interface ToolsModule {
-  tools: readonly unknown[];
-  loadBindings: unknown;
-  timeouts: unknown;
-}
-interface RegistryModule {
-  handlers: unknown;
-}
+type ToolsModule = Record<'tools' | 'loadBindings' | 'timeouts', unknown>;
+type RegistryModule = Record<'handlers', unknown>;
+type Tables = Record<
+  'prompts' | 'resources' | 'resourceTemplates' | 'promptRules' | 'resourceRules' | 'promptModules' | 'resourceModules',
+  unknown
+>;
+type Result = Promise<Record<string, unknown>>;
+type PromptsModule = Record<'createPrompts', Fn<{ get: Fn<Result> }>>;
+type ResourcesModule = Record<'createResources', Fn<{ read: Fn<Result> }>>;
 
 type Block = { type: string; [key: string]: unknown };
 interface CallResult {
@@ -250,11 +362,12 @@ function formatResult(name: string, result: CallResult, format: 'text' | 'json')
   return { code, stdout: blocks.length ? `${blocks.map(describeBlock).join('\n')}\n` : '', stderr: '' };
 }
 
+const size = (data: unknown) =>
+  typeof data === 'string' ? `, ${plural(Math.floor((data.length * 3) / 4), 'byte')}` : '';
+
 /** A content block for a terminal: text as it is, the rest as one line that says what it is. */
 function describeBlock(b: Block): string {
   if (b.type === 'text') return String(b['text']);
-  const size = (data: unknown) =>
-    typeof data === 'string' ? `, ${plural(Math.floor((data.length * 3) / 4), 'byte')}` : '';
   if (b.type === 'image' || b.type === 'audio') return `[${b.type} ${String(b['mimeType'])}${size(b['data'])}]`;
   if (b.type === 'resource_link') return `[resource link ${String(b['uri'])}]`;
   if (b.type === 'resource') {
@@ -262,6 +375,36 @@ function describeBlock(b: Block): string {
     return typeof r.text === 'string' ? r.text : `[resource ${r.uri}${size(r.blob)}]`;
   }
   return JSON.stringify(b);
+}
+
+function promptText(result: Record<string, unknown>): string {
+  const messages = (result['messages'] ?? []) as {
+    role: string;
+    content: { type: string; text?: string; [k: string]: unknown };
+  }[];
+  return messages
+    .map((m) => {
+      const c = m.content;
+      const body =
+        c.type === 'text'
+          ? String(c.text)
+          : c.type === 'resource'
+            ? `[resource ${String((c['resource'] as { uri?: string } | undefined)?.uri)}]`
+            : `[${c.type}${typeof c['mimeType'] === 'string' ? ` ${c['mimeType']}` : ''}]`;
+      return `${m.role}: ${body}`;
+    })
+    .join('\n');
+}
+
+function resourceText(result: Record<string, unknown>): string {
+  const contents = (result['contents'] ?? []) as { uri: string; text?: string; blob?: string; mimeType?: string }[];
+  return contents
+    .map((c) =>
+      typeof c.text === 'string'
+        ? c.text
+        : `[${c.mimeType ?? 'binary'} ${c.uri}, ${Math.floor(((c.blob ?? '').length * 3) / 4)} bytes]`,
+    )
+    .join('\n');
 }
 
 /** `call --list`: each tool, then one line per argument (name, type, required or default, description). */

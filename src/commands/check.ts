@@ -4,28 +4,14 @@
  */
 import { asFinding, formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
 import { renderGithub, renderJson } from '../report/findings.js';
-import {
-  EXIT,
-  lintBeside,
-  loadForCommand,
-  countsOf,
-  PLAIN_STYLES,
-  sarifOf,
-  served,
-  type CommandResult,
-  type ReportFormat,
-  type Styles,
-} from './result.js';
+import { formatLintGithub, withLint, asFinding as lintFinding, ruleSummary } from '../lint/index.js';
+import { EXIT, lintBeside, loadForCommand, countsOf, PLAIN_STYLES, sarifOf, served } from './result.js';
+import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
-export interface CheckInput {
-  spec: string;
-  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
-  lookedIn?: string | undefined;
-  cwd: string;
+export interface CheckInput extends SpecInput {
   format: ReportFormat;
   /** Show a diff for each stale file. */
   diff: boolean;
-  style?: Styles;
 }
 
 export async function checkCommand(input: CheckInput): Promise<CommandResult> {
@@ -46,7 +32,6 @@ export async function checkCommand(input: CheckInput): Promise<CommandResult> {
   }
   const { checkProject } = await import('../check/check.js');
   const { lint, stderr } = await lintBeside(result, format, false, style.err);
-  const { formatLintGithub, withLint, asFinding: lintFinding, ruleSummary } = await import('../lint/index.js');
   const findings = await checkProject(result.model, result.output!, cwd);
   let stdout: string;
   if (format === 'json') stdout = withLint(formatFindingsJson(findings, spec), lint);

@@ -8,18 +8,14 @@ import path from 'node:path';
 import { UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import { INIT_MAIN } from '../init/scaffold.js';
-import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type SpecInput } from './result.js';
 
-export interface ClientsInput {
-  spec: string;
-  lookedIn?: string | undefined;
-  cwd: string;
+export interface ClientsInput extends SpecInput {
   /** One client; all of them when absent. */
   client?: string | undefined;
   /** The server's Streamable HTTP URL: the entries reach it there instead of starting it. */
   http?: string | undefined;
   write: boolean;
-  style?: Styles;
 }
 
 type Entry = Record<string, unknown>;

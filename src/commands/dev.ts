@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createBuilder } from '../dev/build.js';
+import { createBuilder, type BuildResult } from '../dev/build.js';
 import { DevServer } from '../dev/server.js';
 import { PLAIN, type Style } from '../report/text.js';
 import { EXIT, plural } from './result.js';
@@ -60,6 +60,7 @@ export async function devCommand(input: DevInput): Promise<number> {
   const signals = input.stop ? undefined : stopOnSignals();
   let generatedDir: string | undefined;
   let skip: string[] = [];
+  const style = input.style ?? PLAIN;
 
   const cycle = async (cause: Change[] | undefined) => {
     const started = performance.now();
@@ -69,12 +70,7 @@ export async function devCommand(input: DevInput): Promise<number> {
       );
     const kept = () => (server.running ? 'the server still runs the last good build' : 'no server running');
 
-    const { result, problem } = await runGenerate({
-      spec: input.spec,
-      cwd: input.cwd,
-      format: 'text',
-      style: input.style ?? PLAIN,
-    });
+    const { result, problem } = await runGenerate({ spec: input.spec, cwd: input.cwd, format: 'text', style });
     if (!result) {
       input.err(`toolspec: ${problem}`);
       line(`generate failed; ${kept()}`);
@@ -83,45 +79,42 @@ export async function devCommand(input: DevInput): Promise<number> {
     if (result.notes) input.err(result.notes.trimEnd());
     if (result.outputDirs[0]) generatedDir = result.outputDirs[0];
     const files = new Map(result.inputs.files);
-    const watched = () => ({ files, folders: result.inputs.folders, skip });
+    const watched = (loose: boolean) => ({ files, folders: result.inputs.folders, skip, loose });
     if (!result.summary) {
       line(`${result.failure}; ${kept()}`);
-      return { ...watched(), loose: result.code === 2 };
+      return watched(result.code === 2);
     }
     const s = result.summary;
     const generated =
-      (s.written ? `regenerated ${plural(s.written, 'file')}` : 'generated files unchanged') +
+      (s.written.length ? `regenerated ${plural(s.written.length, 'file')}` : 'generated files unchanged') +
       (s.created.length ? `, created ${s.created.join(', ')}` : '');
 
     const build = builder.build(writeIfChanged);
     for (const [file, hash] of build.read) files.set(file, hash);
     skip = [generatedDir!, ...(build.outDir ? [path.resolve(rootDir, build.outDir)] : [])];
+    line(`${generated}, ${await serve(build, kept)}`);
+    return watched(false);
+  };
+
+  /** Starts the build when it type-checks and is new: what came of it, for the cycle's line. */
+  const serve = async (build: BuildResult, kept: () => string): Promise<string> => {
     if (build.errors.length) {
       input.err(build.errors.join('\n'));
-      line(`${generated}, ${plural(build.errors.length, 'type error')}; ${kept()}`);
-      return { ...watched(), skip, loose: false };
+      return `${plural(build.errors.length, 'type error')}; ${kept()}`;
     }
     const main = build.outputOf(path.join(generatedDir!, 'main.ts'));
     if (!main || !fs.existsSync(main)) {
       input.err(
         `toolspec dev: the build has no ${path.relative(rootDir, path.join(generatedDir!, 'main.js'))}: check that tsconfig.json includes ${path.relative(rootDir, generatedDir!)}`,
       );
-      line(`${generated}, type-checked, no server to start`);
-      return { ...watched(), skip, loose: false };
+      return 'type-checked, no server to start';
     }
-    if (server.running && !build.emitted.length) {
-      line(`${generated}, type-checked, the build is the same: still serving ${url}`);
-      return { ...watched(), skip, loose: false };
-    }
+    if (server.running && !build.emitted.length) return `type-checked, the build is the same: still serving ${url}`;
     const was = server.running;
     const restart = await server.restart(main);
-    if (!restart.ok) {
-      input.err(restart.why);
-      line(`${generated}, type-checked, the server did not start; ${kept()}`);
-    } else {
-      line(`${generated}, type-checked, ${was ? 'restarted' : 'serving'} on ${url}`);
-    }
-    return { ...watched(), skip, loose: false };
+    if (restart.ok) return `type-checked, ${was ? 'restarted' : 'serving'} on ${url}`;
+    input.err(restart.why);
+    return `type-checked, the server did not start; ${kept()}`;
   };
 
   try {

@@ -13,21 +13,17 @@ import { loadOperand, resolveOperands } from '../diff/sides.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { writeAtomically } from '../import/write.js';
-import { countsOf, EXIT, loadForCommand, PLAIN_STYLES, served, type CommandResult, type Styles } from './result.js';
+import { countsOf, EXIT, loadForCommand, PLAIN_STYLES, plural, served } from './result.js';
+import type { CommandResult, SpecInput, Styles } from './result.js';
 
 /** Where the catalog goes without --out: beside the spec. */
 export const DEFAULT_CATALOG = 'toolspec-docs.html';
 
-export interface DocsInput {
-  spec: string;
-  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
-  lookedIn?: string | undefined;
-  cwd: string;
+export interface DocsInput extends SpecInput {
   /** The file to write (relative to cwd); default: toolspec-docs.html in the spec's folder. */
   out?: string | undefined;
   /** A git revision: show what changed since the spec as it was there. */
   diff?: string | undefined;
-  style?: Styles;
 }
 
 export async function docsCommand(input: DocsInput): Promise<CommandResult> {
@@ -65,7 +61,7 @@ function changesSince(
   if (!before.missing && !before.result.model) {
     const errors = before.result.diagnostics.filter((d) => d.severity === 'error');
     return {
-      failed: `${renderTexts(errors, style.err, before.result.sources)}\n\ntoolspec: ${before.label} is not a valid spec (${errors.length} error${errors.length === 1 ? '' : 's'}); --diff needs a revision where it is\n`,
+      failed: `${renderTexts(errors, style.err, before.result.sources)}\n\ntoolspec: ${before.label} is not a valid spec (${plural(errors.length, 'error')}); --diff needs a revision where it is\n`,
     };
   }
   return {
@@ -76,9 +72,8 @@ function changesSince(
 }
 
 function changeCount(diff: CatalogDiff): string {
-  const n = diff.changes.length;
   const breaking = diff.changes.filter((c) => c.class === 'breaking').length;
-  return `${n} change${n === 1 ? '' : 's'}${breaking ? ` (${breaking} breaking)` : ''}`;
+  return `${plural(diff.changes.length, 'change')}${breaking ? ` (${breaking} breaking)` : ''}`;
 }
 
 /** Writes the file whole (a temporary file renamed over it), unless it has these bytes already: true then. */

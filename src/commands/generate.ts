@@ -8,9 +8,9 @@ import path from 'node:path';
 import { openCache, sha256 } from '../cache/store.js';
 import { countSummary, PLAIN, type Style } from '../report/text.js';
 import { renderJson, renderTexts } from '../report/findings.js';
-import { writeOutput } from '../write/write.js';
+import { writeOutput, type WriteReport } from '../write/write.js';
 import { compile } from '../compile.js';
-import { plural, served } from './result.js';
+import { countsOf, plural, served } from './result.js';
 
 export interface GenerateInput {
   /** The spec file as the user named it. */
@@ -30,28 +30,13 @@ export interface GenerateInput {
   noCache?: boolean;
 }
 
-/** What a run that wrote (or found nothing to write) did. */
-export interface GenerateSummary {
-  /** The generated folder, relative to the spec's folder. */
-  generatedDir: string;
-  files: number;
-  written: number;
-  unchanged: number;
-  /** Generated files removed, relative to the spec's folder. */
-  removed: string[];
-  /** The project's own files whose toolspec part was rewritten (tool tables, server.json). */
-  published: string[];
-  /** Handler stubs created, relative to the spec's folder. */
-  created: string[];
-  /** Handler modules moved to a renamed tool's file, and moves not made because both files exist. */
-  moved: { from: string; to: string }[];
-  notMoved: { from: string; to: string }[];
-  tools: number;
-  /** Prompts, and resources with templates, when the spec has any. */
-  prompts?: number;
-  resources?: number;
-  ms: number;
-}
+/** What a run that wrote (or found nothing to write) did: the writer's report (paths relative to the spec's folder). */
+export type GenerateSummary = WriteReport &
+  ReturnType<typeof countsOf> & {
+    /** The generated folder, relative to the spec's folder. */
+    generatedDir: string;
+    ms: number;
+  };
 
 export interface GenerateResult {
   /** 0 written (or nothing to do), 1 lint fails, 2 invalid spec: nothing written in either. */
@@ -172,18 +157,9 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   const files = result.output!;
   const report = writeOutput(model.rootDir, model.options, files, moves);
   const summary: GenerateSummary = {
+    ...report,
+    ...countsOf(model),
     generatedDir: model.options.generatedDir,
-    files: report.written.length + report.unchanged.length,
-    written: report.written.length,
-    unchanged: report.unchanged.length,
-    removed: report.removed,
-    published: report.published,
-    created: report.created,
-    moved: report.moved,
-    notMoved: report.notMoved,
-    tools: model.tools.length,
-    ...(model.prompts.length ? { prompts: model.prompts.length } : {}),
-    ...(model.resources.length ? { resources: model.resources.length } : {}),
     ms: Math.round(performance.now() - started),
   };
   const json = {
@@ -228,7 +204,7 @@ function listsJose(dir: string): boolean {
 /** "src/generated: 13 files, 2 written, 11 unchanged — 3 tools in 85 ms". */
 export function formatSummary(s: GenerateSummary): string {
   return (
-    `${s.generatedDir}: ${plural(s.files, 'file')}, ${s.written} written, ${s.unchanged} unchanged` +
+    `${s.generatedDir}: ${plural(s.written.length + s.unchanged.length, 'file')}, ${s.written.length} written, ${s.unchanged.length} unchanged` +
     (s.removed.length ? `, ${s.removed.length} removed (${s.removed.join(', ')})` : '') +
     (s.published.length ? `; updated ${s.published.join(', ')}` : '') +
     ` — ${served(s)} in ${s.ms} ms`

@@ -1,29 +1,17 @@
 /** `toolspec lint`: the lint rules over the spec and the token table (rules and budget: options.lint). */
 import { renderGithub } from '../report/findings.js';
-import {
-  EXIT,
-  loadForCommand,
-  PLAIN_STYLES,
-  sarifOf,
-  type CommandResult,
-  type ReportFormat,
-  type Styles,
-} from './result.js';
+import * as api from '../lint/index.js';
+import { EXIT, loadForCommand, PLAIN_STYLES, sarifOf } from './result.js';
+import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
-export interface LintInput {
-  spec: string;
-  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
-  lookedIn?: string | undefined;
-  cwd: string;
+export interface LintInput extends SpecInput {
   format: ReportFormat;
   /** List the rules instead. */
   rules?: boolean;
-  style?: Styles;
 }
 
 export async function lintCommand(input: LintInput): Promise<CommandResult> {
   const style = input.style ?? PLAIN_STYLES;
-  const api = await import('../lint/index.js');
   if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(style.out), stderr: '' };
   const { result, stderr, code } = await loadForCommand(input.spec, input.cwd, input.format, style.err, input.lookedIn);
   if (!result.model) {

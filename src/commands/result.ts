@@ -28,6 +28,15 @@ export interface Styles {
 
 export const PLAIN_STYLES: Styles = { out: PLAIN, err: PLAIN };
 
+/** What the commands that load a spec take. */
+export interface SpecInput {
+  spec: string;
+  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
+  lookedIn?: string | undefined;
+  cwd: string;
+  style?: Styles;
+}
+
 /** How the commands that report findings print them: for people, for machines, as GitHub annotations, as SARIF. */
 export type ReportFormat = 'text' | 'json' | 'github' | 'sarif';
 
@@ -39,8 +48,6 @@ export function sarifOf(
 ) {
   return renderSarif(findings, { command, version: packageVersion(), ...(describe && { describe }) });
 }
-
-const linter = () => import('../lint/index.js');
 
 /**
  * A spec compiled from the disk without a cache (compile.ts; with `emit`, its files too), with its diagnostics as
@@ -78,7 +85,7 @@ export async function lintBeside(
   frames: boolean,
   style: Style,
 ): Promise<{ lint: LintResult; stderr: string }> {
-  const api = await linter();
+  const api = await import('../lint/index.js');
   const lint = await api.lintLoaded({ ...result, model: result.model! });
   if (format !== 'text' || !lint.findings.length) return { lint, stderr: '' };
   const stderr = frames

@@ -1,26 +1,11 @@
 /** `toolspec validate`: load and check the spec, lint it, and say so; prints every problem at once. */
 import { renderGithub, renderJson } from '../report/findings.js';
-import {
-  EXIT,
-  lintBeside,
-  loadForCommand,
-  countsOf,
-  plural,
-  PLAIN_STYLES,
-  sarifOf,
-  served,
-  type CommandResult,
-  type ReportFormat,
-  type Styles,
-} from './result.js';
+import * as api from '../lint/index.js';
+import { EXIT, lintBeside, loadForCommand, countsOf, plural, PLAIN_STYLES, sarifOf, served } from './result.js';
+import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
-export interface ValidateInput {
-  spec: string;
-  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
-  lookedIn?: string | undefined;
-  cwd: string;
+export interface ValidateInput extends SpecInput {
   format: ReportFormat;
-  style?: Styles;
 }
 
 export async function validateCommand(input: ValidateInput): Promise<CommandResult> {
@@ -40,11 +25,9 @@ export async function validateCommand(input: ValidateInput): Promise<CommandResu
   }
   let stdout = '';
   if (format === 'sarif') {
-    const { asFinding, ruleSummary } = await import('../lint/index.js');
-    const all = [...result.diagnostics, ...(lint?.findings ?? []).map(asFinding)];
-    stdout = sarifOf(all, 'toolspec validate', ruleSummary);
+    const all = [...result.diagnostics, ...(lint?.findings ?? []).map(api.asFinding)];
+    stdout = sarifOf(all, 'toolspec validate', api.ruleSummary);
   } else if (format === 'github') {
-    const api = await import('../lint/index.js');
     const lines = [
       ...(result.diagnostics.length ? [renderGithub(result.diagnostics, 'toolspec validate')] : []),
       ...(lint?.findings.length ? [api.formatLintGithub(lint.findings)] : []),
@@ -52,9 +35,9 @@ export async function validateCommand(input: ValidateInput): Promise<CommandResu
     stdout = lines.length ? `${lines.join('\n')}\n` : '';
   } else if (format === 'json') {
     // `ok` as every command's JSON says it (true when the exit code is 0); `valid` kept for scripts that read it.
-    stdout = `${JSON.stringify({ ok: code === EXIT.ok, valid, spec, ...(result.model ? countsOf(result.model) : { tools: null }), diagnostics: result.diagnostics.map(renderJson), lint: lint ? (await import('../lint/index.js')).lintResultJson(lint) : null }, null, 2)}\n`;
+    stdout = `${JSON.stringify({ ok: code === EXIT.ok, valid, spec, ...(result.model ? countsOf(result.model) : { tools: null }), diagnostics: result.diagnostics.map(renderJson), lint: lint ? api.lintResultJson(lint) : null }, null, 2)}\n`;
   } else if (lint?.failed) {
-    stdout = `${spec} is valid, but ${(await import('../lint/index.js')).lintSummary(lint)}\n`;
+    stdout = `${spec} is valid, but ${api.lintSummary(lint)}\n`;
   } else if (valid) {
     const counts = [
       plural(lint?.errors ?? 0, 'lint error'),

@@ -1,30 +1,15 @@
 /**
  * `toolspec generate --watch`: generate now, then again whenever the spec or a file it includes changes; and the
- * loop it runs in (`watchLoop`), which `toolspec dev` shares.
- *
- * It watches folders, not files (editors save by writing a new file and renaming it over the old one, which a
- * watch on the file itself would lose): the spec's folder, the folder of every file the last run read, and every
- * folder included whole — never the generated or handlers folders. An event only starts a check, 100 ms after the
- * last one; the check compares file contents with what the last run started from, so a touch, a save of the same
- * bytes or toolspec's own writes start nothing. One run at a time: events during a run lead to one more check
- * after it. The watched set is derived again after every run, since includes change.
+ * loop it runs in (`watchLoop`: what it watches, and when it runs), which `toolspec dev` shares.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateCommand, formatSummary, type GenerateResult } from './generate.js';
+import { generateCommand, formatSummary, type GenerateInput, type GenerateResult } from './generate.js';
 import { fileSystemError, UserError } from '../core/diagnostics.js';
 import { displayPath, isInside } from '../core/paths.js';
-import { PLAIN, type Style } from '../report/text.js';
 import { sha256 } from '../cache/store.js';
 
-export interface WatchInput {
-  spec: string;
-  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
-  lookedIn?: string | undefined;
-  cwd: string;
-  format: 'text' | 'json';
-  /** Style of stderr. */
-  style?: Style;
+export interface WatchInput extends GenerateInput {
   /** Prints one line on stdout / text on stderr. */
   out: (line: string) => void;
   err: (text: string) => void;
@@ -32,9 +17,6 @@ export interface WatchInput {
   stop?: AbortSignal;
   /** Quiet time after the last file event before a check. */
   debounceMs?: number;
-  /** `--new-stubs`, `--no-cache`: see GenerateInput. */
-  newStubs?: boolean;
-  noCache?: boolean;
 }
 
 /** What made a run: a file whose content differs from what the previous run started from. */
@@ -74,27 +56,9 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
 }
 
 /** One generate, as the watch and dev loops run it: what would end `toolspec generate` ends this run only. */
-export async function runGenerate(input: {
-  spec: string;
-  lookedIn?: string | undefined;
-  cwd: string;
-  format: 'text' | 'json';
-  style?: Style;
-  newStubs?: boolean;
-  noCache?: boolean;
-}): Promise<{ result?: GenerateResult; problem?: string }> {
+export async function runGenerate(input: GenerateInput): Promise<{ result?: GenerateResult; problem?: string }> {
   try {
-    return {
-      result: await generateCommand({
-        spec: input.spec,
-        lookedIn: input.lookedIn,
-        cwd: input.cwd,
-        format: input.format,
-        style: input.style ?? PLAIN,
-        ...(input.newStubs ? { newStubs: true } : {}),
-        ...(input.noCache ? { noCache: true } : {}),
-      }),
-    };
+    return { result: await generateCommand(input) };
   } catch (e) {
     // A refused write, a bug: reported, and the loop goes on.
     const user = e instanceof UserError ? e : fileSystemError(e, input.cwd);
@@ -163,11 +127,13 @@ export interface LoopInput {
 
 /**
  * The loop behind `generate --watch` and `dev`: a first run, then one more whenever a file that matters changes its
- * bytes. Folders are watched, not files (editors save by renaming a new file over the old one); an event starts a
- * check after a quiet time; the check compares contents with what the last run started from, so touches, saves of
- * the same bytes and the runs' own writes start nothing; one run at a time, and events during a run lead to one more
- * check after it. The watched set is derived again after every run. Resolves once `stop` aborts and the run in
- * flight has ended.
+ * bytes. Folders are watched, not files (editors save by writing a new file and renaming it over the old one, which
+ * a watch on the file itself would lose): the spec's folder, the folder of every file the last run read, and every
+ * folder included whole — never the run's own output (the generated and handlers folders). An event starts a check
+ * after a quiet time (100 ms); the check compares contents with what the last run started from, so touches, saves
+ * of the same bytes and the runs' own writes start nothing; one run at a time, and events during a run lead to one
+ * more check after it. The watched set is derived again after every run, since includes change. Resolves once
+ * `stop` aborts and the run in flight has ended.
  */
 export async function watchLoop(input: LoopInput): Promise<void> {
   const { stop, tracked } = input;
@@ -193,7 +159,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
       ...folders,
     ]) {
       let d = dir;
-      while (!isDir(d) && path.dirname(d) !== d) d = path.dirname(d);
+      while (inode(d) === undefined && path.dirname(d) !== d) d = path.dirname(d);
       if (!skip.some((o) => isInside(o, d))) dirs.add(d);
     }
     return dirs;
@@ -388,14 +354,7 @@ function listDir(dir: string): string[] {
   }
 }
 
-function isDir(dir: string): boolean {
-  try {
-    return fs.statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
+/** The folder's inode; undefined when it is not a folder (or not there). */
 function inode(dir: string): number | undefined {
   try {
     const st = fs.statSync(dir);
