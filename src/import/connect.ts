@@ -18,7 +18,7 @@ import {
 import { UserError } from '../core/diagnostics.js';
 import { isObject } from '../pipeline/schema/keywords.js';
 import { MAX_TOOLS } from '../pipeline/load/limits.js';
-import type { Listing } from './listing.js';
+import type { Listing } from './build.js';
 import { ChildProcessTransport, MAX_OUTPUT_BYTES, splitCommand } from './stdio.js';
 
 /** How long the era probe waits before trying the 2025 handshake. */
