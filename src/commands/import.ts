@@ -11,12 +11,12 @@ import { parseDuration } from '../core/duration.js';
 import { MAX_DEPTH } from '../pipeline/load/limits.js';
 import { depthOf } from '../pipeline/load/source.js';
 import { displayPath } from '../core/paths.js';
-import { buildSpec, type ImportNote, type SpecData } from '../import/build.js';
-import { hoist, type Hoisted } from '../import/hoist.js';
-import { listFromFile, type Listing } from '../import/listing.js';
-import { firstDifference, verifySpec, type Verified } from '../import/verify.js';
+import { buildSpec, listFromFile, type ImportNote, type Listing } from '../import/build.js';
+import { hoist } from '../import/hoist.js';
+import { firstDifference, verifySpec } from '../import/verify.js';
 import { checkTarget, writeAtomically } from '../import/write.js';
 import { specYaml } from '../import/yaml.js';
+import type { CommandResult } from './result.js';
 
 export interface ImportInput {
   fromCommand?: string;
@@ -40,12 +40,7 @@ export interface ImportInput {
   version: string;
 }
 
-export interface ImportResult {
-  code: 0 | 2;
-  stdout: string;
-  stderr: string;
-}
-
+const IGNORE_REASON = 'imported as the server defines it; review, then remove this entry';
 const SCHEMA_IN_PACKAGE = 'node_modules/toolspec/schema/toolspec.schema.json';
 
 /**
@@ -62,7 +57,7 @@ function schemaComment(specDir: string): string {
   }
 }
 
-export async function importCommand(input: ImportInput): Promise<ImportResult> {
+export async function importCommand(input: ImportInput): Promise<CommandResult> {
   try {
     return await run(input);
   } catch (e) {
@@ -75,7 +70,7 @@ export async function importCommand(input: ImportInput): Promise<ImportResult> {
   }
 }
 
-async function run(input: ImportInput): Promise<ImportResult> {
+async function run(input: ImportInput): Promise<CommandResult> {
   const sources = [input.fromCommand, input.fromUrl, input.fromFile].filter((s) => s !== undefined);
   if (sources.length !== 1) {
     throw new UserError(
@@ -93,7 +88,146 @@ async function run(input: ImportInput): Promise<ImportResult> {
     );
   if (input.headers.length && input.fromUrl === undefined) throw new UserError('--header applies to --from-url only');
 
-  const read = await readListing(input, timeoutMs);
+  const { listing, deepNotes } = await readListing(input, timeoutMs);
+  const origin = describeOrigin(input, listing);
+  if (listing.tools.length === 0) {
+    const why = listing.declaresTools
+      ? 'lists no tools'
+      : 'offers no tools (its initialize result declares no tools capability)';
+    throw new UserError(`${origin} ${why}; there is nothing to import and nothing was written`);
+  }
+
+  const built = buildSpec({
+    listing,
+    name: input.name,
+    version: input.serverVersion,
+    fallbackName: input.fromFile ? fileBaseName(input.fromFile) : 'imported-server',
+  });
+  // Entries that are not tools at all cannot go into the spec; the others are checked first, so that every
+  // problem is reported at once.
+  const structural = built.notes.filter((n) => n.severity === 'error').length;
+  const notes: ImportNote[] = [...deepNotes, ...built.notes].map((n) =>
+    input.skipInvalid && n.severity === 'error' ? leftOut(n) : n,
+  );
+  const total = listing.tools.length;
+  const { server, options: base, tools: all, ...primitives } = built.data;
+  const header = [
+    schemaComment(toStdout ? input.cwd : path.dirname(target)),
+    '',
+    `Imported from the MCP server ${commentSafe(server['name'])} ${commentSafe(server['version'])} with \`toolspec import\`. Edit it freely;`,
+    '`toolspec generate` writes the server, and `toolspec check` keeps the handlers in line with it.',
+  ];
+  /** The tools tried, by their place in `all`; they go as one attempt fails for some of them. */
+  let kept = all.map((_, i) => i);
+  /** Lint errors would make generate refuse the spec: each is kept as the server has it, with a suppression saying so. */
+  const ignores = new Map<string, Set<string>>();
+  for (;;) {
+    if (!kept.length) return refuse(notes, input.format, total, 'none');
+    const tools = kept.map((i) => structuredClone(all[i]!));
+    const { defs, hoisted } = input.hoist ? hoist(tools, new Set()) : { defs: {}, hoisted: [] };
+    const lintIgnores = [...ignores].map(([rule, names]) => ({ rule, tools: [...names], reason: IGNORE_REASON }));
+    const options = { ...base, ...(lintIgnores.length ? { lint: { ignore: lintIgnores } } : {}) };
+    const data = {
+      toolspec: 1,
+      server,
+      ...(Object.keys(options).length ? { options } : {}),
+      ...(hoisted.length ? { $defs: defs } : {}),
+      tools,
+      ...primitives,
+    };
+    const text = specYaml(data, { header });
+    const names = tools.map((t) => String(t['name']));
+    const verified = await verifySpec(
+      text,
+      names,
+      kept.map((i) => built.positions[i]!),
+    );
+    const errors = verified.notes.filter((n) => n.severity === 'error');
+    if (errors.length || (structural && !input.skipInvalid)) {
+      const serverWide = errors.some((n) => n.tool === undefined);
+      if (!input.skipInvalid || serverWide || verified.failing.size === tools.length) {
+        const why = serverWide ? 'server' : input.skipInvalid ? 'none' : verified.failing.size + structural;
+        return refuse([...notes, ...verified.notes], input.format, total, why);
+      }
+      notes.push(...verified.notes.filter((n) => n.severity === 'error' && n.tool !== undefined).map(leftOut));
+      kept = kept.filter((_, j) => !verified.failing.has(j));
+      continue;
+    }
+    const lintErrors = verified.lint?.findings.filter((f) => f.severity === 'error') ?? [];
+    const fresh = lintErrors.flatMap((f) =>
+      f.tools.filter((t) => !ignores.get(f.rule)?.has(t)).map((t) => [f.rule, t] as const),
+    );
+    for (const [rule, t] of fresh) ignores.set(rule, (ignores.get(rule) ?? new Set()).add(t));
+    if (fresh.length) continue;
+
+    notes.push(...verified.notes);
+    const difference = firstDifference(
+      verified.model!,
+      kept.map((i) => all[i]!),
+      defs,
+    );
+    if (difference)
+      throw new Error(`the imported spec does not reproduce the server's tools/list: ${difference} differs`);
+
+    if (!toStdout) writeAtomically(target, shown, text, input.force);
+    const lintWarnings = verified.lint?.warnings ?? 0;
+    const pages = listing.pageSizes.length;
+    if (input.format === 'json') {
+      const json = {
+        ok: true,
+        out: toStdout ? null : shown,
+        tools: names,
+        skipped: total - tools.length,
+        pages,
+        pageSize: built.pageSize ?? null,
+        hoisted,
+        lintIgnores,
+        notes,
+        lintWarnings,
+        ...(toStdout ? { spec: text } : {}),
+      };
+      return { code: 0, stdout: `${JSON.stringify(json, null, 2)}\n`, stderr: '' };
+    }
+    const err = notes.filter((n) => n.severity === 'warning').map(formatNote);
+    const out: string[] = [];
+    const n = tools.length;
+    const paging =
+      pages > 1 ? ` (${pages} pages of tools/list; options.pageSize: ${built.pageSize} keeps the paging)` : '';
+    const line = `${n} tool${n === 1 ? '' : 's'} from ${origin}${paging}`;
+    if (toStdout) err.push(`imported ${line}`);
+    else out.push(`${shown}: imported ${line}`);
+    const say = toStdout ? err : out;
+    if (hoisted.length)
+      say.push(`hoisted into $defs: ${hoisted.map((h) => `${h.name} (${h.tools.join(', ')})`).join('; ')}`);
+    for (const i of lintIgnores)
+      say.push(`kept as the server has it, with options.lint.ignore: ${i.rule} for ${i.tools.join(', ')}`);
+    const skipped = total - n;
+    if (skipped)
+      say.push(`left out: ${skipped} tool${skipped === 1 ? '' : 's'} toolspec cannot take (see the warnings)`);
+    say.push(
+      hoisted.length
+        ? 'checked: generate sends the same tools with the same schemas; those with hoisted parts refer to $defs instead of writing them out'
+        : `checked: generate sends exactly this tools/list${skipped ? ', less the tools left out' : ''}`,
+    );
+    if (lintWarnings)
+      say.push(
+        `lint: ${lintWarnings} warning${lintWarnings === 1 ? '' : 's'}; \`toolspec lint${toStdout ? '' : ` ${shown}`}\` lists them`,
+      );
+    if (!toStdout) say.push(`next: toolspec generate${shown === 'toolspec.yaml' ? '' : ` ${shown}`}`);
+    return {
+      code: 0,
+      stdout: toStdout ? text : `${out.join('\n')}\n`,
+      stderr: err.length ? `${err.join('\n')}\n` : '',
+    };
+  }
+}
+
+/** The server's (or the file's) listing, less the tools nested too deep for a spec, which `deepNotes` name. */
+async function readListing(
+  input: ImportInput,
+  timeoutMs: number,
+): Promise<{ listing: Listing; deepNotes: ImportNote[] }> {
+  const read = await listingOf(input, timeoutMs);
   // A schema nested past what a spec may hold cannot be written as one (and writing it would exhaust the stack).
   const tooDeep = read.tools.filter((t) => depthOf(t) > MAX_DEPTH - 3);
   const deepNotes: ImportNote[] = tooDeep.map((t) => ({
@@ -108,99 +242,10 @@ async function run(input: ImportInput): Promise<ImportResult> {
     );
   }
   const listing = tooDeep.length ? { ...read, tools: read.tools.filter((t) => !tooDeep.includes(t)) } : read;
-  const origin = describeOrigin(input, listing);
-  if (listing.tools.length === 0) {
-    const why = listing.declaresTools
-      ? 'lists no tools'
-      : 'offers no tools (its initialize result declares no tools capability)';
-    throw new UserError(`${origin} ${why}; there is nothing to import and nothing was written`);
-  }
-
-  const built = buildSpec({
-    listing,
-    ...(input.name === undefined ? {} : { name: input.name }),
-    ...(input.serverVersion === undefined ? {} : { version: input.serverVersion }),
-    fallbackName: input.fromFile ? fileBaseName(input.fromFile) : 'imported-server',
-  });
-  // Entries that are not tools at all cannot go into the spec; the others are checked first, so that every
-  // problem is reported at once.
-  const structural = built.notes.filter((n) => n.severity === 'error').length;
-  const notes: ImportNote[] = [...deepNotes, ...built.notes].map((n) =>
-    input.skipInvalid && n.severity === 'error' ? leftOut(n) : n,
-  );
-
-  const schema = schemaComment(toStdout ? input.cwd : path.dirname(target));
-  let tools = built.data.tools;
-  let expected = built.expected;
-  let positions = built.positions;
-  const ignores: LintIgnore[] = [];
-  for (;;) {
-    if (!tools.length)
-      return refuse(notes, {
-        total: listing.tools.length,
-        bad: listing.tools.length,
-        serverWide: false,
-        skipping: true,
-        format: input.format,
-      });
-    const attempt = await attemptSpec({
-      base: built.data,
-      tools,
-      positions,
-      ignores,
-      hoist: input.hoist,
-      pageSize: built.pageSize,
-      schema,
-    });
-    const { verified } = attempt;
-    const errors = verified.notes.filter((n) => n.severity === 'error');
-    if (errors.length || (structural && !input.skipInvalid)) {
-      const serverWide = errors.some((n) => n.tool === undefined);
-      if (!input.skipInvalid || serverWide || verified.failing.size === tools.length) {
-        const bad = verified.failing.size + (input.skipInvalid ? 0 : structural);
-        return refuse([...notes, ...verified.notes], {
-          total: listing.tools.length,
-          bad,
-          serverWide,
-          skipping: input.skipInvalid,
-          format: input.format,
-        });
-      }
-      notes.push(...verified.notes.filter((n) => n.severity === 'error' && n.tool !== undefined).map(leftOut));
-      const keep = tools.map((_, i) => !verified.failing.has(i));
-      tools = tools.filter((_, i) => keep[i]);
-      expected = expected.filter((_, i) => keep[i]);
-      positions = positions.filter((_, i) => keep[i]);
-      continue;
-    }
-    const lintErrors = verified.lint?.findings.filter((f) => f.severity === 'error') ?? [];
-    const added = lintErrors.length ? addIgnores(ignores, lintErrors) : false;
-    if (added) continue;
-
-    notes.push(...verified.notes);
-    const difference = firstDifference(verified.model!, expected, attempt.defs);
-    if (difference)
-      throw new Error(`the imported spec does not reproduce the server's tools/list: ${difference} differs`);
-
-    if (!toStdout) writeAtomically(target, shown, attempt.text, input.force);
-    return report(input, {
-      origin,
-      shown,
-      text: attempt.text,
-      toStdout,
-      tools: tools.map((t) => String(t['name'])),
-      skipped: listing.tools.length - tools.length,
-      hoisted: attempt.hoisted,
-      ignores,
-      pageSize: built.pageSize,
-      pages: listing.pageSizes.length,
-      notes,
-      lintWarnings: verified.lint?.warnings ?? 0,
-    });
-  }
+  return { listing, deepNotes };
 }
 
-async function readListing(input: ImportInput, timeoutMs: number): Promise<Listing> {
+async function listingOf(input: ImportInput, timeoutMs: number): Promise<Listing> {
   if (input.fromFile !== undefined) return listFromFile(path.resolve(input.cwd, input.fromFile), input.fromFile);
   let connect: typeof import('../import/connect.js');
   try {
@@ -236,99 +281,14 @@ function parseHeaders(list: string[]): Record<string, string> {
 
 function describeOrigin(input: ImportInput, listing: Listing): string {
   const info = listing.serverInfo;
-  const id =
-    info && typeof info['name'] === 'string'
-      ? ` ${info['name']}${typeof info['version'] === 'string' ? ` ${info['version']}` : ''}`
-      : '';
   if (input.fromFile !== undefined) return input.fromFile;
-  return `the server${id}`;
+  if (typeof info?.['name'] !== 'string') return 'the server';
+  return `the server ${info['name']}${typeof info['version'] === 'string' ? ` ${info['version']}` : ''}`;
 }
 
 function fileBaseName(file: string): string {
   const base = path.basename(file).replace(/\.[^.]*$/, '');
   return base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'imported-server';
-}
-
-interface LintIgnore {
-  rule: string;
-  tools: string[];
-  reason: string;
-}
-
-/** Lint errors would make generate refuse the spec: each is kept as the server has it, with a suppression saying so. */
-function addIgnores(ignores: LintIgnore[], findings: { rule: string; tools: string[] }[]): boolean {
-  let added = false;
-  for (const f of findings) {
-    if (!f.tools.length) continue;
-    let entry = ignores.find((e) => e.rule === f.rule);
-    if (!entry)
-      ignores.push(
-        (entry = {
-          rule: f.rule,
-          tools: [],
-          reason: 'imported as the server defines it; review, then remove this entry',
-        }),
-      );
-    for (const t of f.tools) {
-      if (!entry.tools.includes(t)) {
-        entry.tools.push(t);
-        added = true;
-      }
-    }
-  }
-  return added;
-}
-
-interface Attempt {
-  text: string;
-  verified: Verified;
-  defs: Record<string, unknown>;
-  hoisted: Hoisted[];
-}
-
-async function attemptSpec(a: {
-  base: SpecData;
-  tools: Record<string, unknown>[];
-  positions: number[];
-  ignores: LintIgnore[];
-  hoist: boolean;
-  pageSize?: number | undefined;
-  schema: string;
-}): Promise<Attempt> {
-  const tools = structuredClone(a.tools);
-  const { defs, hoisted } = a.hoist ? hoist(tools, new Set()) : { defs: {}, hoisted: [] };
-  const options: Record<string, unknown> = { ...(a.base.options ?? {}) };
-  if (a.ignores.length)
-    options['lint'] = { ignore: a.ignores.map((e) => ({ rule: e.rule, tools: e.tools, reason: e.reason })) };
-  const data: Record<string, unknown> = {
-    toolspec: 1,
-    server: a.base.server,
-    ...(Object.keys(options).length ? { options } : {}),
-    ...(hoisted.length ? { $defs: defs } : {}),
-    tools,
-    ...(a.base.prompts ? { prompts: a.base.prompts } : {}),
-    ...(a.base.resources ? { resources: a.base.resources } : {}),
-    ...(a.base.resourceTemplates ? { resourceTemplates: a.base.resourceTemplates } : {}),
-  };
-  const server = a.base.server;
-  const header = [
-    a.schema,
-    '',
-    `Imported from the MCP server ${commentSafe(server['name'])} ${commentSafe(server['version'])} with \`toolspec import\`. Edit it freely;`,
-    '`toolspec generate` writes the server, and `toolspec check` keeps the handlers in line with it.',
-  ];
-  const text = specYaml(data, {
-    header,
-    ...(a.pageSize === undefined
-      ? {}
-      : { pageSizeNote: `the server sends its tools ${a.pageSize} per tools/list page` }),
-  });
-  const verified = await verifySpec(
-    text,
-    tools.map((t) => String(t['name'])),
-    a.positions,
-  );
-  return { text, verified, defs, hoisted };
 }
 
 /** Text for a comment line: anything that could end the line (or hide in it) is shown as JSON escapes. */
@@ -349,102 +309,25 @@ function leftOut(n: ImportNote): ImportNote {
 }
 
 function formatNote(n: ImportNote): string {
-  const who =
-    n.about !== undefined
-      ? `${n.about}: `
-      : n.tool === undefined
-        ? ''
-        : n.tool.startsWith('#')
-          ? `tool ${n.tool}: `
-          : `tool ${JSON.stringify(n.tool)}: `;
+  const tool = n.tool === undefined ? '' : `tool ${n.tool.startsWith('#') ? n.tool : JSON.stringify(n.tool)}: `;
+  const who = n.about === undefined ? tool : `${n.about}: `;
   return `${n.severity}: ${who}${n.message}${n.hint ? `\n  hint: ${n.hint}` : ''}`;
 }
 
-function refuse(
-  notes: ImportNote[],
-  r: { total: number; bad: number; serverWide: boolean; skipping: boolean; format: 'text' | 'json' },
-): ImportResult {
-  const lines = notes.map(formatNote);
-  const { total, bad } = r;
-  const summary = r.serverWide
-    ? `toolspec: the spec would not be valid (see above); nothing was written${
-        notes.some((n) => n.tool === undefined && n.message.includes('server.'))
-          ? '\n  hint: --name and --server-version replace the name and version the server reports'
-          : ''
-      }`
-    : r.skipping
-      ? `toolspec: ${total === 1 ? 'the one tool cannot be imported as it is' : `none of the ${total} tools can be imported as they are`}; nothing was written`
-      : `toolspec: ${bad} of ${total} tool${total === 1 ? '' : 's'} cannot be imported as ${bad === 1 ? 'it is' : 'they are'}; nothing was written\n` +
-        `  hint: fix ${bad === 1 ? 'it' : 'them'} in the server, or pass --skip-invalid to import the other ${total - bad}`;
-  const stdout =
-    r.format === 'json'
-      ? `${JSON.stringify({ ok: false, error: summary.replace(/^toolspec: /, ''), notes }, null, 2)}\n`
-      : '';
-  return { code: 2, stdout, stderr: `${[...lines, summary].join('\n')}\n` };
-}
-
-interface Summary {
-  origin: string;
-  shown: string;
-  text: string;
-  toStdout: boolean;
-  tools: string[];
-  skipped: number;
-  hoisted: Hoisted[];
-  ignores: LintIgnore[];
-  pageSize?: number | undefined;
-  pages: number;
-  notes: ImportNote[];
-  lintWarnings: number;
-}
-
-function report(input: ImportInput, s: Summary): ImportResult {
-  const warnings = s.notes.filter((n) => n.severity === 'warning');
-  if (input.format === 'json') {
-    const json = {
-      ok: true,
-      out: s.toStdout ? null : s.shown,
-      tools: s.tools,
-      skipped: s.skipped,
-      pages: s.pages,
-      pageSize: s.pageSize ?? null,
-      hoisted: s.hoisted,
-      lintIgnores: s.ignores,
-      notes: s.notes,
-      lintWarnings: s.lintWarnings,
-      ...(s.toStdout ? { spec: s.text } : {}),
-    };
-    return { code: 0, stdout: `${JSON.stringify(json, null, 2)}\n`, stderr: '' };
-  }
-  const err: string[] = warnings.map(formatNote);
-  const out: string[] = [];
-  const n = s.tools.length;
-  const paging =
-    s.pages > 1 ? ` (${s.pages} pages of tools/list; options.pageSize: ${s.pageSize} keeps the paging)` : '';
-  const line = `${n} tool${n === 1 ? '' : 's'} from ${s.origin}${paging}`;
-  if (s.toStdout) err.push(`imported ${line}`);
-  else out.push(`${s.shown}: imported ${line}`);
-  const say = s.toStdout ? err : out;
-  if (s.hoisted.length) {
-    say.push(`hoisted into $defs: ${s.hoisted.map((h) => `${h.name} (${h.tools.join(', ')})`).join('; ')}`);
-  }
-  for (const i of s.ignores)
-    say.push(`kept as the server has it, with options.lint.ignore: ${i.rule} for ${i.tools.join(', ')}`);
-  if (s.skipped)
-    say.push(`left out: ${s.skipped} tool${s.skipped === 1 ? '' : 's'} toolspec cannot take (see the warnings)`);
-  say.push(
-    s.hoisted.length
-      ? 'checked: generate sends the same tools with the same schemas; those with hoisted parts refer to $defs instead of writing them out'
-      : `checked: generate sends exactly this tools/list${s.skipped ? ', less the tools left out' : ''}`,
-  );
-  if (s.lintWarnings)
-    say.push(
-      `lint: ${s.lintWarnings} warning${s.lintWarnings === 1 ? '' : 's'}; \`toolspec lint${s.toStdout ? '' : ` ${s.shown}`}\` lists them`,
-    );
-  if (!s.toStdout) say.push(`next: toolspec generate${s.shown === 'toolspec.yaml' ? '' : ` ${s.shown}`}`);
-  return {
-    code: 0,
-    stdout: s.toStdout ? s.text : `${out.join('\n')}\n`,
-    stderr: err.length ? `${err.join('\n')}\n` : '',
-  };
+/** Nothing is written, because of the spec as a whole (`server`), of every tool (`none`), or of this many tools. */
+function refuse(notes: ImportNote[], format: string, total: number, why: 'server' | 'none' | number): CommandResult {
+  const summary =
+    why === 'server'
+      ? `toolspec: the spec would not be valid (see above); nothing was written${
+          notes.some((n) => n.tool === undefined && n.message.includes('server.'))
+            ? '\n  hint: --name and --server-version replace the name and version the server reports'
+            : ''
+        }`
+      : why === 'none'
+        ? `toolspec: ${total === 1 ? 'the one tool cannot be imported as it is' : `none of the ${total} tools can be imported as they are`}; nothing was written`
+        : `toolspec: ${why} of ${total} tool${total === 1 ? '' : 's'} cannot be imported as ${why === 1 ? 'it is' : 'they are'}; nothing was written\n` +
+          `  hint: fix ${why === 1 ? 'it' : 'them'} in the server, or pass --skip-invalid to import the other ${total - why}`;
+  const error = summary.replace(/^toolspec: /, '');
+  const stdout = format === 'json' ? `${JSON.stringify({ ok: false, error, notes }, null, 2)}\n` : '';
+  return { code: 2, stdout, stderr: `${[...notes.map(formatNote), summary].join('\n')}\n` };
 }

@@ -1,11 +1,15 @@
 /**
- * From what the server sent to the data of a spec: the server block from its initialize result, each tool with
- * every field of MCP's Tool object kept as sent, and output options only where the server's behaviour needs them
- * (its tools/list page size). Fields MCP does not define cannot be kept: they are left out, and said so.
+ * From what the server sent to the data of a spec. What an import reads, whatever the source (a running server, or
+ * a saved file, which gives only the tools), is a Listing: the server's identity and its lists, exactly as sent.
+ * The spec takes the server block from its initialize result, each tool with every field of MCP's Tool object kept
+ * as sent, and output options only where the server's behaviour needs them (its tools/list page size). Fields MCP
+ * does not define cannot be kept: they are left out, and said so.
  */
+import fs from 'node:fs';
 import { hasScheme, parseUriTemplate } from '../../templates/runtime/uri-template.js';
+import { UserError } from '../core/diagnostics.js';
 import { MAX_TEXT_CHARS } from '../pipeline/load/limits.js';
-import type { Listing } from './listing.js';
+import { isObject } from '../pipeline/schema/keywords.js';
 
 /** One thing to tell the user: about one tool (by name, or by position when it has no usable name), or the server. */
 export interface ImportNote {
@@ -21,25 +25,66 @@ export interface ImportNote {
 export interface SpecData {
   server: Record<string, unknown>;
   options?: Record<string, unknown>;
-  $defs?: Record<string, unknown>;
   tools: Record<string, unknown>[];
   prompts?: Record<string, unknown>[];
   resources?: Record<string, unknown>[];
   resourceTemplates?: Record<string, unknown>[];
 }
 
+export interface Listing {
+  /** The initialize result's serverInfo; undefined for a file. */
+  serverInfo?: Record<string, unknown>;
+  instructions?: string;
+  /** Whether the server declared the tools capability (true for a file). */
+  declaresTools: boolean;
+  /** The tools, in the server's order, as sent. */
+  tools: unknown[];
+  /** Tools per tools/list page, in page order (one entry when the server does not paginate). */
+  pageSizes: number[];
+  /** The prompts, resources and resource templates, as sent, when the server declares them (a running server only). */
+  prompts?: unknown[];
+  resources?: unknown[];
+  resourceTemplates?: unknown[];
+}
+
+/** Files larger than this are refused: a tools/list result is a few MiB at most. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A saved tools/list result (`{ tools, nextCursor? }`), a whole JSON-RPC response with that result, or an array of
+ * tools.
+ */
+export function listFromFile(file: string, shown: string): Listing {
+  let text: string;
+  try {
+    if (fs.statSync(file).size > MAX_FILE_BYTES)
+      throw new UserError(`${shown} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB; it is not a tools/list result`);
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UserError(code === 'ENOENT' ? `cannot find ${shown}` : `cannot read ${shown} (${code ?? String(e)})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (e) {
+    throw new UserError(
+      `${shown} is not JSON: ${(e as Error).message}\n  hint: save the result of tools/list, e.g. the "result" of its JSON-RPC response, or an array of tools`,
+    );
+  }
+  if (isObject(data) && isObject(data['result'])) data = data['result'];
+  const tools = Array.isArray(data) ? data : isObject(data) ? data['tools'] : undefined;
+  if (!Array.isArray(tools)) {
+    throw new UserError(
+      `${shown} holds no tools: expected a tools/list result ({ "tools": [...] }), a JSON-RPC response with one, or an array of tools`,
+    );
+  }
+  return { declaresTools: true, tools, pageSizes: [tools.length] };
+}
+
 /** MCP's Tool fields (2025-11-25), in the order the spec writes them when the server's order is not kept. */
-const TOOL_FIELDS = [
-  'name',
-  'title',
-  'description',
-  'inputSchema',
-  'outputSchema',
-  'annotations',
-  'icons',
-  'execution',
-  '_meta',
-];
+const TOOL_FIELDS = 'name title description inputSchema outputSchema annotations icons execution _meta'.split(' ');
 const ANNOTATION_FIELDS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 const ICON_FIELDS = ['src', 'mimeType', 'sizes', 'theme'];
 const EXECUTION_FIELDS = ['taskSupport'];
@@ -56,16 +101,12 @@ export interface BuildInput {
 
 export interface Built {
   data: SpecData;
-  /** The tools as generate must reproduce them: what the server sent, less the fields that cannot be kept. */
-  expected: Record<string, unknown>[];
   /** Each tool's position in the server's list (0-based): entries that are not tools are not in `data.tools`. */
   positions: number[];
   notes: ImportNote[];
   /** The server paginated: its page size, which options.pageSize keeps. */
   pageSize?: number;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function buildSpec(input: BuildInput): Built {
   const { listing } = input;
@@ -100,13 +141,13 @@ export function buildSpec(input: BuildInput): Built {
   const refers = JSON.stringify(tools).includes('"$ref":');
   if (pageSize !== undefined || refers)
     data.options = { ...(pageSize === undefined ? {} : { pageSize }), ...(refers ? { refs: 'bundle' } : {}) };
-  return { data, expected: structuredClone(tools), positions, notes, ...(pageSize === undefined ? {} : { pageSize }) };
+  return { data, positions, notes, ...(pageSize === undefined ? {} : { pageSize }) };
 }
 
 /** A copy of the tool with the fields MCP defines, as sent; undefined (with an error) when it is not a tool at all. */
 function cleanTool(raw: unknown, index: number, notes: ImportNote[]): Record<string, unknown> | undefined {
   const position = `#${index + 1}`;
-  if (!isRecord(raw)) {
+  if (!isObject(raw)) {
     notes.push({
       severity: 'error',
       tool: position,
@@ -137,26 +178,17 @@ function cleanTool(raw: unknown, index: number, notes: ImportNote[]): Record<str
     if (value === undefined) continue;
     tool[key] = structuredClone(value);
   }
-  keepKnown(tool, 'annotations', ANNOTATION_FIELDS, name, notes);
-  keepKnown(tool, 'execution', EXECUTION_FIELDS, name, notes);
+  keepKnown(tool['annotations'], ANNOTATION_FIELDS, 'annotations', name, notes);
+  keepKnown(tool['execution'], EXECUTION_FIELDS, 'execution', name, notes);
   if (Array.isArray(tool['icons'])) {
-    tool['icons'].forEach((icon, i) => keepKnownIn(icon, ICON_FIELDS, `icons[${i}]`, name, notes));
+    tool['icons'].forEach((icon, i) => keepKnown(icon, ICON_FIELDS, `icons[${i}]`, name, notes));
   }
   return tool;
 }
 
-function keepKnown(
-  tool: Record<string, unknown>,
-  field: string,
-  known: string[],
-  name: string,
-  notes: ImportNote[],
-): void {
-  keepKnownIn(tool[field], known, field, name, notes);
-}
-
-function keepKnownIn(value: unknown, known: string[], where: string, name: string, notes: ImportNote[]): void {
-  if (!isRecord(value)) return;
+/** Drops (and notes) the keys of `value` that MCP does not define there. */
+function keepKnown(value: unknown, known: string[], where: string, name: string, notes: ImportNote[]): void {
+  if (!isObject(value)) return;
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
     delete value[key];
@@ -175,6 +207,7 @@ function ordinal(n: number): string {
 
 const NAME = /^[A-Za-z0-9._-]{1,128}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const RESOURCE_FIELDS = ['name', 'title', 'description', 'mimeType', 'size', 'icons', 'annotations', '_meta'];
 const MIME = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(;.*)?$/;
 const pick = (raw: Record<string, unknown>, keys: readonly string[]) =>
   Object.fromEntries(keys.flatMap((k) => (raw[k] === undefined ? [] : [[k, structuredClone(raw[k])]])));
@@ -195,39 +228,48 @@ function primitives(listing: Listing, notes: ImportNote[]) {
   };
   /** `prompt "summarise"`, or `prompt #2` when it has no name to show. */
   const label = (kind: string, raw: unknown, i: number) =>
-    isRecord(raw) && typeof raw['name'] === 'string' ? `${kind} ${JSON.stringify(raw['name'])}` : `${kind} #${i + 1}`;
+    isObject(raw) && typeof raw['name'] === 'string' ? `${kind} ${JSON.stringify(raw['name'])}` : `${kind} #${i + 1}`;
   /** A text longer than a spec may hold (its loader would refuse the whole spec for it): where, or undefined. */
   const tooLong = (value: unknown, at = ''): string | undefined => {
     if (typeof value === 'string') return value.length > MAX_TEXT_CHARS ? at || 'a value' : undefined;
     if (Array.isArray(value)) return value.map((v, i) => tooLong(v, `${at}[${i}]`)).find(Boolean);
-    if (isRecord(value))
+    if (isObject(value))
       return Object.entries(value)
         .map(([k, v]) => tooLong(v, at ? `${at}.${k}` : k))
         .find(Boolean);
     return undefined;
   };
   const names = { prompt: new Set<string>(), resource: new Set<string>() };
-  const named = (kind: 'prompt' | 'resource', raw: Record<string, unknown>, what: string): string | undefined => {
+  /** True when the name can name a handler module and no other of its kind has it (which it then takes). */
+  const named = (kind: 'prompt' | 'resource', raw: Record<string, unknown>, what: string): boolean => {
     const name = raw['name'];
-    if (typeof name !== 'string' || !NAME.test(name)) {
+    if (typeof name !== 'string' || !NAME.test(name))
       leave(what, `its name ${JSON.stringify(name)} cannot name a handler module (1 to 128 of A-Z a-z 0-9 _ - .)`);
-      return undefined;
+    else if (names[kind].has(name)) leave(what, `another ${kind} has the name ${JSON.stringify(name)}`);
+    else {
+      names[kind].add(name);
+      return true;
     }
-    if (names[kind].has(name)) {
-      leave(what, `another ${kind} has the name ${JSON.stringify(name)}`);
-      return undefined;
-    }
-    names[kind].add(name);
-    return name;
+    return false;
   };
-  (listing.prompts ?? []).forEach((raw, i) => {
-    const what = label('prompt', raw, i);
-    if (!isRecord(raw)) return leave(what, 'it is not an object');
-    const long = tooLong(raw);
-    if (long) return leave(what, `its ${long} is longer than ${MAX_TEXT_CHARS} characters, more than a spec may hold`);
+  /** Each entry of `list` that is an object within the spec's limits, to `keep`; the others are left out. */
+  const each = (
+    list: unknown[] | undefined,
+    kind: string,
+    keep: (raw: Record<string, unknown>, what: string) => void,
+  ) =>
+    (list ?? []).forEach((raw, i) => {
+      const what = label(kind, raw, i);
+      if (!isObject(raw)) return leave(what, 'it is not an object');
+      const long = tooLong(raw);
+      if (long)
+        return leave(what, `its ${long} is longer than ${MAX_TEXT_CHARS} characters, more than a spec may hold`);
+      keep(raw, what);
+    });
+  each(listing.prompts, 'prompt', (raw, what) => {
     if (!named('prompt', raw, what)) return;
     const args = Array.isArray(raw['arguments']) ? raw['arguments'] : [];
-    if (!args.every((a) => isRecord(a) && typeof a['name'] === 'string' && IDENTIFIER.test(a['name']))) {
+    if (!args.every((a) => isObject(a) && typeof a['name'] === 'string' && IDENTIFIER.test(a['name']))) {
       leave(what, 'an argument name is not an identifier, which the handler receives it as');
       return;
     }
@@ -238,12 +280,8 @@ function primitives(listing: Listing, notes: ImportNote[]) {
       );
     out.prompts.push(prompt);
   });
-  const resource = (raw: unknown, i: number, kind: 'resources' | 'resourceTemplates'): void => {
+  const resource = (kind: 'resources' | 'resourceTemplates') => (raw: Record<string, unknown>, what: string) => {
     const field = kind === 'resources' ? 'uri' : 'uriTemplate';
-    const what = label(kind === 'resources' ? 'resource' : 'resource template', raw, i);
-    if (!isRecord(raw)) return leave(what, 'it is not an object');
-    const long = tooLong(raw);
-    if (long) return leave(what, `its ${long} is longer than ${MAX_TEXT_CHARS} characters, more than a spec may hold`);
     const uri = raw[field];
     if (typeof uri !== 'string' || !hasScheme(uri))
       return leave(what, `its ${field} ${JSON.stringify(uri)?.slice(0, 200)} has no scheme`);
@@ -256,21 +294,9 @@ function primitives(listing: Listing, notes: ImportNote[]) {
     if (raw['mimeType'] !== undefined && (typeof raw['mimeType'] !== 'string' || !MIME.test(raw['mimeType'])))
       return leave(what, `its mimeType ${JSON.stringify(raw['mimeType'])} is not a MIME type`);
     if (!named('resource', raw, what)) return;
-    out[kind].push(
-      pick(raw, [
-        field,
-        'name',
-        'title',
-        'description',
-        'mimeType',
-        ...(kind === 'resources' ? ['size'] : []),
-        'icons',
-        'annotations',
-        '_meta',
-      ]),
-    );
+    out[kind].push(pick(raw, [field, ...RESOURCE_FIELDS.filter((k) => k !== 'size' || kind === 'resources')]));
   };
-  (listing.resources ?? []).forEach((raw, i) => resource(raw, i, 'resources'));
-  (listing.resourceTemplates ?? []).forEach((raw, i) => resource(raw, i, 'resourceTemplates'));
+  each(listing.resources, 'resource', resource('resources'));
+  each(listing.resourceTemplates, 'resource template', resource('resourceTemplates'));
   return out;
 }

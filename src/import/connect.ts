@@ -16,12 +16,13 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { UserError } from '../core/diagnostics.js';
+import { isObject } from '../pipeline/schema/keywords.js';
 import { MAX_TOOLS } from '../pipeline/load/limits.js';
-import type { Listing } from './listing.js';
+import type { Listing } from './build.js';
 import { ChildProcessTransport, MAX_OUTPUT_BYTES, splitCommand } from './stdio.js';
 
 /** How long the era probe waits before trying the 2025 handshake. */
-export const PROBE_TIMEOUT_MS = 3_000;
+const PROBE_TIMEOUT_MS = 3_000;
 
 export interface ConnectOptions {
   /** Limit for starting up and answering initialize, and for each tools/list page, in milliseconds. */
@@ -63,7 +64,7 @@ export async function listFromCommand(
         // Some 2025 servers end on any request before initialize (the era probe): start them again, legacy.
         if (!legacy && phase === 'initialize' && transport.exit && !transport.spawnError && !transport.badOutput)
           return RETRY;
-        return childFailure(error, phase, transport, shown, options);
+        return childFailure(error, phase, transport, shown, options.timeoutLabel);
       });
     } finally {
       await transport.close(hung ? 0 : 1000);
@@ -103,15 +104,13 @@ export async function listFromUrl(
   const shown = `${endpoint.origin}${endpoint.pathname}`;
   try {
     return await read(transport, options, `the server at ${shown}`, false, (error, phase) =>
-      httpFailure(error, phase, shown, options),
+      httpFailure(error, phase, shown, options.timeoutLabel),
     );
   } finally {
     await transport.terminateSession().catch(() => undefined);
     await transport.close().catch(() => undefined);
   }
 }
-
-type Describe = (error: unknown, phase: string) => UserError;
 
 /** fetch whose response bodies end in an error past MAX_OUTPUT_BYTES: an endless body cannot fill memory. */
 const boundedFetch: typeof fetch = async (input, init) => {
@@ -138,12 +137,15 @@ const AS_SENT = {
   '~standard': { version: 1, vendor: 'toolspec', validate: (value: unknown) => ({ value }) },
 } as const;
 
+const isMethodNotFound = (e: unknown): e is ProtocolError =>
+  e instanceof ProtocolError && e.code === ProtocolErrorCode.MethodNotFound;
+
 async function read(
   transport: Transport,
   options: ConnectOptions,
   who: string,
   legacy: boolean,
-  describe: Describe,
+  describe: (error: unknown, phase: string) => UserError,
 ): Promise<Listing> {
   const client = new Client(
     { name: 'toolspec-import', version: options.clientVersion },
@@ -157,6 +159,48 @@ async function read(
   // Errors reach the pending request as well; the transport's own reports would only repeat them.
   client.onerror = () => undefined;
   let phase = 'initialize';
+  /**
+   * Every page of a list, bounded like the tools. tools/list (which fills `pageSizes`) is held to more: a cursor
+   * that is not a string, comes back or never ends is an error, where the other lists just stop.
+   */
+  const listAll = async (method: string, key: string, pageSizes?: number[]): Promise<unknown[]> => {
+    const items: unknown[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 1; ; page++) {
+      phase = page === 1 ? method : `${method} (page ${page})`;
+      const sent: unknown = await client.request({ method, params: cursor === undefined ? {} : { cursor } }, AS_SENT, {
+        timeout: options.timeoutMs,
+      });
+      const result = isObject(sent) ? sent : {};
+      const list = result[key];
+      if (!Array.isArray(list)) {
+        const more = pageSizes ? '; it is not an MCP tools/list result' : '';
+        throw new UserError(`${who} answered ${phase} without a "${key}" array${more}`);
+      }
+      items.push(...list);
+      pageSizes?.push(list.length);
+      if (items.length > MAX_TOOLS) {
+        throw new UserError(
+          pageSizes
+            ? `${who} listed more than ${MAX_TOOLS} tools by ${phase}, more than one spec may hold; nothing was written\n  hint: a server that pages without end would fill memory; import a saved, smaller tools/list with --from-file`
+            : `${who} listed more than ${MAX_TOOLS} ${key} by ${phase}; nothing was written`,
+        );
+      }
+      const next = result['nextCursor'];
+      const end = typeof next !== 'string' || seen.has(next) || page >= MAX_PAGES;
+      if (end && (!pageSizes || next === undefined || next === null)) return items;
+      if (typeof next !== 'string')
+        throw new UserError(`${who} sent a nextCursor that is not a string (${JSON.stringify(next)}) in ${phase}`);
+      if (end) {
+        throw new UserError(
+          `${who} pages tools/list in a loop: cursor ${JSON.stringify(next)} came back after ${page} pages`,
+        );
+      }
+      seen.add(next);
+      cursor = next;
+    }
+  };
   try {
     await client.connect(transport, {
       timeout: options.timeoutMs,
@@ -164,85 +208,20 @@ async function read(
     });
     const info = client.getServerVersion();
     const capabilities = client.getServerCapabilities() ?? {};
-    const tools: unknown[] = [];
-    const pageSizes: number[] = [];
-    const cursors = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 1; ; page++) {
-      phase = page === 1 ? 'tools/list' : `tools/list (page ${page})`;
-      let result: Record<string, unknown>;
-      try {
-        const sent: unknown = await client.request(
-          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-          AS_SENT,
-          { timeout: options.timeoutMs },
-        );
-        result = typeof sent === 'object' && sent !== null ? (sent as Record<string, unknown>) : {};
-      } catch (e) {
-        if (page === 1 && e instanceof ProtocolError && e.code === ProtocolErrorCode.MethodNotFound) {
-          // A server without the tools capability may well not know the method: it has no tools.
-          if (capabilities.tools === undefined)
-            return {
-              serverInfo: info ? { ...info } : undefined,
-              instructions: client.getInstructions(),
-              declaresTools: false,
-              tools: [],
-              pageSizes: [],
-            };
-          throw new UserError(
-            `${who} declares tools but does not answer tools/list (${e.message}); nothing was written`,
-          );
-        }
-        throw e;
-      }
-      const list = result['tools'];
-      if (!Array.isArray(list)) {
-        throw new UserError(`${who} answered ${phase} without a "tools" array; it is not an MCP tools/list result`);
-      }
-      tools.push(...list);
-      pageSizes.push(list.length);
-      if (tools.length > MAX_TOOLS) {
-        throw new UserError(
-          `${who} listed more than ${MAX_TOOLS} tools by ${phase}, more than one spec may hold; nothing was written\n  hint: a server that pages without end would fill memory; import a saved, smaller tools/list with --from-file`,
-        );
-      }
-      const next = result['nextCursor'];
-      if (next === undefined || next === null) break;
-      if (typeof next !== 'string')
-        throw new UserError(`${who} sent a nextCursor that is not a string (${JSON.stringify(next)}) in ${phase}`);
-      if (cursors.has(next) || page >= MAX_PAGES) {
-        throw new UserError(
-          `${who} pages tools/list in a loop: cursor ${JSON.stringify(next)} came back after ${page} pages`,
-        );
-      }
-      cursors.add(next);
-      cursor = next;
-    }
-    // The prompts and resources, when the server declares them: every page, bounded like the tools.
-    const listAll = async (method: string, key: string): Promise<unknown[]> => {
-      const items: unknown[] = [];
-      const seen = new Set<string>();
-      let next: string | undefined;
-      for (let page = 1; page <= MAX_PAGES; page++) {
-        phase = page === 1 ? method : `${method} (page ${page})`;
-        const sent: unknown = await client.request(
-          { method, params: next === undefined ? {} : { cursor: next } },
-          AS_SENT,
-          { timeout: options.timeoutMs },
-        );
-        const result = typeof sent === 'object' && sent !== null ? (sent as Record<string, unknown>) : {};
-        const list = result[key];
-        if (!Array.isArray(list)) throw new UserError(`${who} answered ${phase} without a "${key}" array`);
-        items.push(...list);
-        if (items.length > MAX_TOOLS)
-          throw new UserError(`${who} listed more than ${MAX_TOOLS} ${key} by ${phase}; nothing was written`);
-        const n = result['nextCursor'];
-        if (typeof n !== 'string' || seen.has(n)) break;
-        seen.add(n);
-        next = n;
-      }
-      return items;
+    const listing = {
+      serverInfo: info ? { ...info } : undefined,
+      instructions: client.getInstructions(),
+      declaresTools: capabilities.tools !== undefined,
+      pageSizes: [] as number[],
     };
+    const tools = await listAll('tools/list', 'tools', listing.pageSizes).catch((e: unknown) => {
+      if (phase !== 'tools/list' || !isMethodNotFound(e)) throw e;
+      // A server without the tools capability may well not know the method: it has no tools.
+      if (capabilities.tools === undefined) return undefined;
+      throw new UserError(`${who} declares tools but does not answer tools/list (${e.message}); nothing was written`);
+    });
+    if (!tools) return { ...listing, tools: [] };
+    // The prompts and resources, when the server declares them.
     const prompts = capabilities.prompts === undefined ? undefined : await listAll('prompts/list', 'prompts');
     const resources = capabilities.resources === undefined ? undefined : await listAll('resources/list', 'resources');
     const resourceTemplates =
@@ -250,18 +229,15 @@ async function read(
         ? undefined
         : await listAll('resources/templates/list', 'resourceTemplates').catch((e: unknown) => {
             // A server with resources but no templates may not know the method.
-            if (e instanceof ProtocolError && e.code === ProtocolErrorCode.MethodNotFound) return [];
+            if (isMethodNotFound(e)) return [];
             throw e;
           });
     return {
-      serverInfo: info ? { ...info } : undefined,
-      instructions: client.getInstructions(),
-      declaresTools: capabilities.tools !== undefined,
+      ...listing,
       tools,
-      pageSizes,
-      ...(prompts ? { prompts } : {}),
-      ...(resources ? { resources } : {}),
-      ...(resourceTemplates ? { resourceTemplates } : {}),
+      ...(prompts && { prompts }),
+      ...(resources && { resources }),
+      ...(resourceTemplates && { resourceTemplates }),
     };
   } catch (e) {
     if (e instanceof UserError) throw e;
@@ -275,32 +251,25 @@ function isTimeout(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
+const SPAWN_ERRORS: Record<string, string> = {
+  ENOENT: 'no such command or file',
+  EACCES: 'permission denied (is it executable?)',
+};
+
 function spawnFailure(error: NodeJS.ErrnoException, command: string, line: string): UserError {
-  const shellish = /[|&;<>()$`*?~]|^\w+=/.test(line);
-  const why =
-    error.code === 'ENOENT'
-      ? `cannot start ${JSON.stringify(command)}: no such command or file`
-      : error.code === 'EACCES'
-        ? `cannot start ${JSON.stringify(command)}: permission denied (is it executable?)`
-        : `cannot start ${JSON.stringify(command)}: ${error.message}`;
-  const hint = shellish
+  const why = SPAWN_ERRORS[error.code ?? ''] ?? error.message;
+  const hint = /[|&;<>()$`*?~]|^\w+=/.test(line)
     ? 'the command runs without a shell, so pipes, &&, variables and globs do not work: put them in a script and run that'
     : 'check the command and PATH; a script needs its interpreter, e.g. --from-command "node build/index.js"';
-  return new UserError(`${why}\n  hint: ${hint}`);
+  return new UserError(`cannot start ${JSON.stringify(command)}: ${why}\n  hint: ${hint}`);
 }
 
-function childFailure(
-  error: unknown,
-  phase: string,
-  transport: ChildProcessTransport,
-  who: string,
-  options: ConnectOptions,
-): UserError {
+function childFailure(error: unknown, phase: string, transport: ChildProcessTransport, who: string, timeout: string) {
   const lines: string[] = [];
   const exit = transport.exit;
   if (isTimeout(error)) {
-    lines.push(`the server ${who} did not answer ${phase} within ${options.timeoutLabel}; it was stopped`);
     lines.push(
+      `the server ${who} did not answer ${phase} within ${timeout}; it was stopped`,
       phase === 'initialize'
         ? '  hint: is it an MCP server over stdio? A server that waits for something (a port, a token, input) never answers; pass --timeout 2m if it is only slow to start'
         : '  hint: pass a longer --timeout if the server is slow',
@@ -324,10 +293,10 @@ function childFailure(
   return new UserError(lines.join('\n'));
 }
 
-function httpFailure(error: unknown, phase: string, who: string, options: ConnectOptions): UserError {
+function httpFailure(error: unknown, phase: string, who: string, timeout: string): UserError {
   if (isTimeout(error)) {
     return new UserError(
-      `the server at ${who} did not answer ${phase} within ${options.timeoutLabel}\n  hint: pass a longer --timeout if it is only slow`,
+      `the server at ${who} did not answer ${phase} within ${timeout}\n  hint: pass a longer --timeout if it is only slow`,
     );
   }
   if (error instanceof SdkHttpError || (error instanceof Error && error.name === 'UnauthorizedError')) {

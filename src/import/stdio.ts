@@ -16,23 +16,13 @@ export const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 /** Its own process group (POSIX), so that stopping it stops what it started too. */
 const GROUP = process.platform !== 'win32';
 
-export interface ChildExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-export interface ChildOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
-
 export class ChildProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
   /** Set once the process has ended. */
-  exit?: ChildExit;
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
   /** Why the process could not be started (ENOENT, EACCES, …). */
   spawnError?: NodeJS.ErrnoException;
   /** The last bytes the server wrote to stderr. */
@@ -61,12 +51,8 @@ export class ChildProcessTransport implements Transport {
   constructor(
     readonly command: string,
     readonly args: readonly string[],
-    private readonly options: ChildOptions,
+    private readonly options: { cwd: string; env: NodeJS.ProcessEnv },
   ) {}
-
-  get pid(): number | undefined {
-    return this.#child?.pid;
-  }
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {

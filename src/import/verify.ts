@@ -72,60 +72,41 @@ function unplace(text: string, source: SourceFile, positions: readonly number[])
 
 /**
  * Which tool a diagnostic is about (by the tools' places in the text), and the path inside it, e.g.
- * "inputSchema.properties.q.type".
+ * "inputSchema.properties.q.type": the innermost node at the diagnostic's place, walked down from the root.
  */
 function placeOf(d: Pick<Diagnostic, 'line' | 'column'>, source: SourceFile): { index?: number; where?: string } {
   const offset = (source.lineCounter.lineStarts[d.line - 1] ?? 0) + d.column - 1;
-  const root = source.document.contents;
-  if (!isMap(root)) return {};
-  for (const pair of root.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : '';
-    const value = pair.value as Node | null;
-    if (!value?.range || offset < (pair.key as Node).range![0] || offset >= value.range[2]) continue;
-    if (key === 'tools' && isSeq(value)) {
-      const i = value.items.findIndex((item) => {
-        const r = (item as Node).range;
-        return r && offset >= r[0] && offset < r[2];
-      });
-      if (i >= 0) return { index: i, where: pathAt(value.items[i] as Node, offset) };
-    }
-    return { where: `${key}${pathAt(value, offset, '.')}` };
-  }
-  return {};
-}
-
-/** The dotted path of the innermost node at `offset` below `node`. */
-function pathAt(node: Node, offset: number, lead = ''): string {
-  const parts: string[] = [];
-  let cur: Node | null = node;
-  for (;;) {
+  const path: (string | number)[] = [];
+  for (let node = source.document.contents as Node | null; node;) {
     let next: Node | null = null;
-    if (isMap(cur)) {
-      for (const pair of cur.items) {
+    if (isMap(node)) {
+      for (const pair of node.items) {
         const k = pair.key as Node | null;
         const v = pair.value as Node | null;
         const start = k?.range?.[0] ?? v?.range?.[0];
         const end = v?.range?.[2] ?? k?.range?.[2];
         if (start === undefined || end === undefined || offset < start || offset >= end) continue;
-        parts.push(isScalar(k) ? String(k.value) : '?');
-        next = v && v.range && offset >= v.range[0] ? v : null;
+        path.push(isScalar(k) ? String(k.value) : '?');
+        next = v?.range && offset >= v.range[0] ? v : null;
         break;
       }
-    } else if (isSeq(cur)) {
-      const i = cur.items.findIndex((item) => {
+    } else if (isSeq(node)) {
+      const i = node.items.findIndex((item) => {
         const r = (item as Node).range;
         return r && offset >= r[0] && offset < r[2];
       });
       if (i >= 0) {
-        parts.push(`[${i}]`);
-        next = cur.items[i] as Node;
+        path.push(i);
+        next = node.items[i] as Node;
       }
     }
-    if (!next) break;
-    cur = next;
+    node = next;
   }
-  const joined = parts.map((p, i) => (p.startsWith('[') || i === 0 ? p : `.${p}`)).join('');
-  return joined && lead && !joined.startsWith('[') ? `${lead}${joined}` : joined;
+  const index = path[0] === 'tools' && typeof path[1] === 'number' ? path[1] : undefined;
+  const where = (index === undefined ? path : path.slice(2))
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 || p.startsWith('[') ? p : `.${p}`))
+    .join('');
+  return index === undefined ? { where } : { index, where };
 }
 
 /**

@@ -10,8 +10,6 @@ import { isDeepStrictEqual } from 'node:util';
 export interface YamlOptions {
   /** Comment lines at the top (without "# "). */
   header: string[];
-  /** A comment for options.pageSize, when it is set. */
-  pageSizeNote?: string;
 }
 
 /** Longer descriptions than this become folded block scalars. */
@@ -45,8 +43,9 @@ function render(data: Record<string, unknown>, options: YamlOptions, styled: boo
       if (key === 'tools' && isSeq(pair.value))
         pair.value.items.forEach((tool, j) => j > 0 && isMap(tool) && (tool.spaceBefore = true));
       if (key === 'options' && isMap(pair.value)) {
+        const pageSize = pair.value.get('pageSize');
         const notes: Record<string, string | undefined> = {
-          pageSize: options.pageSizeNote,
+          pageSize: `the server sends its tools ${String(pageSize)} per tools/list page`,
           refs: "the server's schemas refer with $ref: sent as they are",
         };
         for (const p of pair.value.items)
