@@ -18,7 +18,6 @@ import {
   vagueDescription,
 } from './rules/descriptions.js';
 import { longToolName, mixedNameStyle } from './rules/names.js';
-
 import { openInputSchema, outputWrappedFor2025, schemaRefs } from './rules/schemas.js';
 import { budgetFindings, countTokens, searchFindings, tokenBudget, toolSearch, type TokenReport } from './tokens.js';
 import {
