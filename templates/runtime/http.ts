@@ -5,9 +5,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
+import { isJsonContentType } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './handler-types.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './server.js';
-import { createWebHandler, DEFAULT_MAX_BODY, LOOPBACK, type WebHandlerOptions } from './web.js';
+import { authenticates, createWebHandler, DEFAULT_MAX_BODY, LOOPBACK, type WebHandlerOptions } from './web.js';
 
 export interface HttpOptions extends WebHandlerOptions {
   /** Default 127.0.0.1: other machines cannot connect unless you say so. */
@@ -57,6 +58,34 @@ function refuse(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+const UTF8 = new TextDecoder();
+
+/**
+ * Reads `req`'s body and hands on the request with its parsed value; a body that is not JSON goes on unparsed, as
+ * a request that replays the bytes read, so the adapter and the SDK read it and answer it as always
+ * (test/http-body.test.ts holds both answers equal to the SDK reading the body itself). A request cut off midway
+ * gets nothing: its response is closed with its socket.
+ */
+function readJson(req: http.IncomingMessage, then: (request: NodeIncomingMessageLike, parsed?: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('error', () => undefined);
+  req.on('end', () => {
+    const bytes = Buffer.concat(chunks);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(UTF8.decode(bytes));
+    } catch {
+      const { method, url, headers } = req;
+      const replay = (async function* () {
+        yield bytes;
+      })();
+      return then({ method, url, headers, [Symbol.asyncIterator]: () => replay } as NodeIncomingMessageLike);
+    }
+    then(req as NodeIncomingMessageLike, parsed);
+  });
+}
+
 /** Starts a Node HTTP server speaking MCP Streamable HTTP at `path`, on 127.0.0.1 unless told otherwise. */
 export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {}): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -70,6 +99,10 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
   const allowedHosts = options.allowedHosts ?? (LOOPBACK.includes(hostPart) ? LOOPBACK : [hostPart]);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const endpoint = createWebHandler(handlers, { ...options, allowedHosts });
+  // Without authentication, a JSON POST whose length is declared within the limit is read and parsed here, once:
+  // the adapter then neither reads nor decodes it, and the endpoint takes the parsed value (web.ts reads it once
+  // too, but from the adapter's copy). With authentication the body waits until the caller is known.
+  const readsFirst = !authenticates(options);
   const toNode = toNodeHandler(endpoint, {
     maxRequestBodySize: maxBody,
     onerror: (error) => {
@@ -111,7 +144,16 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
       if (/[@/\\?#\s]/.test(req.headers.host ?? ''))
         return refuse(res, 400, -32600, 'Bad Request: malformed Host header');
       // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
-      void toNode(req as NodeIncomingMessageLike, res);
+      const node = req as NodeIncomingMessageLike;
+      if (
+        readsFirst &&
+        req.method === 'POST' &&
+        isJsonContentType(req.headers['content-type'] ?? '') &&
+        Number(req.headers['content-length']) <= maxBody
+      ) {
+        return readJson(req, (request, parsed) => void toNode(request, res, parsed));
+      }
+      void toNode(node, res);
     },
   );
   // Past the cap a connection is answered 503 with Retry-After (and closed), so a client that opens one per call

@@ -22,7 +22,6 @@ import {
   createMcpHandler,
   isJsonContentType,
   isLegacyRequest,
-  readRequestBody,
   SUPPORTED_PROTOCOL_VERSIONS,
   validateHostHeader,
   validateOriginHeader,
@@ -123,7 +122,11 @@ export interface WebHandlerOptions extends ServerOptions, ServingOptions, HttpSe
 }
 
 export interface McpFetchHandler {
-  fetch(request: Request): Promise<Response>;
+  /**
+   * `parsedBody`: the request's body, already read and parsed by the caller (the Node server of http.ts, or a
+   * framework's body parser through the SDK's `toNodeHandler`): taken as the body, and not read again.
+   */
+  fetch(request: Request, options?: { parsedBody?: unknown }): Promise<Response>;
   /** Ends every session and in-flight exchange. */
   close(): Promise<void>;
   /** Resolves true once no call is in flight, or false after `timeoutMs`. */
@@ -163,12 +166,12 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
   // Listen streams kept open for tasks (the SDK counts the others): under the same cap.
   const taskStreams = { open: 0, max: options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS };
   const checkHeaders = Object.keys(mcpHeaders).length > 0;
-  if (access && options.auth !== false && options.authenticate)
+  if (checksTokens(options) && options.authenticate)
     throw new RangeError('the spec has auth, which checks the tokens: pass auth: false to use an authenticate hook');
-  const gate = access && options.auth !== false ? createAuthGate(access, options.auth ?? {}, loadAuth!) : undefined;
+  const gate = checksTokens(options) ? createAuthGate(access!, options.auth || {}, loadAuth!) : undefined;
 
   return {
-    async fetch(incoming) {
+    async fetch(incoming, given) {
       let request = incoming;
       const { pathname } = new URL(request.url);
       const hostOk = () => !hosts || validateHostHeader(request.headers.get('host'), hosts).ok;
@@ -187,8 +190,13 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
       if (origins && !validateOriginHeader(request.headers.get('origin'), origins).ok) {
         return jsonError(403, -32600, 'Forbidden: this Origin is not allowed');
       }
+      // A body read already was held to its reader's limit (the Node server's is maxBody); its Content-Length is
+      // the adapter's serialisation of the parsed value, not what the client sent.
+      const parsed = given?.parsedBody !== undefined;
       const declared = Number(request.headers.get('content-length') ?? 0);
-      if (declared > maxBody) return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
+      if (!parsed && declared > maxBody) {
+        return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
+      }
       let auth: AuthInfo | undefined;
       if (gate) {
         const verified = await gate.authenticate(request);
@@ -201,7 +209,7 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
       }
       // The body, read and parsed once here, is handed to the SDK parsed (routing, the scope gate, the transport).
       // With a scope gate every JSON body is read (a chunked one too): no request may pass the gate unread.
-      const read = await readOnce(request, maxBody, gate !== undefined);
+      const read = parsed ? { request, parsedBody: given!.parsedBody } : await readOnce(request, maxBody, !!gate);
       if (read instanceof Response) return read;
       request = read.request;
       const body: { parsedBody?: unknown } = 'parsedBody' in read ? { parsedBody: read.parsedBody } : {};
@@ -227,6 +235,12 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
     settled: (timeoutMs) => factory.settled(timeoutMs),
   };
 }
+
+/** Whether the spec's `auth` checks each request's token (it has `auth`, and the options do not turn it off). */
+const checksTokens = (options: HttpSecurityOptions) => access !== undefined && options.auth !== false;
+
+/** Whether a request is authenticated (the spec's `auth`, or an authenticate hook) before its body is read. */
+export const authenticates = (options: HttpSecurityOptions) => checksTokens(options) || !!options.authenticate;
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -1087,8 +1101,8 @@ function decodeParam(value: string): string | undefined {
 /**
  * A JSON POST's body, read once (when its Content-Length is known, or `always`) and parsed, for the SDK to take as
  * `parsedBody`, where it would read and parse it twice (isLegacyRequest's clone, then the transport). Any other
- * request goes on as it came, and a body that is not JSON goes on as its text: the SDK answers both as it always
- * has (test/web-body.test.ts holds the answers equal to the SDK reading the body itself).
+ * request goes on as it came, and a body that is not JSON goes on as the bytes read: the SDK answers both as it
+ * always has (test/web-body.test.ts holds the answers equal to the SDK reading the body itself).
  */
 async function readOnce(
   request: Request,
@@ -1099,13 +1113,36 @@ async function readOnce(
     return { request };
   // Another content type is the SDK's to refuse (415), before it reads anything.
   if (!isJsonContentType(request.headers.get('content-type') ?? '')) return { request };
-  const read = await readRequestBody(request, maxBody);
-  if (read.tooLarge) return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
+  const bytes = await readBytes(request.body, maxBody);
+  if (!bytes) return jsonError(413, -32600, `Request body too large: at most ${maxBody} bytes`);
   try {
-    return { request, parsedBody: JSON.parse(read.text) as unknown };
+    return { request, parsedBody: JSON.parse(UTF8.decode(bytes)) as unknown };
   } catch {
-    return { request: new Request(request, { body: read.text }) };
+    // The bytes, not their text: a second decoding would drop a second byte order mark.
+    return { request: new Request(request, { body: bytes }) };
   }
+}
+
+/** A body's bytes, or undefined as soon as more than `max` have come. */
+async function readBytes(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array | undefined> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > max) {
+      void reader.cancel();
+      return undefined;
+    }
+    chunks.push(read.value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 async function authenticate(options: HttpSecurityOptions, headers: Headers): Promise<AuthInfo | 'refused' | undefined> {
