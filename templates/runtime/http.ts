@@ -71,7 +71,7 @@ function readJson(req: http.IncomingMessage, then: (request: NodeIncomingMessage
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('error', () => undefined);
   req.on('end', () => {
-    const bytes = Buffer.concat(chunks);
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     let parsed: unknown;
     try {
       parsed = JSON.parse(UTF8.decode(bytes));
