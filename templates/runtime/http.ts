@@ -63,7 +63,7 @@ const UTF8 = new TextDecoder();
 /**
  * Reads `req`'s body and hands on the request with its parsed value; a body that is not JSON goes on unparsed, as
  * a request that replays the bytes read, so the adapter and the SDK read it and answer it as always
- * (test/http-body.test.ts holds both answers equal to the SDK reading the body itself). A request cut off midway
+ * (test/web-body.test.ts holds both answers equal to the SDK reading the body itself). A request cut off midway
  * gets nothing: its response is closed with its socket.
  */
 function readJson(req: http.IncomingMessage, then: (request: NodeIncomingMessageLike, parsed?: unknown) => void): void {
@@ -101,7 +101,7 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
   const endpoint = createWebHandler(handlers, { ...options, allowedHosts });
   // Without authentication, a JSON POST whose length is declared within the limit is read and parsed here, once:
   // the adapter then neither reads nor decodes it, and the endpoint takes the parsed value (web.ts reads it once
-  // too, but from the adapter's copy). With authentication the body waits until the caller is known.
+  // too, but from the adapter's copy). With authentication it is parsed only once the caller is known (web.ts).
   const readsFirst = !authenticates(options);
   const toNode = toNodeHandler(endpoint, {
     maxRequestBodySize: maxBody,
@@ -144,7 +144,6 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
       if (/[@/\\?#\s]/.test(req.headers.host ?? ''))
         return refuse(res, 400, -32600, 'Bad Request: malformed Host header');
       // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
-      const node = req as NodeIncomingMessageLike;
       if (
         readsFirst &&
         req.method === 'POST' &&
@@ -153,7 +152,7 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
       ) {
         return readJson(req, (request, parsed) => void toNode(request, res, parsed));
       }
-      void toNode(node, res);
+      void toNode(req as NodeIncomingMessageLike, res);
     },
   );
   // Past the cap a connection is answered 503 with Retry-After (and closed), so a client that opens one per call
