@@ -143,7 +143,6 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
       // credentials, which a Request refuses (a 500), before web.ts could check the Host against allowedHosts.
       if (/[@/\\?#\s]/.test(req.headers.host ?? ''))
         return refuse(res, 400, -32600, 'Bad Request: malformed Host header');
-      // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
       if (
         readsFirst &&
         req.method === 'POST' &&
@@ -152,6 +151,7 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
       ) {
         return readJson(req, (request, parsed) => void toNode(request, res, parsed));
       }
+      // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
       void toNode(req as NodeIncomingMessageLike, res);
     },
   );
