@@ -259,8 +259,11 @@ interface Session {
 interface Departure {
   session: Session;
   cancels: (() => void)[];
-  /** The SDK's stream, once the response's first event id is seen (resumable sessions only). */
-  stream?: Promise<string | undefined>;
+  /**
+   * The SDK's stream, once the response's first event id is seen (resumable sessions only): asked of the store
+   * only if the client leaves, so that a call costs the store no lookup (a round trip, for a shared one).
+   */
+  stream?: () => Promise<string | undefined>;
 }
 
 /** Calls whose client left their stream, waiting `resumeWindowMs` for it to resume before they are cancelled. */
@@ -497,7 +500,7 @@ class LegacySessions {
       clearTimeout(waiting.timer);
       this.waiting.delete(key);
       for (const cancel of waiting.cancels) this.whenGone(request, session, cancel);
-      this.gone.get(request)!.stream = Promise.resolve(stream);
+      this.gone.get(request)!.stream = () => Promise.resolve(stream);
     }
     return response;
   }
@@ -536,7 +539,7 @@ class LegacySessions {
     const cancelAll = () => departure.cancels.forEach((cancel) => cancel());
     const sid = departure.session.transport.sessionId;
     if (!departure.stream || !sid) return cancelAll();
-    void departure.stream.then((stream) => {
+    void departure.stream().then((stream) => {
       if (stream === undefined || !this.sessions.has(sid)) return cancelAll();
       const key = `${sid}\n${stream}`;
       const timer = setTimeout(() => {
@@ -554,7 +557,9 @@ class LegacySessions {
     const sid = departure?.session.transport.sessionId;
     if (!departure || departure.stream || !sid || !this.store) return;
     const id = /(?:^|\n)id: ([^\n]{1,256})\n/.exec(UTF8.decode(chunk))?.[1];
-    if (id !== undefined) departure.stream = this.store.streamOf(sid, id);
+    const store = this.store;
+    // (async: a store that throws rejects, which left() answers by cancelling the calls)
+    if (id !== undefined) departure.stream = async () => store.streamOf(sid, id);
   }
 
   /** The session is used now: for idle expiry (the clock) and for which one was used last (the order). */
