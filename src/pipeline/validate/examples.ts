@@ -34,11 +34,11 @@ export function checkExamples(
     out.push(model);
     if (!input) return;
     const args = structuredClone(ex['arguments']);
-    const ok = input.validate(args);
+    const ok = input.compiled.validate(args);
     const argsPath = [...tool.path, 'examples', i, 'arguments'];
     const at = tool.file.locate(argsPath);
     if (!ok && !invalid) {
-      const errors = input.validate.errors ?? [];
+      const errors = input.compiled.validate.errors ?? [];
       const why = errors.map((e) => `${rejectedPath(e, args)}: ${e.message ?? e.keyword}`).join('; ');
       const first = errors[0];
       const where = first ? tool.file.locate([...argsPath, ...pointerToPath(first.instancePath, ex['arguments'])]) : at;
@@ -60,7 +60,7 @@ export function checkExamples(
         ),
       );
     } else if (!ok) {
-      model.rejected = [...new Set((input.validate.errors ?? []).map((e) => rejectedPath(e, args)))];
+      model.rejected = [...new Set((input.compiled.validate.errors ?? []).map((e) => rejectedPath(e, args)))];
     }
   });
   return out;

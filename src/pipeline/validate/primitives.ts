@@ -269,7 +269,8 @@ function completion(v: unknown): CompletionModel | undefined {
   return undefined;
 }
 
-function position(raw: Raw) {
+/** Where an item is written, for messages. */
+export function position(raw: Raw) {
   const at = raw.file.locate(raw.path);
   return { file: at.file, line: at.line, column: at.column };
 }
