@@ -5,7 +5,7 @@
  * whole schema (given an $id, so its own $refs resolve).
  */
 import type { AnyAjv } from './ajv.js';
-import { inheritedNames, renameInherited, renameValue } from './inherited.js';
+import { inheritedNames, renameData, renameInherited } from './inherited.js';
 import { isObject, walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
 
 export function valueAt(root: unknown, path: SchemaPath): unknown {
@@ -57,7 +57,7 @@ export function defaultProblems(
   try {
     const defaults = places.map((p) => structuredClone(valueAt(bundled, [...p, 'default'])));
     try {
-      if (validate(inherited.size ? renameValue(defaults, inherited) : defaults)) return [];
+      if (validate(inherited.size ? renameData(defaults, inherited, false) : defaults)) return [];
     } catch {
       return []; // values ajv's deep equality cannot compare: left to the examples and the run time
     }

@@ -75,7 +75,10 @@ function judgeFor(job: JudgeJob): AnyAjv {
 /** Computes a verdict. Pure: the same job gives the same verdict. */
 export function judge(job: JudgeJob): Verdict {
   const ajv = judgeFor(job);
-  const meta = ajv.validateSchema(withValuesRenamed(job.forAjv)) ? [] : plainErrors(ajv.errors ?? []);
+  // Copied, so that no reference into ajv's state is kept (they are plain data already).
+  const meta = ajv.validateSchema(withValuesRenamed(job.forAjv))
+    ? []
+    : (JSON.parse(JSON.stringify(ajv.errors ?? [])) as ErrorObject[]);
   if (!job.compile || metaErrors(meta).length) return { meta };
   let compiled: CompiledCode;
   try {
@@ -90,9 +93,4 @@ export function judge(job: JudgeJob): Verdict {
   } catch (e) {
     return { meta, compiled, error: e instanceof Error ? e.message : String(e) };
   }
-}
-
-/** ajv's errors as plain data (they are already; copied so no reference into ajv's state is kept). */
-function plainErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  return JSON.parse(JSON.stringify(errors)) as ErrorObject[];
 }
