@@ -9,7 +9,7 @@ import { isRecord, type RawTool } from '../load/load.js';
 import type { ExampleExpectation, ExampleModel } from '../model.js';
 import { argumentPath } from '../../../templates/runtime/arguments.js';
 import { ANNOTATION_KEYWORDS } from '../schema/keywords.js';
-import { captureWarnings } from './ajv.js';
+import { captureWarnings, KEY } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';
 import { pointerToPath } from '../load/structure.js';
 
@@ -139,7 +139,7 @@ const COMBINATORS = [
  */
 export function subsetProblems(subset: Record<string, unknown>, output: CheckedSchema): SubsetProblem[] {
   const problems: SubsetProblem[] = [];
-  const { ajv, key, inherited } = output.compiled;
+  const { ajv, code } = output.compiled;
   const root = output.schema;
 
   // Places in the schema are kept as lists of keys: a JSON pointer into the schema, unescaped.
@@ -212,11 +212,11 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
       return;
     }
     // A scalar is a whole value: the schema of its place judges it completely.
-    if (inherited.length) return; // that schema is compiled with inherited names renamed: its pointers differ
+    if (code.inherited.length) return; // that schema is compiled with inherited names renamed: its pointers differ
     let validate;
     try {
       const fragment = at.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
-      validate = captureWarnings(() => ajv.getSchema(`${key}#${fragment}`)).result;
+      validate = captureWarnings(() => ajv.getSchema(`${KEY}#${fragment}`)).result;
     } catch {
       return;
     }

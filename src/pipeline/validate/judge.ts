@@ -10,7 +10,7 @@
 import type { ErrorObject } from 'ajv';
 import type { SchemaKind } from '../model.js';
 import { walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
-import { newJudge, compileCode, type AnyAjv, type CompiledCode } from './ajv.js';
+import { newAjv, compileCode, type AnyAjv, type CompiledCode } from './ajv.js';
 import { defaultProblems } from './defaults.js';
 import { withValuesRenamed } from './inherited.js';
 
@@ -65,7 +65,7 @@ function judgeFor(job: JudgeJob): AnyAjv {
   const id = `${job.dialect}:${job.kind}:${job.extensions.join(',')}`;
   let ajv = judges.get(id);
   if (!ajv) {
-    ajv = newJudge(job.dialect, job.kind);
+    ajv = newAjv(job.dialect, job.kind, 'judge');
     for (const name of job.extensions) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });
     judges.set(id, ajv);
   }
