@@ -12,9 +12,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { diagnostic, Diagnostics, type Diagnostic } from './core/diagnostics.js';
-import { isRecord, loadSpec, type LoadOptions } from './pipeline/load/load.js';
+import { fieldsOf, loadSpec, type LoadOptions } from './pipeline/load/load.js';
 import type { SourceFile } from './pipeline/load/source.js';
-import type { CompiledValidators, RegistryInfo, ServerInfo, ServerModel } from './pipeline/model.js';
+import type { CompiledValidators, ServerInfo, ServerModel } from './pipeline/model.js';
 import { checkScopesNeedAuth, resolveAuth } from './pipeline/validate/auth.js';
 import { resolveOptions } from './pipeline/validate/options.js';
 import { checkPrimitives } from './pipeline/validate/primitives.js';
@@ -98,6 +98,8 @@ export interface ModelOptions extends LoadOptions {
   cache?: Cache | undefined;
 }
 
+const SERVER_FIELDS = ['name', 'version', 'title', 'description', 'instructions', 'websiteUrl', 'icons'];
+
 export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult {
   const diags = new Diagnostics();
   const raw = loadSpec(specPath, diags, opts);
@@ -110,11 +112,8 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
   const { tools, validators } = checkTools(raw.tools, raw.defs, diags, opts.cache);
   const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
   const auth = resolveAuth(raw.root['auth'], raw.main, diags);
-  const named = (kind: string) => (item: { value: Record<string, unknown> }) =>
-    `${kind} ${JSON.stringify(item.value['name'])}`;
-  checkScopesNeedAuth(raw.root['auth'], raw.tools, diags, named('tool'));
-  checkScopesNeedAuth(raw.root['auth'], raw.prompts, diags, named('prompt'));
-  checkScopesNeedAuth(raw.root['auth'], [...raw.resources, ...raw.resourceTemplates], diags, named('resource'));
+  const resource = [...raw.resources, ...raw.resourceTemplates];
+  checkScopesNeedAuth(raw.root['auth'], { tool: raw.tools, prompt: raw.prompts, resource }, diags);
   const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
   if (!raw.tools.length && !others && raw.main.value !== undefined) {
     diags.add(
@@ -129,12 +128,13 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
   }
   const diagnostics = diags.sorted(files);
   if (diags.hasErrors) return { diagnostics, files, sources, inputs };
+  const server = raw.root['server'] as Record<string, unknown>;
   const model: ServerModel = {
     specFile: raw.main.displayPath,
     rootDir,
     files,
-    server: serverInfo(raw.root['server']),
-    ...registryInfo(raw.root['server']),
+    server: fieldsOf(server, SERVER_FIELDS) as unknown as ServerInfo,
+    ...fieldsOf(server, ['registry']),
     ...(auth ? { auth } : {}),
     options,
     tools,
@@ -150,18 +150,4 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
     inputs,
     parsed: new Map(raw.files.map((f) => [f.displayPath, f])),
   };
-}
-
-function registryInfo(v: unknown): { registry?: RegistryInfo } {
-  const r = isRecord(v) && isRecord(v['registry']) ? v['registry'] : undefined;
-  return r ? { registry: structuredClone(r) as unknown as RegistryInfo } : {};
-}
-
-function serverInfo(v: unknown): ServerInfo {
-  const s = isRecord(v) ? v : {};
-  const info: Record<string, unknown> = { name: s['name'], version: s['version'] };
-  for (const key of ['title', 'description', 'instructions', 'websiteUrl', 'icons'] as const) {
-    if (s[key] !== undefined) info[key] = structuredClone(s[key]);
-  }
-  return info as unknown as ServerInfo;
 }

@@ -394,3 +394,11 @@ function exists(source: FileSource, abs: string): boolean {
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/**
+ * The fields of `v` among `keys` that are given, deep-copied, in the order of `keys`: the optional fields of a
+ * definition, whose types the structure check has seen (a model is made only when it found nothing).
+ */
+export function fieldsOf(v: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => v[k] !== undefined).map((k) => [k, structuredClone(v[k])]));
+}

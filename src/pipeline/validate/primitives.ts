@@ -5,7 +5,7 @@
  * described variable present in its template. Quality (descriptions, unused variables) is lint's.
  */
 import { diagnostic, type DiagnosticCode, type Diagnostics } from '../../core/diagnostics.js';
-import { isRecord, type RawTool } from '../load/load.js';
+import { fieldsOf, isRecord, type RawTool } from '../load/load.js';
 import type {
   CompletionModel,
   PromptArgumentModel,
@@ -71,18 +71,14 @@ export function checkPrimitives(
     });
     const examples = checkPromptExamples(raw, args, diags);
     if (typeName === undefined) continue;
-    const definition: PromptDefinition = { name: v['name'] as string };
-    for (const k of ['title', 'description'] as const) if (typeof v[k] === 'string') definition[k] = v[k];
-    if (args.length) {
-      definition.arguments = args.map((a) => ({
-        name: a.name,
-        ...(a.title === undefined ? {} : { title: a.title }),
-        ...(a.description === undefined ? {} : { description: a.description }),
-        ...(a.required ? { required: true } : {}),
-      }));
-    }
-    if (v['icons'] !== undefined) definition.icons = structuredClone(v['icons']) as PromptDefinition['icons'];
-    if (v['_meta'] !== undefined) definition._meta = structuredClone(v['_meta']) as Record<string, unknown>;
+    // As prompts/list sends it: an argument's `required` only when true, its completion not at all.
+    const listed = args.map(({ required, complete: _, ...a }) => ({ ...a, ...(required ? { required } : {}) }));
+    const definition = {
+      name: v['name'],
+      ...fieldsOf(v, ['title', 'description']),
+      ...(args.length ? { arguments: listed } : {}),
+      ...fieldsOf(v, ['icons', '_meta']),
+    } as PromptDefinition;
     out.prompts.push({
       name: definition.name,
       typeName,
@@ -159,13 +155,12 @@ export function checkPrimitives(
       }
     }
     if (!ok) return;
-    const definition: ResourceDefinition =
-      kind === 'resource' ? { uri: uri!, name: v['name'] as string } : { uriTemplate: uri!, name: v['name'] as string };
-    for (const k of ['title', 'description', 'mimeType'] as const) if (typeof v[k] === 'string') definition[k] = v[k];
-    if (kind === 'resource' && typeof v['size'] === 'number') definition.size = v['size'];
-    for (const k of ['icons', 'annotations', '_meta'] as const) {
-      if (v[k] !== undefined) (definition as unknown as Record<string, unknown>)[k] = structuredClone(v[k]);
-    }
+    const definition = {
+      [field]: uri,
+      name: v['name'],
+      // `size` is a fixed resource's only: the structure check refuses it on a template.
+      ...fieldsOf(v, ['title', 'description', 'mimeType', 'size', 'icons', 'annotations', '_meta']),
+    } as ResourceDefinition;
     const model: ResourceModel = {
       kind,
       name: definition.name,
