@@ -11,6 +11,7 @@ import { argumentPath } from '../../../templates/runtime/arguments.js';
 import { ANNOTATION_KEYWORDS } from '../schema/keywords.js';
 import { captureWarnings, KEY } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';
+import { valueAt } from './defaults.js';
 import { pointerToPath } from '../load/structure.js';
 
 export function checkExamples(
@@ -27,25 +28,24 @@ export function checkExamples(
     const invalid = ex['invalid'] === true;
     const model: ExampleModel = { arguments: ex['arguments'], invalid };
     if (typeof ex['name'] === 'string') model.name = ex['name'];
+    const { at, fail } = exampleAt(tool, i, diags);
     if (isRecord(ex['expect'])) {
       model.expect = ex['expect'] as ExampleExpectation;
-      checkExpectation(tool, i, model, output, diags);
+      checkExpectation(model, output, fail);
     }
     out.push(model);
     if (!input) return;
     const args = structuredClone(ex['arguments']);
-    const ok = input.compiled.validate(args);
-    const argsPath = [...tool.path, 'examples', i, 'arguments'];
-    const at = tool.file.locate(argsPath);
+    const { validate } = input.compiled;
+    const ok = validate(args);
     if (!ok && !invalid) {
-      const errors = input.compiled.validate.errors ?? [];
+      const errors = validate.errors ?? [];
       const why = errors.map((e) => `${rejectedPath(e, args)}: ${e.message ?? e.keyword}`).join('; ');
-      const first = errors[0];
-      const where = first ? tool.file.locate([...argsPath, ...pointerToPath(first.instancePath, ex['arguments'])]) : at;
+      const first = errors[0]?.instancePath;
       diags.add(
         diagnostic(
           'TS030',
-          where,
+          at(['arguments', ...(first === undefined ? [] : pointerToPath(first, ex['arguments']))]),
           `example ${i + 1} does not match the inputSchema: ${why}`,
           'fix the arguments, or mark the example "invalid: true" if it is meant to be rejected',
         ),
@@ -54,38 +54,40 @@ export function checkExamples(
       diags.add(
         diagnostic(
           'TS031',
-          at,
+          at(['arguments']),
           `example ${i + 1} is marked invalid, but the inputSchema accepts it`,
           'tighten the schema, or remove "invalid: true"',
         ),
       );
     } else if (!ok) {
-      model.rejected = [...new Set((input.compiled.validate.errors ?? []).map((e) => rejectedPath(e, args)))];
+      model.rejected = [...new Set((validate.errors ?? []).map((e) => rejectedPath(e, args)))];
     }
   });
   return out;
 }
 
-/** An `expect` that no call can meet is a spec error: the example's contract test could never pass. */
-function checkExpectation(
-  tool: RawTool,
-  i: number,
-  example: ExampleModel,
-  output: CheckedSchema | undefined,
-  diags: Diagnostics,
-): void {
-  const expect = example.expect!;
-  const at = (p: (string | number)[], key: boolean) =>
-    tool.file.locate([...tool.path, 'examples', i, 'expect', ...p], { key });
-  const fail = (where: (string | number)[], message: string, hint: string, key = true) =>
-    diags.add(diagnostic('TS039', at(where, key), `example ${i + 1}: ${message}`, hint));
+export type Fail = (where: (string | number)[], message: string, hint: string, key?: boolean) => void;
+
+/** Where example `i` of a tool, prompt or resource is written, and its TS039 for an expectation no call can meet. */
+export function exampleAt(item: RawTool, i: number, diags: Diagnostics) {
+  const at = (p: (string | number)[], key = false) => item.file.locate([...item.path, 'examples', i, ...p], { key });
+  const fail: Fail = (where, message, hint, key = true) =>
+    diags.add(diagnostic('TS039', at(['expect', ...where], key), `example ${i + 1}: ${message}`, hint));
+  return { at, fail };
+}
+
+/** `error` beside `isError: false`, which no example of any kind can meet; `call` is what must fail. */
+export function checkErrorBesideIsError(expect: { error?: string; isError?: boolean }, call: string, fail: Fail) {
   if (expect.error !== undefined && expect.isError === false) {
-    fail(
-      ['error'],
-      'expects an error message and "isError: false" together',
-      'remove one of them: "error" means the call must fail',
-    );
+    const hint = `remove one of them: "error" means ${call} must fail`;
+    fail(['error'], 'expects an error message and "isError: false" together', hint);
   }
+}
+
+/** An `expect` that no call can meet is a spec error: the example's contract test could never pass. */
+function checkExpectation(example: ExampleModel, output: CheckedSchema | undefined, fail: Fail): void {
+  const expect = example.expect!;
+  checkErrorBesideIsError(expect, 'the call', fail);
   if (example.invalid) {
     if (expect.isError === false) {
       fail(
@@ -155,11 +157,7 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     } catch {
       return undefined;
     }
-    return resolve(
-      target.reduce<unknown>((n, s) => (isRecord(n) ? n[s] : Array.isArray(n) ? n[Number(s)] : undefined), root),
-      target,
-      seen + 1,
-    );
+    return resolve(valueAt(root, target), target, seen + 1);
   };
 
   const visit = (value: unknown, schema: unknown, pointer: string[], path: (string | number)[]): void => {
@@ -233,7 +231,6 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
   return problems;
 }
 
-/** Siblings of a $ref that change nothing about what it accepts. */
 /** What may sit beside a `$ref` that is followed: annotations, and the definitions of a root (`{ $ref, $defs }`). */
 const BESIDE_REF = new Set([...ANNOTATION_KEYWORDS, 'default', '$defs', 'definitions', '$schema']);
 
