@@ -101,8 +101,9 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     if (!isRecord(data)) return;
     if (kind === 'main') spec.root = data;
     collectDefs(file, data, spec, diags);
-    collectTools(file, data, spec, diags);
-    for (const kind of ['prompts', 'resources', 'resourceTemplates'] as const) collectItems(file, data, kind, spec);
+    for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const) {
+      collectItems(file, data, kind, spec, diags);
+    }
     const includes = data['include'];
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
@@ -160,9 +161,8 @@ function readSource(
     cache?: ParseStore | undefined;
   } = {},
 ): SourceFile | undefined {
-  const { from } = context;
-  const where = from ?? { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
   const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
+  const where = context.from ?? start;
   let bytes: Buffer;
   try {
     const st = source.stat(abs);
@@ -219,7 +219,7 @@ function readSource(
         'TS005',
         where,
         missing ? `cannot find ${shown}${searched}` : `cannot read ${shown} (${code ?? String(e)})`,
-        from
+        context.from
           ? `${suggestion ? `${suggestion} ` : ''}include paths are relative to the file that includes them`
           : suggestion ||
               (context.lookedIn
@@ -344,17 +344,23 @@ function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawS
 }
 
 /**
- * The tools of one file, in order. Past MAX_TOOLS (counted across files) the rest are left out, so no more schemas
- * are checked than a server may hold, and the first one left out is reported.
+ * One file's tools, prompts, resources or resource templates, in order. Past MAX_TOOLS tools (counted across files)
+ * the rest are left out, so no more schemas are checked than a server may hold, and the first one left out is reported.
  */
-function collectTools(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {
-  const tools = data['tools'];
-  if (!Array.isArray(tools)) return;
-  for (const [i, value] of tools.entries()) {
+function collectItems(
+  file: SourceFile,
+  data: Record<string, unknown>,
+  kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates',
+  spec: RawSpec,
+  diags: Diagnostics,
+): void {
+  const items = data[kind];
+  if (!Array.isArray(items)) return;
+  for (const [i, value] of items.entries()) {
     if (!isRecord(value)) continue;
-    if (spec.tools.length === MAX_TOOLS) {
+    if (kind === 'tools' && spec.tools.length === MAX_TOOLS) {
       if (spec.tooManyTools) return;
-      const more = tools.length - i;
+      const more = items.length - i;
       diags.add(
         diagnostic(
           'TS037',
@@ -366,20 +372,8 @@ function collectTools(file: SourceFile, data: Record<string, unknown>, spec: Raw
       spec.tooManyTools = true;
       return;
     }
-    spec.tools.push({ value, file, path: ['tools', i] });
+    spec[kind].push({ value, file, path: [kind, i] });
   }
-}
-
-/** One file's prompts, resources or resource templates, in order. */
-function collectItems(
-  file: SourceFile,
-  data: Record<string, unknown>,
-  kind: 'prompts' | 'resources' | 'resourceTemplates',
-  spec: RawSpec,
-): void {
-  const items = data[kind];
-  if (!Array.isArray(items)) return;
-  for (const [i, value] of items.entries()) if (isRecord(value)) spec[kind].push({ value, file, path: [kind, i] });
 }
 
 function exists(source: FileSource, abs: string): boolean {

@@ -71,13 +71,11 @@ function prebuilt(): Validators | undefined {
 
 /** `compiled`: compile even when prebuilt validators exist (tests compare the two). */
 export function getValidators(compiled = false): Validators {
-  if (validators && !compiled) return validators;
-  const ready = compiled ? undefined : prebuilt();
-  if (ready) return (validators = ready);
-  const ajv = structureAjv(false);
-  const v = { main: ajv.getSchema(MAIN_ID)!, include: ajv.getSchema(INCLUDE_ID)! };
-  if (!compiled) validators = v;
-  return v;
+  const compile = () => {
+    const ajv = structureAjv(false);
+    return { main: ajv.getSchema(MAIN_ID)!, include: ajv.getSchema(INCLUDE_ID)! };
+  };
+  return compiled ? compile() : (validators ??= prebuilt() ?? compile());
 }
 
 /** Where the spec's schema refers to the JSON Schema layer for editors (schema/json-schema.schema.json). */

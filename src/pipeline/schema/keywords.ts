@@ -191,6 +191,11 @@ export function resolvePointer(root: unknown, ref: string): unknown {
   return cur;
 }
 
+/** A path as a URI fragment's JSON pointer ("/properties/a~1b"): each segment escaped, then percent-encoded. */
+export function pointerFragment(path: SchemaPath): string {
+  return path.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
+}
+
 export function pointerSegments(ref: string): string[] {
   if (!ref.startsWith('#/')) return [];
   return ref.slice(2).split('/').map(pointerToken);

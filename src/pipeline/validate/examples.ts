@@ -8,7 +8,7 @@ import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import { isRecord, type RawTool } from '../load/load.js';
 import type { ExampleExpectation, ExampleModel } from '../model.js';
 import { argumentPath } from '../../../templates/runtime/arguments.js';
-import { ANNOTATION_KEYWORDS } from '../schema/keywords.js';
+import { ANNOTATION_KEYWORDS, pointerFragment } from '../schema/keywords.js';
 import { captureWarnings, KEY } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';
 import { valueAt } from './defaults.js';
@@ -213,8 +213,7 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     if (code.inherited.length) return; // that schema is compiled with inherited names renamed: its pointers differ
     let validate;
     try {
-      const fragment = at.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
-      validate = captureWarnings(() => ajv.getSchema(`${KEY}#${fragment}`)).result;
+      validate = captureWarnings(() => ajv.getSchema(`${KEY}#${pointerFragment(at)}`)).result;
     } catch {
       return;
     }
