@@ -24,21 +24,16 @@ type Raw = RawTool;
 
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
-export interface CheckedPrimitives {
-  prompts: PromptModel[];
-  resources: ResourceModel[];
-}
-
 export function checkPrimitives(
   prompts: readonly Raw[],
   resources: readonly Raw[],
   templates: readonly Raw[],
   diags: Diagnostics,
-): CheckedPrimitives {
+): { prompts: PromptModel[]; resources: ResourceModel[] } {
   const promptNames = new Names('prompt', diags);
   const resourceNames = new Names('resource', diags);
   const uris = new Map<string, Raw>();
-  const out: CheckedPrimitives = { prompts: [], resources: [] };
+  const out = { prompts: [] as PromptModel[], resources: [] as ResourceModel[] };
   const checkedResources: { raw: Raw; model: ResourceModel }[] = [];
 
   for (const raw of prompts) {
@@ -62,12 +57,7 @@ export function checkPrimitives(
         return;
       }
       seen.set(name, i);
-      const arg: PromptArgumentModel = { name, required: a['required'] === true };
-      if (typeof a['title'] === 'string') arg.title = a['title'];
-      if (typeof a['description'] === 'string') arg.description = a['description'];
-      const complete = completion(a['complete']);
-      if (complete) arg.complete = complete;
-      args.push(arg);
+      args.push({ name, required: a['required'] === true, ...describedBy(a, ['title', 'description']) });
     });
     const examples = checkPromptExamples(raw, args, diags);
     if (typeName === undefined) continue;
@@ -142,15 +132,8 @@ export function checkPrimitives(
           );
           ok = false;
         }
-        for (const x of parsed.template.variables) {
-          const d = described[x.name];
-          const variable: TemplateVariableModel = { name: x.name, operator: x.operator };
-          if (isRecord(d)) {
-            if (typeof d['description'] === 'string') variable.description = d['description'];
-            const complete = completion(d['complete']);
-            if (complete) variable.complete = complete;
-          }
-          variables.push(variable);
+        for (const { name, operator } of parsed.template.variables) {
+          variables.push({ name, operator, ...describedBy(described[name], ['description']) });
         }
       }
     }
@@ -258,10 +241,13 @@ export class Names {
   }
 }
 
-function completion(v: unknown): CompletionModel | undefined {
-  if (v === 'handler') return 'handler';
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return { values: [...(v as string[])] };
-  return undefined;
+/** A prompt argument's or template variable's `keys` as given, and its completion: a fixed list, or 'handler'. */
+function describedBy(v: unknown, keys: readonly string[]): { complete?: CompletionModel } {
+  if (!isRecord(v)) return {};
+  const c = v['complete'];
+  const complete: CompletionModel | undefined =
+    c === 'handler' ? c : Array.isArray(c) ? { values: c.map(String) } : undefined;
+  return { ...fieldsOf(v, keys), ...(complete ? { complete } : {}) };
 }
 
 /** Where an item is written, for messages. */

@@ -14,12 +14,6 @@ import { prepareToolSchema, type CheckedSchema, type PreparedSchema } from './sc
 import { withScopes } from './auth.js';
 import { NAME_PATTERN, Names, nameAt, position } from './primitives.js';
 
-export interface CheckedTools {
-  tools: ToolModel[];
-  /** Each tool's compiled validators, for generate. */
-  validators: CompiledValidators;
-}
-
 /**
  * The spec's tools, checked. The validators are compiled from each schema as the spec bundles it, whatever
  * `options.refs` sends to clients: inlining validates the same data (test/fuzz/schema-property.test.ts), and a
@@ -30,7 +24,7 @@ export function checkTools(
   defs: ReadonlyMap<string, RawDef>,
   diags: Diagnostics,
   cache?: Cache,
-): CheckedTools {
+): { tools: ToolModel[]; validators: CompiledValidators } {
   const validators = new Map<string, { input: ValidatorCode; output?: ValidatorCode }>();
   const names = new Names('tool', diags);
   const models: ToolModel[] = [];
