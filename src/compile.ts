@@ -114,8 +114,7 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
   const auth = resolveAuth(raw.root['auth'], raw.main, diags);
   const resource = [...raw.resources, ...raw.resourceTemplates];
   checkScopesNeedAuth(raw.root['auth'], { tool: raw.tools, prompt: raw.prompts, resource }, diags);
-  const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
-  if (!raw.tools.length && !others && raw.main.value !== undefined) {
+  if (!raw.tools.length && !raw.prompts.length && !resource.length && raw.main.value !== undefined) {
     diags.add(
       diagnostic(
         'TS035',

@@ -13,16 +13,15 @@ export const DIALECT_URIS: Record<Dialect, string> = {
 
 /** The dialect a `$schema` value names, or undefined when toolspec does not support it. */
 export function dialectOf(uri: string): Dialect | undefined {
-  const u = uri.replace(/^https?:\/\//, '').replace(/#$/, '');
-  if (u === 'json-schema.org/draft/2020-12/schema') return '2020-12';
-  if (u === 'json-schema.org/draft-07/schema') return 'draft-07';
-  return undefined;
+  const bare = (u: string) => u.replace(/^https?:\/\//, '').replace(/#$/, '');
+  return (Object.keys(DIALECT_URIS) as Dialect[]).find((d) => bare(DIALECT_URIS[d]) === bare(uri));
 }
 
 /** Keywords whose value is a map of name → subschema. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-/** Keywords whose value is one subschema. */
+/** Keywords whose value is one subschema (`items` unless it is a list: draft-07's tuple form). */
 const SCHEMA_ONE = new Set([
+  'items',
   'additionalProperties',
   'additionalItems',
   'unevaluatedItems',
@@ -146,12 +145,10 @@ export function children(key: string, value: unknown): [unknown, SchemaPath][] {
       .filter(([, v]) => isObject(v) || typeof v === 'boolean')
       .map(([k, v]) => [v, [key, k]]);
   }
-  if (SCHEMA_ONE.has(key)) return [[value, [key]]];
   if (SCHEMA_ARRAYS.has(key) || (key === 'items' && Array.isArray(value))) {
     return Array.isArray(value) ? value.map((v, i) => [v, [key, i]]) : [];
   }
-  if (key === 'items') return [[value, [key]]];
-  return [];
+  return SCHEMA_ONE.has(key) ? [[value, [key]]] : [];
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
