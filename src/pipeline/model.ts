@@ -177,15 +177,14 @@ export interface PromptModel {
   source: SourcePosition;
 }
 
-/** One prompt example: the arguments of a prompts/get and what it must return (the tools' examples, for prompts). */
-export interface PromptExampleModel {
-  name?: string;
-  arguments: Record<string, unknown>;
-  /** prompts/get must refuse these arguments (an undeclared one, one that is not a string, a required one missing). */
-  invalid: boolean;
+/**
+ * One prompt example: the arguments of a prompts/get and what it must return (the tools' examples, for prompts).
+ * An invalid one's arguments prompts/get must refuse (an undeclared one, one that is not a string, a required one
+ * missing); `rejected` then holds the argument the refusal names (prompts/get names the first it finds, as validate
+ * does).
+ */
+export interface PromptExampleModel extends Omit<ExampleModel, 'expect'> {
   expect?: PromptExpectation;
-  /** For an invalid example: the argument the refusal names (prompts/get names the first it finds, as validate does). */
-  rejected?: string[];
 }
 
 export interface PromptExpectation extends Expectation {

@@ -58,10 +58,11 @@ export function metaErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   return [...byPath.values()];
 }
 
+/** The judge instances, by dialect, kind and set of extension keywords, reused across loads. */
 const judges = new Map<string, AnyAjv>();
 
-/** The judge instance for a dialect, kind and set of extension keywords, reused across loads. */
-function judgeFor(job: JudgeJob): AnyAjv {
+/** Computes a verdict. Pure: the same job gives the same verdict. */
+export function judge(job: JudgeJob): Verdict {
   const id = `${job.dialect}:${job.kind}:${job.extensions.join(',')}`;
   let ajv = judges.get(id);
   if (!ajv) {
@@ -69,12 +70,6 @@ function judgeFor(job: JudgeJob): AnyAjv {
     for (const name of job.extensions) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });
     judges.set(id, ajv);
   }
-  return ajv;
-}
-
-/** Computes a verdict. Pure: the same job gives the same verdict. */
-export function judge(job: JudgeJob): Verdict {
-  const ajv = judgeFor(job);
   // Copied, so that no reference into ajv's state is kept (they are plain data already).
   const meta = ajv.validateSchema(withValuesRenamed(job.forAjv))
     ? []

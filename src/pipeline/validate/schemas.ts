@@ -58,6 +58,11 @@ const TYPE_ALIASES: Record<string, string> = {
 
 type Locate = (p: SchemaPath, key?: boolean) => Span;
 
+/** Where a path below `o` is written, in the file it came from. */
+function locatorAt(o: Origin): Locate {
+  return (p, key = false) => o.file.locate([...o.path, ...p], { key });
+}
+
 /**
  * A schema checked in two steps: what walks the schema with positions, now, and what ajv judges (src/pipeline/validate/
  * judge.ts), as a job whose verdict `finish` turns into diagnostics and the checked schema. Between the two, the
@@ -81,9 +86,8 @@ export function prepareToolSchema(
     errors++;
     diags.add(diagnostic(code, span, message, hint || undefined));
   };
-  const own: Locate = (p, key = false) => origin.file.locate([...origin.path, ...p], { key });
+  const own = locatorAt(origin);
 
-  // Dialect.
   let dialect: Dialect = '2020-12';
   if ('$schema' in raw) {
     const uri = raw['$schema'];
@@ -124,11 +128,10 @@ export function prepareToolSchema(
   const bundled = structuredClone(raw) as Record<string, unknown>;
   const localDefs = isObject(bundled['$defs']) ? bundled['$defs'] : {};
   const added = new Map<string, unknown>();
-  const locators = new Map<string, Locate>();
-  const locate: Locate = (p, key) => {
-    if (p[0] === '$defs' && typeof p[1] === 'string' && locators.has(p[1])) return locators.get(p[1])!(p.slice(2), key);
-    return own(p, key);
-  };
+  const locate: Locate = (p, key) =>
+    p[0] === '$defs' && typeof p[1] === 'string' && added.has(p[1])
+      ? locatorAt(defs.get(p[1])!)(p.slice(2), key)
+      : own(p, key);
   const extensionKeywords = new Set<string>();
   const pending: { schema: unknown; loc: Locate }[] = [{ schema: bundled, loc: own }];
   const refs: { ref: string; loc: Locate; path: SchemaPath }[] = [];
@@ -148,9 +151,7 @@ export function prepareToolSchema(
       if (!def) return; // reported with the other unresolved refs below
       const copy = structuredClone(def.value);
       added.set(name, copy);
-      const defLoc: Locate = (p, key = false) => def.file.locate([...def.path, ...p], { key });
-      locators.set(name, defLoc);
-      pending.push({ schema: copy, loc: defLoc });
+      pending.push({ schema: copy, loc: locatorAt(def) });
     });
   }
   if (added.size) {
