@@ -11,6 +11,7 @@ import { diskSource, type FileSource } from './files.js';
 import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
 import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
+import { isObject } from '../schema/keywords.js';
 import { parsedFile, startParsing, SourceFile, type JsonPath, type ParseStore } from './source.js';
 
 export { MAX_FILE_BYTES } from './limits.js';
@@ -98,7 +99,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     if (file.value === undefined) return;
     checkStructure(file, kind, diags);
     const data = file.value;
-    if (!isRecord(data)) return;
+    if (!isObject(data)) return;
     if (kind === 'main') spec.root = data;
     collectDefs(file, data, spec, diags);
     for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const) {
@@ -324,7 +325,7 @@ function resolveInclude(
 
 function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {
   const defs = data['$defs'];
-  if (!isRecord(defs)) return;
+  if (!isObject(defs)) return;
   for (const [name, value] of Object.entries(defs)) {
     const prev = spec.defs.get(name);
     if (prev) {
@@ -357,7 +358,7 @@ function collectItems(
   const items = data[kind];
   if (!Array.isArray(items)) return;
   for (const [i, value] of items.entries()) {
-    if (!isRecord(value)) continue;
+    if (!isObject(value)) continue;
     if (kind === 'tools' && spec.tools.length === MAX_TOOLS) {
       if (spec.tooManyTools) return;
       const more = items.length - i;
@@ -383,10 +384,6 @@ function exists(source: FileSource, abs: string): boolean {
   } catch {
     return false;
   }
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

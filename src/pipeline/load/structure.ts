@@ -16,10 +16,7 @@ import { hasInvisible, withoutInvisible } from '../../core/visible.js';
 import { didYouMean, quoteList } from '../../core/suggest.js';
 import { pointerSegments } from '../../../templates/runtime/arguments.js';
 
-interface Validators {
-  main: ValidateFunction;
-  include: ValidateFunction;
-}
+type Validators = Record<'main' | 'include', ValidateFunction>;
 
 let validators: Validators | undefined;
 

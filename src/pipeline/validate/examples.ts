@@ -5,10 +5,10 @@
  */
 import type { ErrorObject } from 'ajv';
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
-import { isRecord, type RawTool } from '../load/load.js';
+import type { RawTool } from '../load/load.js';
 import type { ExampleExpectation, ExampleModel } from '../model.js';
 import { argumentPath } from '../../../templates/runtime/arguments.js';
-import { ANNOTATION_KEYWORDS, pointerFragment } from '../schema/keywords.js';
+import { ANNOTATION_KEYWORDS, isObject, pointerFragment } from '../schema/keywords.js';
 import { captureWarnings, KEY } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';
 import { valueAt } from './defaults.js';
@@ -24,12 +24,12 @@ export function checkExamples(
   if (!Array.isArray(list)) return [];
   const out: ExampleModel[] = [];
   list.forEach((ex, i) => {
-    if (!isRecord(ex) || !isRecord(ex['arguments'])) return;
+    if (!isObject(ex) || !isObject(ex['arguments'])) return;
     const invalid = ex['invalid'] === true;
     const model: ExampleModel = { arguments: ex['arguments'], invalid };
     if (typeof ex['name'] === 'string') model.name = ex['name'];
     const { at, fail } = exampleAt(tool, i, diags);
-    if (isRecord(ex['expect'])) {
+    if (isObject(ex['expect'])) {
       model.expect = ex['expect'] as ExampleExpectation;
       checkExpectation(model, output, fail);
     }
@@ -105,7 +105,7 @@ function checkExpectation(example: ExampleModel, output: CheckedSchema | undefin
     }
     return;
   }
-  if (isRecord(expect.structuredContent) && output) {
+  if (isObject(expect.structuredContent) && output) {
     for (const problem of subsetProblems(expect.structuredContent, output)) {
       const hint = problem.key
         ? `remove "${String(problem.path.at(-1))}" from expect.structuredContent, or add it to the outputSchema's properties`
@@ -146,7 +146,7 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
 
   // Places in the schema are kept as lists of keys: a JSON pointer into the schema, unescaped.
   const resolve = (schema: unknown, pointer: string[], seen = 0): [Record<string, unknown>, string[]] | undefined => {
-    if (!isRecord(schema)) return undefined;
+    if (!isObject(schema)) return undefined;
     const ref = schema['$ref'];
     if (typeof ref !== 'string') return [schema, pointer];
     if (!ref.startsWith('#/') || seen > 32 || Object.keys(schema).some((k) => k !== '$ref' && !BESIDE_REF.has(k)))
@@ -165,7 +165,7 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     if (!resolved) return;
     const [node, at] = resolved;
     if (COMBINATORS.some((k) => k in node)) return;
-    if (Array.isArray(value) || isRecord(value)) {
+    if (Array.isArray(value) || isObject(value)) {
       const kind = Array.isArray(value) ? 'array' : 'object';
       const types =
         typeof node['type'] === 'string' ? [node['type']] : Array.isArray(node['type']) ? node['type'] : undefined;
@@ -187,8 +187,8 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
         });
         return;
       }
-      const properties = isRecord(node['properties']) ? node['properties'] : {};
-      const patterns = isRecord(node['patternProperties']) ? Object.keys(node['patternProperties']) : [];
+      const properties = isObject(node['properties']) ? node['properties'] : {};
+      const patterns = isObject(node['patternProperties']) ? Object.keys(node['patternProperties']) : [];
       for (const [k, v] of Object.entries(value)) {
         const p = [...path, k];
         if (Object.hasOwn(properties, k)) {

@@ -6,7 +6,7 @@ import { DEFAULT_LINT_OPTIONS, DEFAULT_OPTIONS, type LintOptions, type Options }
 import { isInside } from '../../core/paths.js';
 import { diskSource, type FileSource } from '../load/files.js';
 import type { SourceFile } from '../load/source.js';
-import { isRecord } from '../load/load.js';
+import { isObject } from '../schema/keywords.js';
 
 /** Applies defaults to the spec's `options` (already checked against the spec schema) and checks the folders. */
 export function resolveOptions(
@@ -161,13 +161,13 @@ function resolveCache(raw: unknown, file: SourceFile, diags: Diagnostics): Optio
  * model); the guards only keep a malformed one from throwing.
  */
 function resolveLintOptions(raw: unknown): LintOptions {
-  const given = (isRecord(raw) ? raw : {}) as Partial<LintOptions>;
+  const given = (isObject(raw) ? raw : {}) as Partial<LintOptions>;
   const d = DEFAULT_LINT_OPTIONS;
   return {
     failOn: given.failOn ?? d.failOn,
     rules: { ...given.rules },
     ignore: (Array.isArray(given.ignore) ? (given.ignore as unknown[]) : []).map((e) => {
-      const entry = isRecord(e) ? e : {};
+      const entry = isObject(e) ? e : {};
       const tools = Array.isArray(entry['tools'])
         ? entry['tools'].filter((t): t is string => typeof t === 'string')
         : [];

@@ -6,7 +6,8 @@
  * beside the tools' (src/pipeline/emit/examples.ts).
  */
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
-import { isRecord, type RawTool } from '../load/load.js';
+import type { RawTool } from '../load/load.js';
+import { isObject } from '../schema/keywords.js';
 import type {
   PromptArgumentModel,
   PromptExampleModel,
@@ -49,13 +50,13 @@ export function checkPromptExamples(
   const out: PromptExampleModel[] = [];
   list.forEach((ex, i) => {
     // Not an object, or arguments that are not one: the structure check reports it.
-    if (!isRecord(ex) || (ex['arguments'] !== undefined && !isRecord(ex['arguments']))) return;
-    const args = isRecord(ex['arguments']) ? ex['arguments'] : {};
+    if (!isObject(ex) || (ex['arguments'] !== undefined && !isObject(ex['arguments']))) return;
+    const args = isObject(ex['arguments']) ? ex['arguments'] : {};
     const invalid = ex['invalid'] === true;
     const model: PromptExampleModel = { arguments: args, invalid };
     if (typeof ex['name'] === 'string') model.name = ex['name'];
     const { at, fail } = exampleAt(raw, i, diags);
-    if (isRecord(ex['expect'])) {
+    if (isObject(ex['expect'])) {
       const expect = (model.expect = ex['expect'] as PromptExpectation);
       checkErrorBesideIsError(expect, 'prompts/get', fail);
       if (invalid && expect.isError === false)
@@ -126,9 +127,9 @@ export function checkResourceExamples(resources: readonly { raw: Raw; model: Res
     const list = raw.value['examples'];
     if (!Array.isArray(list)) continue;
     list.forEach((ex, i) => {
-      if (!isRecord(ex)) return;
+      if (!isObject(ex)) return;
       const { at, fail } = exampleAt(raw, i, diags);
-      const expect = isRecord(ex['expect']) ? (ex['expect'] as ResourceExpectation) : undefined;
+      const expect = isObject(ex['expect']) ? (ex['expect'] as ResourceExpectation) : undefined;
       if (expect) checkResourceExpectation(expect, fail);
       const given = typeof ex['uri'] === 'string' ? ex['uri'] : undefined;
       const uri = given ?? (model.kind === 'resource' ? model.uri : undefined);

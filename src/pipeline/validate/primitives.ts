@@ -5,7 +5,8 @@
  * described variable present in its template. Quality (descriptions, unused variables) is lint's.
  */
 import { diagnostic, type DiagnosticCode, type Diagnostics } from '../../core/diagnostics.js';
-import { fieldsOf, isRecord, type RawTool } from '../load/load.js';
+import { fieldsOf, type RawTool } from '../load/load.js';
+import { isObject } from '../schema/keywords.js';
 import type {
   CompletionModel,
   PromptArgumentModel,
@@ -42,7 +43,7 @@ export function checkPrimitives(
     const args: PromptArgumentModel[] = [];
     const seen = new Map<string, number>();
     (Array.isArray(v['arguments']) ? (v['arguments'] as unknown[]) : []).forEach((a, i) => {
-      if (!isRecord(a) || typeof a['name'] !== 'string') return;
+      if (!isObject(a) || typeof a['name'] !== 'string') return;
       const name = a['name'];
       if (seen.has(name)) {
         const first = raw.file.locate([...raw.path, 'arguments', seen.get(name)!, 'name']);
@@ -116,7 +117,7 @@ export function checkPrimitives(
         );
         ok = false;
       } else {
-        const described = isRecord(v['variables']) ? v['variables'] : {};
+        const described = isObject(v['variables']) ? v['variables'] : {};
         const names = new Set(parsed.template.variables.map((x) => x.name));
         for (const name of Object.keys(described)) {
           if (names.has(name)) continue;
@@ -243,7 +244,7 @@ export class Names {
 
 /** A prompt argument's or template variable's `keys` as given, and its completion: a fixed list, or 'handler'. */
 function describedBy(v: unknown, keys: readonly string[]): { complete?: CompletionModel } {
-  if (!isRecord(v)) return {};
+  if (!isObject(v)) return {};
   const c = v['complete'];
   const complete: CompletionModel | undefined =
     c === 'handler' ? c : Array.isArray(c) ? { values: c.map(String) } : undefined;
