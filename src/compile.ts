@@ -22,17 +22,10 @@ import { checkTools } from './pipeline/validate/tools.js';
 import type { Cache } from './cache/store.js';
 import type { OutputFile } from './pipeline/emit/generate.js';
 import { AUTH_VERIFIER, EXAMPLES_RUNNER, STATIC_FILES } from './pipeline/emit/templates.js';
-import type { FileSource } from './pipeline/load/files.js';
 import { packageRoot } from './core/paths.js';
 
-export interface CompileOptions {
+export interface CompileOptions extends ModelOptions {
   cwd: string;
-  /** Where the search for a spec looked, when none was named (src/core/discover.ts): for the "cannot find" message. */
-  lookedIn?: string | undefined;
-  /** Where the files are read from: the disk unless given (a git revision, memory). */
-  source?: FileSource;
-  /** generate's cache (src/cache/store.ts), which may skip compile work; the other commands pass none. */
-  cache?: Cache | undefined;
   /** Emit the files too (not for commands that only report); `stubs`: which handler stubs (default: all). */
   emit?: { stubs?: (file: string) => boolean };
 }
@@ -43,8 +36,8 @@ export interface Compiled extends LoadResult {
 }
 
 export async function compile(spec: string, options: CompileOptions): Promise<Compiled> {
-  const { cwd, lookedIn, source, cache, emit } = options;
-  const result = loadModel(spec, { cwd, lookedIn, ...(source ? { source } : {}), cache });
+  const { cwd, cache, emit } = options;
+  const result = loadModel(spec, options);
   if (!emit || !result.model) return result;
   const { generate } = await import('./pipeline/emit/generate.js');
   const output = await generate(result.model, result.validators!, {
@@ -93,7 +86,10 @@ export interface LoadResult {
   parsed?: ReadonlyMap<string, SourceFile>;
 }
 
-/** `cache`: where a load may find whole parses and its schemas' verdicts (generate's runs only; cache/store.ts). */
+/**
+ * `cache`: where a load may find whole parses and its schemas' verdicts (generate's cache, cache/store.ts; the other
+ * commands pass none).
+ */
 export interface ModelOptions extends LoadOptions {
   cache?: Cache | undefined;
 }
