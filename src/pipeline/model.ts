@@ -209,12 +209,6 @@ export interface ResourceExpectation extends Expectation {
   contents?: unknown[];
 }
 
-export interface ResourceAnnotations {
-  audience?: ('user' | 'assistant')[];
-  priority?: number;
-  lastModified?: string;
-}
-
 /** The MCP Resource object (resources/list) or ResourceTemplate object (resources/templates/list), as sent. */
 export interface ResourceDefinition {
   uri?: string;
@@ -225,7 +219,7 @@ export interface ResourceDefinition {
   mimeType?: string;
   size?: number;
   icons?: Icon[];
-  annotations?: ResourceAnnotations;
+  annotations?: { audience?: ('user' | 'assistant')[]; priority?: number; lastModified?: string };
   _meta?: Record<string, unknown>;
 }
 
