@@ -69,7 +69,6 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
   startParsing();
   const cwd = opts.cwd ?? process.cwd();
   const source = opts.source ?? diskSource;
-  const realOr = (p: string) => source.realpath(p);
   const abs = path.resolve(cwd, specPath);
   const show = (p: string) => displayPath(p, cwd);
   /** Bytes read so far, across the spec and its includes. */
@@ -91,11 +90,11 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     folders: [],
     tooManyTools: false,
   };
-  const seen = new Map<string, SourceFile>([[realOr(abs), main]]);
+  const seen = new Map<string, SourceFile>([[source.realpath(abs), main]]);
   /** The chain of includes being read, for naming cycles. */
   const stack: SourceFile[] = [main];
 
-  const visit = (file: SourceFile, absPath: string, kind: 'main' | 'include'): void => {
+  const visit = (file: SourceFile, kind: 'main' | 'include'): void => {
     if (file.value === undefined) return;
     checkStructure(file, kind, diags);
     const data = file.value;
@@ -109,9 +108,9 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
       if (typeof entry !== 'string' || entry === '') return;
-      if (/[\\/]$/.test(entry)) spec.folders.push(path.resolve(path.dirname(absPath), entry));
-      for (const target of resolveInclude(source, file, absPath, entry, i, rootDir, diags)) {
-        const real = realOr(target);
+      if (/[\\/]$/.test(entry)) spec.folders.push(path.resolve(path.dirname(file.absPath), entry));
+      for (const target of resolveInclude(source, file, entry, i, rootDir, diags)) {
+        const real = source.realpath(target);
         const already = seen.get(real);
         if (already) {
           const cycle = stack.indexOf(already);
@@ -136,12 +135,12 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
         seen.set(real, child);
         spec.files.push(child);
         stack.push(child);
-        visit(child, target, 'include');
+        visit(child, 'include');
         stack.pop();
       }
     });
   };
-  visit(main, abs, 'main');
+  visit(main, 'main');
   return spec;
 }
 
@@ -278,7 +277,6 @@ function mib(bytes: number): string {
 function resolveInclude(
   source: FileSource,
   file: SourceFile,
-  includingPath: string,
   entry: string,
   index: number,
   rootDir: string,
@@ -297,7 +295,7 @@ function resolveInclude(
     return [];
   };
   if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
-  const target = path.resolve(path.dirname(includingPath), entry);
+  const target = path.resolve(path.dirname(file.absPath), entry);
   if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
   if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target))) {
     return refuse("is a link that points outside the spec's folder");
