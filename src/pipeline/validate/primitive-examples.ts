@@ -19,8 +19,6 @@ import type {
 import { compileUriTemplate, parseUriTemplate } from '../../../templates/runtime/uri-template.js';
 import { checkErrorBesideIsError, exampleAt, type Fail } from './examples.js';
 
-type Raw = RawTool;
-
 /** Why prompts/get refuses these arguments, in the order the generated prompts.ts looks (the first one is sent). */
 function refusals(args: Record<string, unknown>, declared: readonly PromptArgumentModel[]) {
   const out: { argument: string; path: (string | number)[]; key: boolean; message: string }[] = [];
@@ -41,7 +39,7 @@ function refusals(args: Record<string, unknown>, declared: readonly PromptArgume
 }
 
 export function checkPromptExamples(
-  raw: Raw,
+  raw: RawTool,
   declared: readonly PromptArgumentModel[],
   diags: Diagnostics,
 ): PromptExampleModel[] {
@@ -114,7 +112,10 @@ export function checkPromptExamples(
  * Each resource's and template's examples: the URI must reach that resource, as the server dispatches (the exact
  * URI of a fixed resource first, then the first template in spec order that matches).
  */
-export function checkResourceExamples(resources: readonly { raw: Raw; model: ResourceModel }[], diags: Diagnostics) {
+export function checkResourceExamples(
+  resources: readonly { raw: RawTool; model: ResourceModel }[],
+  diags: Diagnostics,
+) {
   const fixed = new Map(resources.filter((r) => r.model.kind === 'resource').map((r) => [r.model.uri, r.model]));
   const matchers = resources.flatMap(({ model }) => {
     if (model.kind !== 'template') return [];

@@ -21,21 +21,19 @@ import { withScopes } from './auth.js';
 import { parseUriTemplate } from '../../../templates/runtime/uri-template.js';
 import { checkPromptExamples, checkResourceExamples } from './primitive-examples.js';
 
-type Raw = RawTool;
-
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function checkPrimitives(
-  prompts: readonly Raw[],
-  resources: readonly Raw[],
-  templates: readonly Raw[],
+  prompts: readonly RawTool[],
+  resources: readonly RawTool[],
+  templates: readonly RawTool[],
   diags: Diagnostics,
 ): { prompts: PromptModel[]; resources: ResourceModel[] } {
   const promptNames = new Names('prompt', diags);
   const resourceNames = new Names('resource', diags);
-  const uris = new Map<string, Raw>();
+  const uris = new Map<string, RawTool>();
   const out = { prompts: [] as PromptModel[], resources: [] as ResourceModel[] };
-  const checkedResources: { raw: Raw; model: ResourceModel }[] = [];
+  const checkedResources: { raw: RawTool; model: ResourceModel }[] = [];
 
   for (const raw of prompts) {
     const v = raw.value;
@@ -81,7 +79,7 @@ export function checkPrimitives(
     });
   }
 
-  const resource = (raw: Raw, kind: 'resource' | 'template'): void => {
+  const resource = (raw: RawTool, kind: 'resource' | 'template'): void => {
     const v = raw.value;
     const field = kind === 'resource' ? 'uri' : 'uriTemplate';
     const typeName = resourceNames.claim(raw);
@@ -167,7 +165,7 @@ export function checkPrimitives(
 }
 
 /** Where an item's name is written, as `file:line:column`. */
-export function nameAt(r: Raw): string {
+export function nameAt(r: RawTool): string {
   const s = r.file.locate([...r.path, 'name']);
   return `${s.file}:${s.line}:${s.column}`;
 }
@@ -178,16 +176,16 @@ export function nameAt(r: Raw): string {
  */
 export class Names {
   /** The first item of each usable name. */
-  readonly byName = new Map<string, Raw>();
-  private byType = new Map<string, Raw>();
-  private byFile = new Map<string, Raw>();
+  readonly byName = new Map<string, RawTool>();
+  private byType = new Map<string, RawTool>();
+  private byFile = new Map<string, RawTool>();
   constructor(
     private readonly what: 'tool' | 'prompt' | 'resource',
     private readonly diags: Diagnostics,
   ) {}
 
   /** The item's TypeScript base name, or undefined (and a diagnostic) when its name cannot be used. */
-  claim(raw: Raw): string | undefined {
+  claim(raw: RawTool): string | undefined {
     const name = raw.value['name'];
     if (typeof name !== 'string' || !NAME_PATTERN.test(name)) return undefined;
     const at = raw.file.locate([...raw.path, 'name']);
@@ -252,7 +250,7 @@ function describedBy(v: unknown, keys: readonly string[]): { complete?: Completi
 }
 
 /** Where an item is written, for messages. */
-export function position(raw: Raw) {
+export function position(raw: RawTool) {
   const at = raw.file.locate(raw.path);
   return { file: at.file, line: at.line, column: at.column };
 }
