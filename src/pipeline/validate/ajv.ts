@@ -24,11 +24,8 @@ export type { SchemaKind } from '../model.js';
 
 let captured: string[] | undefined;
 
-const logger = {
-  log: () => {},
-  warn: (...args: unknown[]) => captured?.push(args.map(String).join(' ')),
-  error: (...args: unknown[]) => captured?.push(args.map(String).join(' ')),
-};
+const capture = (...args: unknown[]) => captured?.push(args.map(String).join(' '));
+const logger = { log: () => {}, warn: capture, error: capture };
 
 /**
  * Every ajv instance's options. What the generated validators do is decided here, for the loader's checks and the

@@ -27,15 +27,11 @@ import {
 import { pointerToPath } from '../load/structure.js';
 import { MAX_EXPANDED_NODES } from '../load/limits.js';
 import { checkMcpHeaders, type Report } from './mcp-header.js';
-import type { McpHeaderDeclaration } from '../model.js';
+import type { McpHeaderDeclaration, SchemaModel } from '../model.js';
 import { backtracksExponentially } from './regex.js';
 
-export interface CheckedSchema {
-  /** The schema as clients receive it: the author's schema with the shared $defs it uses bundled in. */
-  schema: Record<string, unknown>;
-  dialect: Dialect;
-  /** Names under $defs that were bundled from the spec's shared $defs (the rest are the schema's own). */
-  sharedDefs: string[];
+/** The model's schema (bundled: the author's schema with the shared $defs it uses), and what the checks found. */
+export interface CheckedSchema extends SchemaModel {
   /** The x-mcp-header declarations, in schema order (none for an output schema). */
   mcpHeaders: McpHeaderDeclaration[];
   /** Compiled in an instance of its own: the validator and its standalone code. */
