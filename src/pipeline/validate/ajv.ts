@@ -80,10 +80,7 @@ export interface CompiledSchema {
 export const KEY = 'toolspec';
 
 /** What compiling a schema for export gives as data: plain JSON, the same on every thread. */
-export interface CompiledCode {
-  source: string;
-  /** Property names the schema shares with Object.prototype: the generated validator needs guardInherited. */
-  inherited: string[];
+export interface CompiledCode extends Omit<ValidatorCode, 'kind'> {
   /** What ajv logged while compiling (strict-mode warnings). */
   warnings: string[];
 }
