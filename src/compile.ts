@@ -103,7 +103,7 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
   const files = raw.files.map((f) => f.displayPath);
   const sources = new Map(raw.files.map((f) => [f.displayPath, f.text]));
   const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
-  const rootDir = path.dirname(raw.specPath);
+  const rootDir = path.dirname(raw.main.absPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
   const { tools, validators } = checkTools(raw.tools, raw.defs, diags, opts.cache);
   const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);

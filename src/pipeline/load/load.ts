@@ -27,13 +27,10 @@ export interface RawTool extends Origin {
 }
 
 export interface RawDef extends Origin {
-  name: string;
   value: unknown;
 }
 
 export interface RawSpec {
-  /** Absolute path of the main spec file. */
-  specPath: string;
   main: SourceFile;
   /** Every file read, main first, in the order read. */
   files: SourceFile[];
@@ -78,7 +75,6 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
 
   const rootDir = path.dirname(abs);
   const spec: RawSpec = {
-    specPath: abs,
     main,
     files: [main],
     root: {},
@@ -338,7 +334,7 @@ function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawS
       );
       continue;
     }
-    spec.defs.set(name, { name, value, file, path: ['$defs', name] });
+    spec.defs.set(name, { value, file, path: ['$defs', name] });
   }
 }
 
