@@ -19,12 +19,11 @@ import { checkScopesNeedAuth, resolveAuth } from './pipeline/validate/auth.js';
 import { resolveOptions } from './pipeline/validate/options.js';
 import { checkPrimitives } from './pipeline/validate/primitives.js';
 import { checkTools } from './pipeline/validate/tools.js';
-import type { Cache } from './cache/store.js';
 import type { OutputFile } from './pipeline/emit/generate.js';
 import { AUTH_VERIFIER, EXAMPLES_RUNNER, STATIC_FILES } from './pipeline/emit/templates.js';
 import { packageRoot } from './core/paths.js';
 
-export interface CompileOptions extends ModelOptions {
+export interface CompileOptions extends LoadOptions {
   cwd: string;
   /** Emit the files too (not for commands that only report); `stubs`: which handler stubs (default: all). */
   emit?: { stubs?: (file: string) => boolean };
@@ -86,17 +85,9 @@ export interface LoadResult {
   parsed?: ReadonlyMap<string, SourceFile>;
 }
 
-/**
- * `cache`: where a load may find whole parses and its schemas' verdicts (generate's cache, cache/store.ts; the other
- * commands pass none).
- */
-export interface ModelOptions extends LoadOptions {
-  cache?: Cache | undefined;
-}
-
 const SERVER_FIELDS = ['name', 'version', 'title', 'description', 'instructions', 'websiteUrl', 'icons'];
 
-export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult {
+export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult {
   const diags = new Diagnostics();
   const raw = loadSpec(specPath, diags, opts);
   if (!raw) return { diagnostics: diags.sorted([]), files: [], sources: new Map(), inputs: { files: [], folders: [] } };

@@ -12,7 +12,7 @@ import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
 import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
 import { isObject } from '../schema/keywords.js';
-import { parsedFile, startParsing, SourceFile, type JsonPath, type ParseStore } from './source.js';
+import { parsedFile, startParsing, SourceFile, type JsonPath, type Store } from './source.js';
 
 export { MAX_FILE_BYTES } from './limits.js';
 
@@ -57,8 +57,11 @@ export interface LoadOptions {
    * "cannot find" message.
    */
   lookedIn?: string | undefined;
-  /** Whole parses made before, by text (generate's cache): a file whose text was parsed before is not parsed again. */
-  cache?: ParseStore | undefined;
+  /**
+   * generate's cache (the other commands pass none): a file whose text was parsed before is not parsed again, a
+   * schema judged before not judged again.
+   */
+  cache?: Store | undefined;
 }
 
 /** Loads the spec at `specPath`. Returns undefined when the main file could not be read or parsed at all. */
@@ -154,7 +157,7 @@ function readSource(
     from?: ReturnType<SourceFile['locate']>;
     entry?: string;
     lookedIn?: string | undefined;
-    cache?: ParseStore | undefined;
+    cache?: Store | undefined;
   } = {},
 ): SourceFile | undefined {
   const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
