@@ -12,27 +12,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { diagnostic, Diagnostics, type Diagnostic } from './core/diagnostics.js';
-import { isRecord, loadSpec, type LoadOptions } from './pipeline/load/load.js';
+import { fieldsOf, loadSpec, type LoadOptions } from './pipeline/load/load.js';
 import type { SourceFile } from './pipeline/load/source.js';
-import type { CompiledValidators, RegistryInfo, ServerInfo, ServerModel } from './pipeline/model.js';
+import type { CompiledValidators, ServerInfo, ServerModel } from './pipeline/model.js';
 import { checkScopesNeedAuth, resolveAuth } from './pipeline/validate/auth.js';
 import { resolveOptions } from './pipeline/validate/options.js';
 import { checkPrimitives } from './pipeline/validate/primitives.js';
 import { checkTools } from './pipeline/validate/tools.js';
-import type { Cache } from './cache/store.js';
 import type { OutputFile } from './pipeline/emit/generate.js';
 import { AUTH_VERIFIER, EXAMPLES_RUNNER, STATIC_FILES } from './pipeline/emit/templates.js';
-import type { FileSource } from './pipeline/load/files.js';
 import { packageRoot } from './core/paths.js';
 
-export interface CompileOptions {
+export interface CompileOptions extends LoadOptions {
   cwd: string;
-  /** Where the search for a spec looked, when none was named (src/core/discover.ts): for the "cannot find" message. */
-  lookedIn?: string | undefined;
-  /** Where the files are read from: the disk unless given (a git revision, memory). */
-  source?: FileSource;
-  /** generate's cache (src/cache/store.ts), which may skip compile work; the other commands pass none. */
-  cache?: Cache | undefined;
   /** Emit the files too (not for commands that only report); `stubs`: which handler stubs (default: all). */
   emit?: { stubs?: (file: string) => boolean };
 }
@@ -43,8 +35,8 @@ export interface Compiled extends LoadResult {
 }
 
 export async function compile(spec: string, options: CompileOptions): Promise<Compiled> {
-  const { cwd, lookedIn, source, cache, emit } = options;
-  const result = loadModel(spec, { cwd, lookedIn, ...(source ? { source } : {}), cache });
+  const { cwd, cache, emit } = options;
+  const result = loadModel(spec, options);
   if (!emit || !result.model) return result;
   const { generate } = await import('./pipeline/emit/generate.js');
   const output = await generate(result.model, result.validators!, {
@@ -93,30 +85,23 @@ export interface LoadResult {
   parsed?: ReadonlyMap<string, SourceFile>;
 }
 
-/** `cache`: where a load may find whole parses and its schemas' verdicts (generate's runs only; cache/store.ts). */
-export interface ModelOptions extends LoadOptions {
-  cache?: Cache | undefined;
-}
+const SERVER_FIELDS = ['name', 'version', 'title', 'description', 'instructions', 'websiteUrl', 'icons'];
 
-export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult {
+export function loadModel(specPath: string, opts: LoadOptions = {}): LoadResult {
   const diags = new Diagnostics();
   const raw = loadSpec(specPath, diags, opts);
   if (!raw) return { diagnostics: diags.sorted([]), files: [], sources: new Map(), inputs: { files: [], folders: [] } };
   const files = raw.files.map((f) => f.displayPath);
   const sources = new Map(raw.files.map((f) => [f.displayPath, f.text]));
   const inputs = { files: raw.files.map((f) => ({ path: f.absPath, text: f.text })), folders: raw.folders };
-  const rootDir = path.dirname(raw.specPath);
+  const rootDir = path.dirname(raw.main.absPath);
   const options = resolveOptions(raw.root['options'], rootDir, raw.main, diags, opts.source);
   const { tools, validators } = checkTools(raw.tools, raw.defs, diags, opts.cache);
   const { prompts, resources } = checkPrimitives(raw.prompts, raw.resources, raw.resourceTemplates, diags);
   const auth = resolveAuth(raw.root['auth'], raw.main, diags);
-  const named = (kind: string) => (item: { value: Record<string, unknown> }) =>
-    `${kind} ${JSON.stringify(item.value['name'])}`;
-  checkScopesNeedAuth(raw.root['auth'], raw.tools, diags, named('tool'));
-  checkScopesNeedAuth(raw.root['auth'], raw.prompts, diags, named('prompt'));
-  checkScopesNeedAuth(raw.root['auth'], [...raw.resources, ...raw.resourceTemplates], diags, named('resource'));
-  const others = raw.prompts.length + raw.resources.length + raw.resourceTemplates.length;
-  if (!raw.tools.length && !others && raw.main.value !== undefined) {
+  const resource = [...raw.resources, ...raw.resourceTemplates];
+  checkScopesNeedAuth(raw.root['auth'], { tool: raw.tools, prompt: raw.prompts, resource }, diags);
+  if (!raw.tools.length && !raw.prompts.length && !resource.length && raw.main.value !== undefined) {
     diags.add(
       diagnostic(
         'TS035',
@@ -129,12 +114,13 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
   }
   const diagnostics = diags.sorted(files);
   if (diags.hasErrors) return { diagnostics, files, sources, inputs };
+  const server = raw.root['server'] as Record<string, unknown>;
   const model: ServerModel = {
     specFile: raw.main.displayPath,
     rootDir,
     files,
-    server: serverInfo(raw.root['server']),
-    ...registryInfo(raw.root['server']),
+    server: fieldsOf(server, SERVER_FIELDS) as unknown as ServerInfo,
+    ...fieldsOf(server, ['registry']),
     ...(auth ? { auth } : {}),
     options,
     tools,
@@ -150,18 +136,4 @@ export function loadModel(specPath: string, opts: ModelOptions = {}): LoadResult
     inputs,
     parsed: new Map(raw.files.map((f) => [f.displayPath, f])),
   };
-}
-
-function registryInfo(v: unknown): { registry?: RegistryInfo } {
-  const r = isRecord(v) && isRecord(v['registry']) ? v['registry'] : undefined;
-  return r ? { registry: structuredClone(r) as unknown as RegistryInfo } : {};
-}
-
-function serverInfo(v: unknown): ServerInfo {
-  const s = isRecord(v) ? v : {};
-  const info: Record<string, unknown> = { name: s['name'], version: s['version'] };
-  for (const key of ['title', 'description', 'instructions', 'websiteUrl', 'icons'] as const) {
-    if (s[key] !== undefined) info[key] = structuredClone(s[key]);
-  }
-  return info as unknown as ServerInfo;
 }

@@ -5,7 +5,7 @@
 import { PLAIN, type Style } from '../report/text.js';
 import { renderTexts } from '../report/findings.js';
 import { sarifOf, type CommandResult, type ReportFormat } from './result.js';
-import { isRecord } from '../pipeline/load/load.js';
+import { isObject } from '../pipeline/schema/keywords.js';
 import { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
 import {
@@ -138,8 +138,8 @@ function placeOf(
   if (!tool) return undefined;
   const file = fileOf(tool.source.file);
   const data = file?.value;
-  const list = isRecord(data) && Array.isArray(data['tools']) ? data['tools'] : [];
-  const index = list.findIndex((t) => isRecord(t) && t['name'] === c.tool);
+  const list = isObject(data) && Array.isArray(data['tools']) ? data['tools'] : [];
+  const index = list.findIndex((t) => isObject(t) && t['name'] === c.tool);
   if (!file || index === -1) return tool.source;
   const span = file.locate(['tools', index, ...c.segments]);
   return { file: tool.source.file, line: span.line, column: span.column };

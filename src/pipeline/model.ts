@@ -86,14 +86,19 @@ export interface ExampleModel {
   rejected?: string[];
 }
 
-/** What an example's call must return (the spec's `expect`). */
-export interface ExampleExpectation {
-  /** true: the call ends in an error result; false: it must not (the default for valid examples). */
+/**
+ * What an example's tools/call, prompts/get or resources/read must give (the spec's `expect`). `isError` true: it
+ * fails (a call with an error result, a get or a read with a JSON-RPC error); false: it must not (the default for
+ * valid examples). `text`: what the result's text (a call's text content; the messages' or contents' texts, joined
+ * by newlines) contains. `error`: what the error message contains; it must fail.
+ */
+interface Expectation {
   isError?: boolean;
-  /** Text that the result's text content contains. */
   text?: string;
-  /** Text that the error message contains; the call must end in an error result. */
   error?: string;
+}
+
+export interface ExampleExpectation extends Expectation {
   /** A subset of the structured result: objects match when every listed key matches, arrays element by element. */
   structuredContent?: Record<string, unknown>;
 }
@@ -172,24 +177,17 @@ export interface PromptModel {
   source: SourcePosition;
 }
 
-/** One prompt example: the arguments of a prompts/get and what it must return (the tools' examples, for prompts). */
-export interface PromptExampleModel {
-  name?: string;
-  arguments: Record<string, unknown>;
-  /** prompts/get must refuse these arguments (an undeclared one, one that is not a string, a required one missing). */
-  invalid: boolean;
+/**
+ * One prompt example: the arguments of a prompts/get and what it must return (the tools' examples, for prompts).
+ * An invalid one's arguments prompts/get must refuse (an undeclared one, one that is not a string, a required one
+ * missing); `rejected` then holds the argument the refusal names (prompts/get names the first it finds, as validate
+ * does).
+ */
+export interface PromptExampleModel extends Omit<ExampleModel, 'expect'> {
   expect?: PromptExpectation;
-  /** For an invalid example: the argument the refusal names (prompts/get names the first it finds, as validate does). */
-  rejected?: string[];
 }
 
-export interface PromptExpectation {
-  /** true: prompts/get must fail with a JSON-RPC error; false: it must not (the default for valid examples). */
-  isError?: boolean;
-  /** Text that the messages' text contents (joined by newlines) contain. */
-  text?: string;
-  /** Text that the error message contains; prompts/get must fail. */
-  error?: string;
+export interface PromptExpectation extends Expectation {
   /** The messages, as a subset: as many as listed, each matching (vitest's toMatchObject). */
   messages?: unknown[];
 }
@@ -202,25 +200,13 @@ export interface ResourceExampleModel {
   expect?: ResourceExpectation;
 }
 
-export interface ResourceExpectation {
-  /** true: resources/read must fail with a JSON-RPC error; false: it must not (the default). */
-  isError?: boolean;
+export interface ResourceExpectation extends Expectation {
   /** true: the read must answer "resource not found" (-32602 with the URI in its data). */
   notFound?: boolean;
-  /** Text that the contents' texts (joined by newlines) contain. */
-  text?: string;
-  /** Text that the error message contains; the read must fail. */
-  error?: string;
   /** The MIME type of every content read. */
   mimeType?: string;
   /** The contents, as a subset: as many as listed, each matching (vitest's toMatchObject). */
   contents?: unknown[];
-}
-
-export interface ResourceAnnotations {
-  audience?: ('user' | 'assistant')[];
-  priority?: number;
-  lastModified?: string;
 }
 
 /** The MCP Resource object (resources/list) or ResourceTemplate object (resources/templates/list), as sent. */
@@ -233,7 +219,7 @@ export interface ResourceDefinition {
   mimeType?: string;
   size?: number;
   icons?: Icon[];
-  annotations?: ResourceAnnotations;
+  annotations?: { audience?: ('user' | 'assistant')[]; priority?: number; lastModified?: string };
   _meta?: Record<string, unknown>;
 }
 

@@ -29,8 +29,7 @@ export function decodeUtf8(bytes: Uint8Array): Decoded {
     const bad = firstInvalidUtf8(bytes) ?? { offset: bytes.length, length: 0 };
     const before = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes.subarray(0, bad.offset));
     const nl = before.lastIndexOf('\n');
-    let line = 1;
-    for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) line++;
+    const line = before.split('\n').length;
     const shown = Array.from(bytes.subarray(bad.offset, bad.offset + bad.length), hex).join(' ');
     return {
       ok: false,

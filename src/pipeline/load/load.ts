@@ -11,7 +11,8 @@ import { diskSource, type FileSource } from './files.js';
 import { checkStructure } from './structure.js';
 import { decodeUtf8 } from './decode.js';
 import { MAX_FILE_BYTES, MAX_TOOLS, MAX_TOTAL_BYTES } from './limits.js';
-import { parsedFile, startParsing, SourceFile, type JsonPath, type ParseStore } from './source.js';
+import { isObject } from '../schema/keywords.js';
+import { parsedFile, startParsing, SourceFile, type JsonPath, type Store } from './source.js';
 
 export { MAX_FILE_BYTES } from './limits.js';
 
@@ -26,13 +27,10 @@ export interface RawTool extends Origin {
 }
 
 export interface RawDef extends Origin {
-  name: string;
   value: unknown;
 }
 
 export interface RawSpec {
-  /** Absolute path of the main spec file. */
-  specPath: string;
   main: SourceFile;
   /** Every file read, main first, in the order read. */
   files: SourceFile[];
@@ -59,8 +57,11 @@ export interface LoadOptions {
    * "cannot find" message.
    */
   lookedIn?: string | undefined;
-  /** Whole parses made before, by text (generate's cache): a file whose text was parsed before is not parsed again. */
-  cache?: ParseStore | undefined;
+  /**
+   * generate's cache (the other commands pass none): a file whose text was parsed before is not parsed again, a
+   * schema judged before not judged again.
+   */
+  cache?: Store | undefined;
 }
 
 /** Loads the spec at `specPath`. Returns undefined when the main file could not be read or parsed at all. */
@@ -68,7 +69,6 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
   startParsing();
   const cwd = opts.cwd ?? process.cwd();
   const source = opts.source ?? diskSource;
-  const realOr = (p: string) => source.realpath(p);
   const abs = path.resolve(cwd, specPath);
   const show = (p: string) => displayPath(p, cwd);
   /** Bytes read so far, across the spec and its includes. */
@@ -78,7 +78,6 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
 
   const rootDir = path.dirname(abs);
   const spec: RawSpec = {
-    specPath: abs,
     main,
     files: [main],
     root: {},
@@ -90,26 +89,27 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     folders: [],
     tooManyTools: false,
   };
-  const seen = new Map<string, SourceFile>([[realOr(abs), main]]);
+  const seen = new Map<string, SourceFile>([[source.realpath(abs), main]]);
   /** The chain of includes being read, for naming cycles. */
   const stack: SourceFile[] = [main];
 
-  const visit = (file: SourceFile, absPath: string, kind: 'main' | 'include'): void => {
+  const visit = (file: SourceFile, kind: 'main' | 'include'): void => {
     if (file.value === undefined) return;
     checkStructure(file, kind, diags);
     const data = file.value;
-    if (!isRecord(data)) return;
+    if (!isObject(data)) return;
     if (kind === 'main') spec.root = data;
     collectDefs(file, data, spec, diags);
-    collectTools(file, data, spec, diags);
-    for (const kind of ['prompts', 'resources', 'resourceTemplates'] as const) collectItems(file, data, kind, spec);
+    for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const) {
+      collectItems(file, data, kind, spec, diags);
+    }
     const includes = data['include'];
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
       if (typeof entry !== 'string' || entry === '') return;
-      if (/[\\/]$/.test(entry)) spec.folders.push(path.resolve(path.dirname(absPath), entry));
-      for (const target of resolveInclude(source, file, absPath, entry, i, rootDir, diags)) {
-        const real = realOr(target);
+      if (/[\\/]$/.test(entry)) spec.folders.push(path.resolve(path.dirname(file.absPath), entry));
+      for (const target of resolveInclude(source, file, entry, i, rootDir, diags)) {
+        const real = source.realpath(target);
         const already = seen.get(real);
         if (already) {
           const cycle = stack.indexOf(already);
@@ -134,12 +134,12 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
         seen.set(real, child);
         spec.files.push(child);
         stack.push(child);
-        visit(child, target, 'include');
+        visit(child, 'include');
         stack.pop();
       }
     });
   };
-  visit(main, abs, 'main');
+  visit(main, 'main');
   return spec;
 }
 
@@ -157,12 +157,11 @@ function readSource(
     from?: ReturnType<SourceFile['locate']>;
     entry?: string;
     lookedIn?: string | undefined;
-    cache?: ParseStore | undefined;
+    cache?: Store | undefined;
   } = {},
 ): SourceFile | undefined {
-  const { from } = context;
-  const where = from ?? { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
   const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
+  const where = context.from ?? start;
   let bytes: Buffer;
   try {
     const st = source.stat(abs);
@@ -219,7 +218,7 @@ function readSource(
         'TS005',
         where,
         missing ? `cannot find ${shown}${searched}` : `cannot read ${shown} (${code ?? String(e)})`,
-        from
+        context.from
           ? `${suggestion ? `${suggestion} ` : ''}include paths are relative to the file that includes them`
           : suggestion ||
               (context.lookedIn
@@ -277,7 +276,6 @@ function mib(bytes: number): string {
 function resolveInclude(
   source: FileSource,
   file: SourceFile,
-  includingPath: string,
   entry: string,
   index: number,
   rootDir: string,
@@ -296,7 +294,7 @@ function resolveInclude(
     return [];
   };
   if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
-  const target = path.resolve(path.dirname(includingPath), entry);
+  const target = path.resolve(path.dirname(file.absPath), entry);
   if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
   if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target))) {
     return refuse("is a link that points outside the spec's folder");
@@ -324,7 +322,7 @@ function resolveInclude(
 
 function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {
   const defs = data['$defs'];
-  if (!isRecord(defs)) return;
+  if (!isObject(defs)) return;
   for (const [name, value] of Object.entries(defs)) {
     const prev = spec.defs.get(name);
     if (prev) {
@@ -339,22 +337,28 @@ function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawS
       );
       continue;
     }
-    spec.defs.set(name, { name, value, file, path: ['$defs', name] });
+    spec.defs.set(name, { value, file, path: ['$defs', name] });
   }
 }
 
 /**
- * The tools of one file, in order. Past MAX_TOOLS (counted across files) the rest are left out, so no more schemas
- * are checked than a server may hold, and the first one left out is reported.
+ * One file's tools, prompts, resources or resource templates, in order. Past MAX_TOOLS tools (counted across files)
+ * the rest are left out, so no more schemas are checked than a server may hold, and the first one left out is reported.
  */
-function collectTools(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {
-  const tools = data['tools'];
-  if (!Array.isArray(tools)) return;
-  for (const [i, value] of tools.entries()) {
-    if (!isRecord(value)) continue;
-    if (spec.tools.length === MAX_TOOLS) {
+function collectItems(
+  file: SourceFile,
+  data: Record<string, unknown>,
+  kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates',
+  spec: RawSpec,
+  diags: Diagnostics,
+): void {
+  const items = data[kind];
+  if (!Array.isArray(items)) return;
+  for (const [i, value] of items.entries()) {
+    if (!isObject(value)) continue;
+    if (kind === 'tools' && spec.tools.length === MAX_TOOLS) {
       if (spec.tooManyTools) return;
-      const more = tools.length - i;
+      const more = items.length - i;
       diags.add(
         diagnostic(
           'TS037',
@@ -366,20 +370,8 @@ function collectTools(file: SourceFile, data: Record<string, unknown>, spec: Raw
       spec.tooManyTools = true;
       return;
     }
-    spec.tools.push({ value, file, path: ['tools', i] });
+    spec[kind].push({ value, file, path: [kind, i] });
   }
-}
-
-/** One file's prompts, resources or resource templates, in order. */
-function collectItems(
-  file: SourceFile,
-  data: Record<string, unknown>,
-  kind: 'prompts' | 'resources' | 'resourceTemplates',
-  spec: RawSpec,
-): void {
-  const items = data[kind];
-  if (!Array.isArray(items)) return;
-  for (const [i, value] of items.entries()) if (isRecord(value)) spec[kind].push({ value, file, path: [kind, i] });
 }
 
 function exists(source: FileSource, abs: string): boolean {
@@ -391,6 +383,10 @@ function exists(source: FileSource, abs: string): boolean {
   }
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * The fields of `v` among `keys` that are given, deep-copied, in the order of `keys`: the optional fields of a
+ * definition, whose types the structure check has seen (a model is made only when it found nothing).
+ */
+export function fieldsOf(v: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => v[k] !== undefined).map((k) => [k, structuredClone(v[k])]));
 }

@@ -423,7 +423,7 @@ export function startParsing(): void {
  * earlier run; what a parse gives is kept there when it is plain data and places. test/parse-cache.test.ts holds a
  * kept parse to the whole parse's data, diagnostics and positions.
  */
-export function parsedFile(displayPath: string, text: string, absPath: string, store?: ParseStore): SourceFile {
+export function parsedFile(displayPath: string, text: string, absPath: string, store?: Store): SourceFile {
   const key = `${displayPath}\0${absPath}\0${text}`;
   let file = current.get(key) ?? previous.get(key);
   if (!file) {
@@ -458,8 +458,11 @@ type KeptNode =
   | ['s', number, number, number, KeptNode[]]
   | ['c', number, number, number, unknown];
 
-/** Where a load may find whole parses made before, by the file's text (the caller's cache). */
-export interface ParseStore {
+/**
+ * The caller's cache (cache/store.ts, which load may not import): work done before, by kind and input. Here whole
+ * parses by the file's text; validate keeps its schemas' verdicts in it too.
+ */
+export interface Store {
   get(kind: string, input: string): string | undefined;
   put(kind: string, input: string, value: string): void;
 }

@@ -16,10 +16,7 @@ import { hasInvisible, withoutInvisible } from '../../core/visible.js';
 import { didYouMean, quoteList } from '../../core/suggest.js';
 import { pointerSegments } from '../../../templates/runtime/arguments.js';
 
-interface Validators {
-  main: ValidateFunction;
-  include: ValidateFunction;
-}
+type Validators = Record<'main' | 'include', ValidateFunction>;
 
 let validators: Validators | undefined;
 
@@ -71,13 +68,11 @@ function prebuilt(): Validators | undefined {
 
 /** `compiled`: compile even when prebuilt validators exist (tests compare the two). */
 export function getValidators(compiled = false): Validators {
-  if (validators && !compiled) return validators;
-  const ready = compiled ? undefined : prebuilt();
-  if (ready) return (validators = ready);
-  const ajv = structureAjv(false);
-  const v = { main: ajv.getSchema(MAIN_ID)!, include: ajv.getSchema(INCLUDE_ID)! };
-  if (!compiled) validators = v;
-  return v;
+  const compile = () => {
+    const ajv = structureAjv(false);
+    return { main: ajv.getSchema(MAIN_ID)!, include: ajv.getSchema(INCLUDE_ID)! };
+  };
+  return compiled ? compile() : (validators ??= prebuilt() ?? compile());
 }
 
 /** Where the spec's schema refers to the JSON Schema layer for editors (schema/json-schema.schema.json). */
@@ -118,7 +113,7 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
   if ('propertyName' in err) return undefined; // reported once more by its propertyNames error
   const path = pointerToPath(err.instancePath, file.value);
   const parent = err.parentSchema as
-    { title?: string; properties?: Record<string, { description?: string }> } | undefined;
+    { title?: string; description?: string; properties?: Record<string, { description?: string }> } | undefined;
   const where = context(path, parent?.title, file.value, kind);
   const last = path[path.length - 1];
   const at = (p = path, key = false) => file.locate(p, { key });
@@ -160,13 +155,12 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
         );
       }
       const expected = String(err.params['type']).split(',').join(' or ');
-      const own = (err.parentSchema as { description?: string } | undefined)?.description;
       const hint =
         expected === 'string' && (typeof err.data === 'number' || typeof err.data === 'boolean')
           ? 'YAML reads this as a number or boolean: put it in quotes, e.g. "1.0"'
           : expected === 'boolean' && typeof err.data === 'string'
             ? 'write true or false, without quotes'
-            : own;
+            : parent?.description;
       return make('TS008', at(), `${label(path)} must be ${article(expected)}, not ${typeName(err.data)}`, hint);
     }
     case 'const':

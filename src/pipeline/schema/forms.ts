@@ -109,27 +109,26 @@ export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath)
   const out: Schema = {};
   for (const [k, v] of Object.entries(node)) {
     const subs = children(k, v);
-    if (!subs.length) {
-      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-      continue;
-    }
-    let value: unknown;
-    if (Array.isArray(v)) value = v.map((c, i) => fn(c, [k, i]));
-    else if (subs.length === 1 && subs[0]![1].length === 1) value = fn(v, [k]);
+    if (!subs.length) define(out, k, v);
+    else if (Array.isArray(v))
+      define(
+        out,
+        k,
+        v.map((c, i) => fn(c, [k, i])),
+      );
+    else if (subs.length === 1 && subs[0]![1].length === 1) define(out, k, fn(v, [k]));
     else {
       const m: Schema = {};
       for (const [name, c] of Object.entries(v as Schema)) {
-        const isSub = subs.some(([, p]) => p[1] === name);
-        Object.defineProperty(m, name, {
-          value: isSub ? fn(c, [k, name]) : c,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        define(m, name, subs.some(([, p]) => p[1] === name) ? fn(c, [k, name]) : c);
       }
-      value = m;
+      define(out, k, m);
     }
-    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** An own data property, even for the key `__proto__`. */
+export function define(o: Record<string, unknown>, k: string, value: unknown): void {
+  Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
 }

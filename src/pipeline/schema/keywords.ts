@@ -2,6 +2,7 @@
  * JSON Schema keyword knowledge: which keywords each dialect has and where subschemas live. Used to walk a
  * schema (for $ref, unknown keywords and loops) without compiling it.
  */
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 
 export type Dialect = '2020-12' | 'draft-07';
 
@@ -12,16 +13,15 @@ export const DIALECT_URIS: Record<Dialect, string> = {
 
 /** The dialect a `$schema` value names, or undefined when toolspec does not support it. */
 export function dialectOf(uri: string): Dialect | undefined {
-  const u = uri.replace(/^https?:\/\//, '').replace(/#$/, '');
-  if (u === 'json-schema.org/draft/2020-12/schema') return '2020-12';
-  if (u === 'json-schema.org/draft-07/schema') return 'draft-07';
-  return undefined;
+  const bare = (u: string) => u.replace(/^https?:\/\//, '').replace(/#$/, '');
+  return (Object.keys(DIALECT_URIS) as Dialect[]).find((d) => bare(DIALECT_URIS[d]) === bare(uri));
 }
 
 /** Keywords whose value is a map of name → subschema. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-/** Keywords whose value is one subschema. */
+/** Keywords whose value is one subschema (`items` unless it is a list: draft-07's tuple form). */
 const SCHEMA_ONE = new Set([
+  'items',
   'additionalProperties',
   'additionalItems',
   'unevaluatedItems',
@@ -145,12 +145,10 @@ export function children(key: string, value: unknown): [unknown, SchemaPath][] {
       .filter(([, v]) => isObject(v) || typeof v === 'boolean')
       .map(([k, v]) => [v, [key, k]]);
   }
-  if (SCHEMA_ONE.has(key)) return [[value, [key]]];
   if (SCHEMA_ARRAYS.has(key) || (key === 'items' && Array.isArray(value))) {
     return Array.isArray(value) ? value.map((v, i) => [v, [key, i]]) : [];
   }
-  if (key === 'items') return [[value, [key]]];
-  return [];
+  return SCHEMA_ONE.has(key) ? [[value, [key]]] : [];
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -190,6 +188,11 @@ export function resolvePointer(root: unknown, ref: string): unknown {
   return cur;
 }
 
+/** A path as a URI fragment's JSON pointer ("/properties/a~1b"): each segment escaped, then percent-encoded. */
+export function pointerFragment(path: SchemaPath): string {
+  return path.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
+}
+
 export function pointerSegments(ref: string): string[] {
   if (!ref.startsWith('#/')) return [];
   return ref.slice(2).split('/').map(pointerToken);
@@ -217,32 +220,5 @@ export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
   'writeOnly',
 ]);
 
-/** ajv's own formats plus ajv-formats': what `format` may name. */
-export const FORMATS = [
-  'date',
-  'time',
-  'date-time',
-  'iso-time',
-  'iso-date-time',
-  'duration',
-  'uri',
-  'uri-reference',
-  'uri-template',
-  'url',
-  'email',
-  'hostname',
-  'ipv4',
-  'ipv6',
-  'regex',
-  'uuid',
-  'json-pointer',
-  'json-pointer-uri-fragment',
-  'relative-json-pointer',
-  'byte',
-  'int32',
-  'int64',
-  'float',
-  'double',
-  'password',
-  'binary',
-];
+/** What `format` may name: ajv-formats' full set, which the validators (checked and generated) are compiled with. */
+export const FORMATS = Object.keys(fullFormats);

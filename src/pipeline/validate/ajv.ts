@@ -24,11 +24,8 @@ export type { SchemaKind } from '../model.js';
 
 let captured: string[] | undefined;
 
-const logger = {
-  log: () => {},
-  warn: (...args: unknown[]) => captured?.push(args.map(String).join(' ')),
-  error: (...args: unknown[]) => captured?.push(args.map(String).join(' ')),
-};
+const capture = (...args: unknown[]) => captured?.push(args.map(String).join(' '));
+const logger = { log: () => {}, warn: capture, error: capture };
 
 /**
  * Every ajv instance's options. What the generated validators do is decided here, for the loader's checks and the
@@ -61,7 +58,8 @@ export function ajvOptions(kind: SchemaKind, purpose: 'judge' | 'export'): Optio
   };
 }
 
-function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export'): AnyAjv {
+/** A judge instance ('judge': the meta-schema check and scratch compiles) or an export instance (one schema's code). */
+export function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export'): AnyAjv {
   const options = ajvOptions(kind, purpose);
   const ajv = dialect === '2020-12' ? new Ajv2020.default(options) : new Ajv.default(options);
   addFormats.default(ajv);
@@ -70,31 +68,20 @@ function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export')
   return ajv;
 }
 
-/** A judge instance: the meta-schema check and scratch compiles (defaults), none of which reach generated code. */
-export function newJudge(dialect: Dialect, kind: SchemaKind): AnyAjv {
-  return newAjv(dialect, kind, 'judge');
-}
-
 /** A schema compiled for export: its standalone code (for generate) and, when asked, its validator. */
 export interface CompiledSchema {
-  /** Its own instance, for scratch compiles of fragments after the code was taken. */
+  /** Its own instance, holding the schema as KEY, for scratch compiles of fragments after the code was taken. */
   readonly ajv: AnyAjv;
-  readonly key: string;
   /** Guarded when the schema uses inherited property names (see inherited.ts). */
   readonly validate: ValidateFunction;
-  /** Property names the schema shares with Object.prototype: the generated validator needs guardInherited. */
-  readonly inherited: string[];
   readonly code: ValidatorCode;
-  /** What ajv logged while compiling (strict-mode warnings). */
-  readonly warnings: string[];
 }
 
-const KEY = 'toolspec';
+export const KEY = 'toolspec';
 
 /** What compiling a schema for export gives as data: plain JSON, the same on every thread. */
-export interface CompiledCode {
-  source: string;
-  inherited: string[];
+export interface CompiledCode extends Omit<ValidatorCode, 'kind'> {
+  /** What ajv logged while compiling (strict-mode warnings). */
   warnings: string[];
 }
 
@@ -103,11 +90,7 @@ export interface CompiledCode {
  * its standalone code: a function of the schema without annotations, the dialect and the kind.
  */
 export function compileCode(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind): CompiledCode {
-  const { source, inherited, warnings } = compileBare(
-    withoutAnnotations(schema) as Record<string, unknown>,
-    dialect,
-    kind,
-  );
+  const { source, inherited, warnings } = compileBare(schema, dialect, kind);
   return { source, inherited, warnings };
 }
 
@@ -122,25 +105,19 @@ export function compiledSchema(
   code: CompiledCode,
 ): CompiledSchema {
   let live: ReturnType<typeof compileBare> | undefined;
-  const compiled = () => {
-    const bare = withoutAnnotations(schema) as Record<string, unknown>;
-    return (live ??= compileBare(bare, dialect, kind));
-  };
   return {
-    key: KEY,
-    inherited: code.inherited,
     code: { source: code.source, inherited: code.inherited, kind },
-    warnings: code.warnings,
     get ajv() {
-      return compiled().ajv;
+      return (live ??= compileBare(schema, dialect, kind)).ajv;
     },
     get validate() {
-      return compiled().validate;
+      return (live ??= compileBare(schema, dialect, kind)).validate;
     },
   };
 }
 
-function compileBare(bare: Record<string, unknown>, dialect: Dialect, kind: SchemaKind) {
+function compileBare(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind) {
+  const bare = withoutAnnotations(schema) as Record<string, unknown>;
   const ajv = newAjv(dialect, kind, 'export');
   const inherited = inheritedNames(bare);
   const { result, warnings } = captureWarnings(() => {

@@ -61,24 +61,25 @@ export function resolveAuth(raw: unknown, file: SourceFile, diags: Diagnostics):
   };
 }
 
-/** `scopes` written on a tool, prompt or resource: refused when the spec has no `auth` to enforce them. */
+/** `scopes` written on a tool, prompt or resource (`items` by kind): refused when the spec has no `auth` to enforce them. */
 export function checkScopesNeedAuth(
   auth: unknown,
-  items: readonly RawTool[],
+  items: Record<string, readonly RawTool[]>,
   diags: Diagnostics,
-  kind: (item: RawTool) => string,
 ): void {
   if (auth !== undefined) return;
-  for (const item of items) {
-    if (item.value['scopes'] === undefined) continue;
-    diags.add(
-      diagnostic(
-        'TS050',
-        item.file.locate([...item.path, 'scopes'], { key: true }),
-        `${kind(item)} has scopes, but the spec has no auth: nothing would check them`,
-        'add auth: { issuer: https://auth.example.com, resource: https://mcp.example.com/mcp }, or remove scopes',
-      ),
-    );
+  for (const [kind, list] of Object.entries(items)) {
+    for (const item of list) {
+      if (item.value['scopes'] === undefined) continue;
+      diags.add(
+        diagnostic(
+          'TS050',
+          item.file.locate([...item.path, 'scopes'], { key: true }),
+          `${kind} ${JSON.stringify(item.value['name'])} has scopes, but the spec has no auth: nothing would check them`,
+          'add auth: { issuer: https://auth.example.com, resource: https://mcp.example.com/mcp }, or remove scopes',
+        ),
+      );
+    }
   }
 }
 

@@ -5,8 +5,8 @@
  * whole schema (given an $id, so its own $refs resolve).
  */
 import type { AnyAjv } from './ajv.js';
-import { inheritedNames, renameInherited, renameValue } from './inherited.js';
-import { isObject, walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
+import { inheritedNames, renameData, renameInherited } from './inherited.js';
+import { isObject, pointerFragment, walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
 
 export function valueAt(root: unknown, path: SchemaPath): unknown {
   let cur = root;
@@ -35,21 +35,17 @@ export function defaultProblems(
   });
   const id = `urn:toolspec:defaults:${defaultsId++}`;
   const items = pointsIntoRoot
-    ? places.map((p) => ({
-        $ref: `${id}#${p.map((s) => `/${encodeURIComponent(String(s).replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('')}`,
-      }))
-    : subschemas.map((sub) => {
-        const { default: _default, ...rest } = sub;
-        return rest;
-      });
+    ? places.map((p) => ({ $ref: `${id}#${pointerFragment(p)}` }))
+    : subschemas.map(({ default: _default, ...rest }) => rest);
   const defsOf = (k: '$defs' | 'definitions') => (isObject(bundled[k]) ? { [k]: bundled[k] } : {});
-  const tuple = pointsIntoRoot
-    ? dialect === '2020-12'
-      ? { $defs: { root: { ...forAjv, $id: id } }, type: 'array', prefixItems: items }
-      : { definitions: { root: { ...forAjv, $id: id } }, type: 'array', items }
-    : dialect === '2020-12'
-      ? { ...defsOf('$defs'), ...defsOf('definitions'), type: 'array', prefixItems: items }
-      : { ...defsOf('$defs'), ...defsOf('definitions'), type: 'array', items };
+  const [defs, tupleItems] = dialect === '2020-12' ? ['$defs', 'prefixItems'] : ['definitions', 'items'];
+  const tuple = {
+    ...(pointsIntoRoot
+      ? { [defs]: { root: { ...forAjv, $id: id } } }
+      : { ...defsOf('$defs'), ...defsOf('definitions') }),
+    type: 'array',
+    [tupleItems]: items,
+  };
   // Keys named like inherited members are renamed on both sides, as the generated validators do (inherited.ts).
   const inherited = pointsIntoRoot ? new Set<string>() : new Set(inheritedNames(tuple));
   const compiledTuple = inherited.size ? (renameInherited(tuple, inherited) as typeof tuple) : tuple;
@@ -57,7 +53,7 @@ export function defaultProblems(
   try {
     const defaults = places.map((p) => structuredClone(valueAt(bundled, [...p, 'default'])));
     try {
-      if (validate(inherited.size ? renameValue(defaults, inherited) : defaults)) return [];
+      if (validate(inherited.size ? renameData(defaults, inherited, false) : defaults)) return [];
     } catch {
       return []; // values ajv's deep equality cannot compare: left to the examples and the run time
     }

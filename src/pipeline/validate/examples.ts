@@ -5,12 +5,13 @@
  */
 import type { ErrorObject } from 'ajv';
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
-import { isRecord, type RawTool } from '../load/load.js';
+import type { RawTool } from '../load/load.js';
 import type { ExampleExpectation, ExampleModel } from '../model.js';
 import { argumentPath } from '../../../templates/runtime/arguments.js';
-import { ANNOTATION_KEYWORDS } from '../schema/keywords.js';
-import { captureWarnings } from './ajv.js';
+import { ANNOTATION_KEYWORDS, isObject, pointerFragment } from '../schema/keywords.js';
+import { captureWarnings, KEY } from './ajv.js';
 import type { CheckedSchema } from './schemas.js';
+import { valueAt } from './defaults.js';
 import { pointerToPath } from '../load/structure.js';
 
 export function checkExamples(
@@ -23,29 +24,28 @@ export function checkExamples(
   if (!Array.isArray(list)) return [];
   const out: ExampleModel[] = [];
   list.forEach((ex, i) => {
-    if (!isRecord(ex) || !isRecord(ex['arguments'])) return;
+    if (!isObject(ex) || !isObject(ex['arguments'])) return;
     const invalid = ex['invalid'] === true;
     const model: ExampleModel = { arguments: ex['arguments'], invalid };
     if (typeof ex['name'] === 'string') model.name = ex['name'];
-    if (isRecord(ex['expect'])) {
+    const { at, fail } = exampleAt(tool, i, diags);
+    if (isObject(ex['expect'])) {
       model.expect = ex['expect'] as ExampleExpectation;
-      checkExpectation(tool, i, model, output, diags);
+      checkExpectation(model, output, fail);
     }
     out.push(model);
     if (!input) return;
     const args = structuredClone(ex['arguments']);
-    const ok = input.validate(args);
-    const argsPath = [...tool.path, 'examples', i, 'arguments'];
-    const at = tool.file.locate(argsPath);
+    const { validate } = input.compiled;
+    const ok = validate(args);
     if (!ok && !invalid) {
-      const errors = input.validate.errors ?? [];
+      const errors = validate.errors ?? [];
       const why = errors.map((e) => `${rejectedPath(e, args)}: ${e.message ?? e.keyword}`).join('; ');
-      const first = errors[0];
-      const where = first ? tool.file.locate([...argsPath, ...pointerToPath(first.instancePath, ex['arguments'])]) : at;
+      const first = errors[0]?.instancePath;
       diags.add(
         diagnostic(
           'TS030',
-          where,
+          at(['arguments', ...(first === undefined ? [] : pointerToPath(first, ex['arguments']))]),
           `example ${i + 1} does not match the inputSchema: ${why}`,
           'fix the arguments, or mark the example "invalid: true" if it is meant to be rejected',
         ),
@@ -54,38 +54,40 @@ export function checkExamples(
       diags.add(
         diagnostic(
           'TS031',
-          at,
+          at(['arguments']),
           `example ${i + 1} is marked invalid, but the inputSchema accepts it`,
           'tighten the schema, or remove "invalid: true"',
         ),
       );
     } else if (!ok) {
-      model.rejected = [...new Set((input.validate.errors ?? []).map((e) => rejectedPath(e, args)))];
+      model.rejected = [...new Set((validate.errors ?? []).map((e) => rejectedPath(e, args)))];
     }
   });
   return out;
 }
 
-/** An `expect` that no call can meet is a spec error: the example's contract test could never pass. */
-function checkExpectation(
-  tool: RawTool,
-  i: number,
-  example: ExampleModel,
-  output: CheckedSchema | undefined,
-  diags: Diagnostics,
-): void {
-  const expect = example.expect!;
-  const at = (p: (string | number)[], key: boolean) =>
-    tool.file.locate([...tool.path, 'examples', i, 'expect', ...p], { key });
-  const fail = (where: (string | number)[], message: string, hint: string, key = true) =>
-    diags.add(diagnostic('TS039', at(where, key), `example ${i + 1}: ${message}`, hint));
+export type Fail = (where: (string | number)[], message: string, hint: string, key?: boolean) => void;
+
+/** Where example `i` of a tool, prompt or resource is written, and its TS039 for an expectation no call can meet. */
+export function exampleAt(item: RawTool, i: number, diags: Diagnostics) {
+  const at = (p: (string | number)[], key = false) => item.file.locate([...item.path, 'examples', i, ...p], { key });
+  const fail: Fail = (where, message, hint, key = true) =>
+    diags.add(diagnostic('TS039', at(['expect', ...where], key), `example ${i + 1}: ${message}`, hint));
+  return { at, fail };
+}
+
+/** `error` beside `isError: false`, which no example of any kind can meet; `call` is what must fail. */
+export function checkErrorBesideIsError(expect: { error?: string; isError?: boolean }, call: string, fail: Fail) {
   if (expect.error !== undefined && expect.isError === false) {
-    fail(
-      ['error'],
-      'expects an error message and "isError: false" together',
-      'remove one of them: "error" means the call must fail',
-    );
+    const hint = `remove one of them: "error" means ${call} must fail`;
+    fail(['error'], 'expects an error message and "isError: false" together', hint);
   }
+}
+
+/** An `expect` that no call can meet is a spec error: the example's contract test could never pass. */
+function checkExpectation(example: ExampleModel, output: CheckedSchema | undefined, fail: Fail): void {
+  const expect = example.expect!;
+  checkErrorBesideIsError(expect, 'the call', fail);
   if (example.invalid) {
     if (expect.isError === false) {
       fail(
@@ -103,7 +105,7 @@ function checkExpectation(
     }
     return;
   }
-  if (isRecord(expect.structuredContent) && output) {
+  if (isObject(expect.structuredContent) && output) {
     for (const problem of subsetProblems(expect.structuredContent, output)) {
       const hint = problem.key
         ? `remove "${String(problem.path.at(-1))}" from expect.structuredContent, or add it to the outputSchema's properties`
@@ -139,12 +141,12 @@ const COMBINATORS = [
  */
 export function subsetProblems(subset: Record<string, unknown>, output: CheckedSchema): SubsetProblem[] {
   const problems: SubsetProblem[] = [];
-  const { ajv, key, inherited } = output.compiled;
+  const { ajv, code } = output.compiled;
   const root = output.schema;
 
   // Places in the schema are kept as lists of keys: a JSON pointer into the schema, unescaped.
   const resolve = (schema: unknown, pointer: string[], seen = 0): [Record<string, unknown>, string[]] | undefined => {
-    if (!isRecord(schema)) return undefined;
+    if (!isObject(schema)) return undefined;
     const ref = schema['$ref'];
     if (typeof ref !== 'string') return [schema, pointer];
     if (!ref.startsWith('#/') || seen > 32 || Object.keys(schema).some((k) => k !== '$ref' && !BESIDE_REF.has(k)))
@@ -155,11 +157,7 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     } catch {
       return undefined;
     }
-    return resolve(
-      target.reduce<unknown>((n, s) => (isRecord(n) ? n[s] : Array.isArray(n) ? n[Number(s)] : undefined), root),
-      target,
-      seen + 1,
-    );
+    return resolve(valueAt(root, target), target, seen + 1);
   };
 
   const visit = (value: unknown, schema: unknown, pointer: string[], path: (string | number)[]): void => {
@@ -167,7 +165,7 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
     if (!resolved) return;
     const [node, at] = resolved;
     if (COMBINATORS.some((k) => k in node)) return;
-    if (Array.isArray(value) || isRecord(value)) {
+    if (Array.isArray(value) || isObject(value)) {
       const kind = Array.isArray(value) ? 'array' : 'object';
       const types =
         typeof node['type'] === 'string' ? [node['type']] : Array.isArray(node['type']) ? node['type'] : undefined;
@@ -189,8 +187,8 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
         });
         return;
       }
-      const properties = isRecord(node['properties']) ? node['properties'] : {};
-      const patterns = isRecord(node['patternProperties']) ? Object.keys(node['patternProperties']) : [];
+      const properties = isObject(node['properties']) ? node['properties'] : {};
+      const patterns = isObject(node['patternProperties']) ? Object.keys(node['patternProperties']) : [];
       for (const [k, v] of Object.entries(value)) {
         const p = [...path, k];
         if (Object.hasOwn(properties, k)) {
@@ -212,11 +210,10 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
       return;
     }
     // A scalar is a whole value: the schema of its place judges it completely.
-    if (inherited.length) return; // that schema is compiled with inherited names renamed: its pointers differ
+    if (code.inherited.length) return; // that schema is compiled with inherited names renamed: its pointers differ
     let validate;
     try {
-      const fragment = at.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
-      validate = captureWarnings(() => ajv.getSchema(`${key}#${fragment}`)).result;
+      validate = captureWarnings(() => ajv.getSchema(`${KEY}#${pointerFragment(at)}`)).result;
     } catch {
       return;
     }
@@ -233,7 +230,6 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
   return problems;
 }
 
-/** Siblings of a $ref that change nothing about what it accepts. */
 /** What may sit beside a `$ref` that is followed: annotations, and the definitions of a root (`{ $ref, $defs }`). */
 const BESIDE_REF = new Set([...ANNOTATION_KEYWORDS, 'default', '$defs', 'definitions', '$schema']);
 

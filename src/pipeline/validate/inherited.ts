@@ -7,7 +7,7 @@
  * templates/runtime/arguments.ts: one function for the loader and the generated servers).
  */
 import { INHERITED_NAMES as INHERITED, placeholder } from '../../../templates/runtime/arguments.js';
-import { mapChildren } from '../schema/forms.js';
+import { define, mapChildren } from '../schema/forms.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
 
 export { guardInherited, placeholder } from '../../../templates/runtime/arguments.js';
@@ -57,11 +57,6 @@ export function withValuesRenamed(schema: Record<string, unknown>): Record<strin
   return visit(schema) as Record<string, unknown>;
 }
 
-/** A data value with the keys in `names` renamed, as the guarded validator sees it. */
-export function renameValue(value: unknown, names: ReadonlySet<string>): unknown {
-  return renameData(value, names, false);
-}
-
 /** The schema with each of `names` renamed to its placeholder, wherever it names a property. */
 export function renameInherited(schema: unknown, names: ReadonlySet<string>, inPropertyNames = false): unknown {
   if (Array.isArray(schema)) return schema.map((s) => renameInherited(s, names, inPropertyNames));
@@ -84,8 +79,11 @@ export function renameInherited(schema: unknown, names: ReadonlySet<string>, inP
   return out;
 }
 
-/** A value from the schema as the renamed data looks: keys renamed, and strings too where they are names. */
-function renameData(value: unknown, names: ReadonlySet<string>, strings: boolean): unknown {
+/**
+ * A value as the guarded validator sees it: keys in `names` renamed, and strings too where they are names (a value
+ * from the schema's `required`, say).
+ */
+export function renameData(value: unknown, names: ReadonlySet<string>, strings: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => renameData(v, names, strings));
   if (typeof value === 'string') return strings && names.has(value) ? placeholder(value) : value;
   if (!isObject(value)) return value;
@@ -104,9 +102,4 @@ function mapEntries(
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) define(out, key(k), f(v));
   return out;
-}
-
-/** An own data property, even for the key `__proto__`. */
-function define(o: Record<string, unknown>, k: string, value: unknown): void {
-  Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -10,7 +10,7 @@
 import type { ErrorObject } from 'ajv';
 import type { SchemaKind } from '../model.js';
 import { walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
-import { newJudge, compileCode, type AnyAjv, type CompiledCode } from './ajv.js';
+import { newAjv, compileCode, type AnyAjv, type CompiledCode } from './ajv.js';
 import { defaultProblems } from './defaults.js';
 import { withValuesRenamed } from './inherited.js';
 
@@ -58,24 +58,22 @@ export function metaErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   return [...byPath.values()];
 }
 
+/** The judge instances, by dialect, kind and set of extension keywords, reused across loads. */
 const judges = new Map<string, AnyAjv>();
-
-/** The judge instance for a dialect, kind and set of extension keywords, reused across loads. */
-function judgeFor(job: JudgeJob): AnyAjv {
-  const id = `${job.dialect}:${job.kind}:${job.extensions.join(',')}`;
-  let ajv = judges.get(id);
-  if (!ajv) {
-    ajv = newJudge(job.dialect, job.kind);
-    for (const name of job.extensions) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });
-    judges.set(id, ajv);
-  }
-  return ajv;
-}
 
 /** Computes a verdict. Pure: the same job gives the same verdict. */
 export function judge(job: JudgeJob): Verdict {
-  const ajv = judgeFor(job);
-  const meta = ajv.validateSchema(withValuesRenamed(job.forAjv)) ? [] : plainErrors(ajv.errors ?? []);
+  const id = `${job.dialect}:${job.kind}:${job.extensions.join(',')}`;
+  let ajv = judges.get(id);
+  if (!ajv) {
+    ajv = newAjv(job.dialect, job.kind, 'judge');
+    for (const name of job.extensions) if (!ajv.getKeyword(name)) ajv.addKeyword({ keyword: name, schemaType: [] });
+    judges.set(id, ajv);
+  }
+  // Copied, so that no reference into ajv's state is kept (they are plain data already).
+  const meta = ajv.validateSchema(withValuesRenamed(job.forAjv))
+    ? []
+    : (JSON.parse(JSON.stringify(ajv.errors ?? [])) as ErrorObject[]);
   if (!job.compile || metaErrors(meta).length) return { meta };
   let compiled: CompiledCode;
   try {
@@ -90,9 +88,4 @@ export function judge(job: JudgeJob): Verdict {
   } catch (e) {
     return { meta, compiled, error: e instanceof Error ? e.message : String(e) };
   }
-}
-
-/** ajv's errors as plain data (they are already; copied so no reference into ajv's state is kept). */
-function plainErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  return JSON.parse(JSON.stringify(errors)) as ErrorObject[];
 }

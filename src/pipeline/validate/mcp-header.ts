@@ -7,15 +7,14 @@ import type { DiagnosticCode, Span } from '../../core/diagnostics.js';
 import type { McpHeaderDeclaration } from '../model.js';
 import { walkSchema, type SchemaPath } from '../schema/keywords.js';
 
-export const MCP_HEADER = 'x-mcp-header';
+const MCP_HEADER = 'x-mcp-header';
 
-export type { McpHeaderDeclaration } from '../model.js';
+/** How a schema's checks report a problem (schemas.ts counts them: an error stops the compile). */
+export type Report = (code: DiagnosticCode, span: Span, message: string, hint?: string) => void;
 
 /** RFC 9110 field-name token characters. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const TYPES = ['string', 'integer', 'boolean'] as const;
-
-type Report = (code: DiagnosticCode, span: Span, message: string, hint?: string) => void;
 
 /**
  * Every `x-mcp-header` in a (bundled) schema, checked by the rules clients apply: a non-empty token, on a string,
@@ -88,14 +87,4 @@ function propertyChain(path: SchemaPath): string[] | undefined {
     names.push(step);
   }
   return names;
-}
-
-/** The declarations of a valid inputSchema, for the generated server's header check. */
-export function mcpHeaderDeclarations(schema: Record<string, unknown>): McpHeaderDeclaration[] {
-  return checkMcpHeaders(
-    schema,
-    'inputSchema',
-    () => ({ file: '', line: 0, column: 0, endLine: 0, endColumn: 0 }),
-    () => undefined,
-  );
 }

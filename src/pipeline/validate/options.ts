@@ -2,16 +2,11 @@
 import path from 'node:path';
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import { checkTimeout, MAX_DURATION_MS, parseDuration } from '../../core/duration.js';
-import {
-  DEFAULT_LINT_OPTIONS,
-  DEFAULT_OPTIONS,
-  type LintLevel,
-  type LintOptions,
-  type Options,
-} from '../../core/options.js';
+import { DEFAULT_LINT_OPTIONS, DEFAULT_OPTIONS, type LintOptions, type Options } from '../../core/options.js';
 import { isInside } from '../../core/paths.js';
 import { diskSource, type FileSource } from '../load/files.js';
 import type { SourceFile } from '../load/source.js';
+import { isObject } from '../schema/keywords.js';
 
 /** Applies defaults to the spec's `options` (already checked against the spec schema) and checks the folders. */
 export function resolveOptions(
@@ -161,22 +156,18 @@ function resolveCache(raw: unknown, file: SourceFile, diags: Diagnostics): Optio
   };
 }
 
-/** options.lint with its defaults (its structure is checked by the spec's JSON Schema before this runs). */
+/**
+ * options.lint with its defaults. The spec's JSON Schema has checked its form (a spec with a mistake there gets no
+ * model); the guards only keep a malformed one from throwing.
+ */
 function resolveLintOptions(raw: unknown): LintOptions {
-  const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-  const given = obj(raw);
-  const budget = obj(given['budget']);
-  const search = obj(given['toolSearch']);
-  const count = (v: unknown) => (Number.isInteger(v) && (v as number) >= 0 ? (v as number) : 0);
+  const given = (isObject(raw) ? raw : {}) as Partial<LintOptions>;
   const d = DEFAULT_LINT_OPTIONS;
   return {
-    failOn:
-      given['failOn'] === 'warning' || given['failOn'] === 'never' || given['failOn'] === 'error'
-        ? given['failOn']
-        : d.failOn,
-    rules: { ...(obj(given['rules']) as Record<string, LintLevel>) },
-    ignore: (Array.isArray(given['ignore']) ? given['ignore'] : []).map((e) => {
-      const entry = obj(e);
+    failOn: given.failOn ?? d.failOn,
+    rules: { ...given.rules },
+    ignore: (Array.isArray(given.ignore) ? (given.ignore as unknown[]) : []).map((e) => {
+      const entry = isObject(e) ? e : {};
       const tools = Array.isArray(entry['tools'])
         ? entry['tools'].filter((t): t is string => typeof t === 'string')
         : [];
@@ -186,12 +177,8 @@ function resolveLintOptions(raw: unknown): LintOptions {
         ...(typeof entry['reason'] === 'string' ? { reason: entry['reason'] } : {}),
       };
     }),
-    budget: { total: count(budget['total']), perTool: count(budget['perTool']) },
-    toolSearch: {
-      maxTools: search['maxTools'] === undefined ? d.toolSearch.maxTools : count(search['maxTools']),
-      contextWindow: count(search['contextWindow']),
-      share: typeof search['share'] === 'number' ? search['share'] : d.toolSearch.share,
-    },
-    encoding: given['encoding'] === 'cl100k_base' ? 'cl100k_base' : d.encoding,
+    budget: { ...d.budget, ...given.budget },
+    toolSearch: { ...d.toolSearch, ...given.toolSearch },
+    encoding: given.encoding ?? d.encoding,
   };
 }

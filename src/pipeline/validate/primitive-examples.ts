@@ -7,6 +7,7 @@
  */
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import type { RawTool } from '../load/load.js';
+import { isObject } from '../schema/keywords.js';
 import type {
   PromptArgumentModel,
   PromptExampleModel,
@@ -16,8 +17,7 @@ import type {
   ResourceModel,
 } from '../model.js';
 import { compileUriTemplate, parseUriTemplate } from '../../../templates/runtime/uri-template.js';
-
-type Raw = RawTool;
+import { checkErrorBesideIsError, exampleAt, type Fail } from './examples.js';
 
 /** Why prompts/get refuses these arguments, in the order the generated prompts.ts looks (the first one is sent). */
 function refusals(args: Record<string, unknown>, declared: readonly PromptArgumentModel[]) {
@@ -39,7 +39,7 @@ function refusals(args: Record<string, unknown>, declared: readonly PromptArgume
 }
 
 export function checkPromptExamples(
-  raw: Raw,
+  raw: RawTool,
   declared: readonly PromptArgumentModel[],
   diags: Diagnostics,
 ): PromptExampleModel[] {
@@ -48,46 +48,35 @@ export function checkPromptExamples(
   const out: PromptExampleModel[] = [];
   list.forEach((ex, i) => {
     // Not an object, or arguments that are not one: the structure check reports it.
-    if (!isRecord(ex) || (ex['arguments'] !== undefined && !isRecord(ex['arguments']))) return;
-    const args = isRecord(ex['arguments']) ? ex['arguments'] : {};
+    if (!isObject(ex) || (ex['arguments'] !== undefined && !isObject(ex['arguments']))) return;
+    const args = isObject(ex['arguments']) ? ex['arguments'] : {};
     const invalid = ex['invalid'] === true;
     const model: PromptExampleModel = { arguments: args, invalid };
     if (typeof ex['name'] === 'string') model.name = ex['name'];
-    const at = (p: (string | number)[], key = false) => raw.file.locate([...raw.path, 'examples', i, ...p], { key });
-    if (isRecord(ex['expect'])) {
-      model.expect = ex['expect'] as PromptExpectation;
-      const fail = (field: string, message: string, hint: string) =>
-        diags.add(diagnostic('TS039', at(['expect', field], true), `example ${i + 1}: ${message}`, hint));
-      const expect = model.expect;
-      if (expect.error !== undefined && expect.isError === false)
-        fail(
-          'error',
-          'expects an error message and "isError: false" together',
-          'remove one of them: "error" means prompts/get must fail',
-        );
+    const { at, fail } = exampleAt(raw, i, diags);
+    if (isObject(ex['expect'])) {
+      const expect = (model.expect = ex['expect'] as PromptExpectation);
+      checkErrorBesideIsError(expect, 'prompts/get', fail);
       if (invalid && expect.isError === false)
         fail(
-          'isError',
+          ['isError'],
           'is marked invalid, so prompts/get fails, but expects "isError: false"',
           'remove "isError: false", or "invalid: true"',
         );
       for (const field of ['messages', 'text'] as const) {
-        if (invalid && expect[field] !== undefined)
+        if (expect[field] === undefined) continue;
+        if (invalid)
           fail(
-            field,
+            [field],
             `is marked invalid, so prompts/get returns no messages`,
             `remove "${field}", or check the refusal with "error"`,
           );
-      }
-      if (!invalid && (expect.isError === true || expect.error !== undefined)) {
-        for (const field of ['messages', 'text'] as const) {
-          if (expect[field] !== undefined)
-            fail(
-              field,
-              'expects prompts/get to fail, so it returns no messages',
-              `remove "${field}", or the expected error`,
-            );
-        }
+        else if (expect.isError === true || expect.error !== undefined)
+          fail(
+            [field],
+            'expects prompts/get to fail, so it returns no messages',
+            `remove "${field}", or the expected error`,
+          );
       }
     }
     out.push(model);
@@ -123,7 +112,10 @@ export function checkPromptExamples(
  * Each resource's and template's examples: the URI must reach that resource, as the server dispatches (the exact
  * URI of a fixed resource first, then the first template in spec order that matches).
  */
-export function checkResourceExamples(resources: readonly { raw: Raw; model: ResourceModel }[], diags: Diagnostics) {
+export function checkResourceExamples(
+  resources: readonly { raw: RawTool; model: ResourceModel }[],
+  diags: Diagnostics,
+) {
   const fixed = new Map(resources.filter((r) => r.model.kind === 'resource').map((r) => [r.model.uri, r.model]));
   const matchers = resources.flatMap(({ model }) => {
     if (model.kind !== 'template') return [];
@@ -136,14 +128,10 @@ export function checkResourceExamples(resources: readonly { raw: Raw; model: Res
     const list = raw.value['examples'];
     if (!Array.isArray(list)) continue;
     list.forEach((ex, i) => {
-      if (!isRecord(ex)) return;
-      const at = (p: (string | number)[], key = false) => raw.file.locate([...raw.path, 'examples', i, ...p], { key });
-      const expect = isRecord(ex['expect']) ? (ex['expect'] as ResourceExpectation) : undefined;
-      if (expect) {
-        checkResourceExpectation(expect, (field, message, hint) =>
-          diags.add(diagnostic('TS039', at(['expect', field], true), `example ${i + 1}: ${message}`, hint)),
-        );
-      }
+      if (!isObject(ex)) return;
+      const { at, fail } = exampleAt(raw, i, diags);
+      const expect = isObject(ex['expect']) ? (ex['expect'] as ResourceExpectation) : undefined;
+      if (expect) checkResourceExpectation(expect, fail);
       const given = typeof ex['uri'] === 'string' ? ex['uri'] : undefined;
       const uri = given ?? (model.kind === 'resource' ? model.uri : undefined);
       if (uri === undefined) return; // a template's example without a URI: the structure check reports it
@@ -179,20 +167,12 @@ export function checkResourceExamples(resources: readonly { raw: Raw; model: Res
   }
 }
 
-function checkResourceExpectation(
-  expect: ResourceExpectation,
-  fail: (field: string, message: string, hint: string) => void,
-): void {
+function checkResourceExpectation(expect: ResourceExpectation, fail: Fail) {
   const fails = expect.notFound === true || expect.isError === true || expect.error !== undefined;
-  if (expect.error !== undefined && expect.isError === false)
-    fail(
-      'error',
-      'expects an error message and "isError: false" together',
-      'remove one of them: "error" means the read must fail',
-    );
+  checkErrorBesideIsError(expect, 'the read', fail);
   if (expect.notFound === true && expect.isError === false)
     fail(
-      'notFound',
+      ['notFound'],
       'expects "notFound" and "isError: false" together',
       'remove one of them: "notFound" means the read fails',
     );
@@ -200,13 +180,9 @@ function checkResourceExpectation(
   for (const field of ['contents', 'text', 'mimeType'] as const) {
     if (expect[field] !== undefined)
       fail(
-        field,
+        [field],
         `expects the read to fail${expect.notFound === true ? ' (not found)' : ''}, so it returns no contents`,
         `remove "${field}", or the expected failure`,
       );
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

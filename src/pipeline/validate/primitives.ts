@@ -5,7 +5,8 @@
  * described variable present in its template. Quality (descriptions, unused variables) is lint's.
  */
 import { diagnostic, type DiagnosticCode, type Diagnostics } from '../../core/diagnostics.js';
-import { isRecord, type RawTool } from '../load/load.js';
+import { fieldsOf, type RawTool } from '../load/load.js';
+import { isObject } from '../schema/keywords.js';
 import type {
   CompletionModel,
   PromptArgumentModel,
@@ -20,26 +21,19 @@ import { withScopes } from './auth.js';
 import { parseUriTemplate } from '../../../templates/runtime/uri-template.js';
 import { checkPromptExamples, checkResourceExamples } from './primitive-examples.js';
 
-type Raw = RawTool;
-
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
-export interface CheckedPrimitives {
-  prompts: PromptModel[];
-  resources: ResourceModel[];
-}
-
 export function checkPrimitives(
-  prompts: readonly Raw[],
-  resources: readonly Raw[],
-  templates: readonly Raw[],
+  prompts: readonly RawTool[],
+  resources: readonly RawTool[],
+  templates: readonly RawTool[],
   diags: Diagnostics,
-): CheckedPrimitives {
+): { prompts: PromptModel[]; resources: ResourceModel[] } {
   const promptNames = new Names('prompt', diags);
   const resourceNames = new Names('resource', diags);
-  const uris = new Map<string, Raw>();
-  const out: CheckedPrimitives = { prompts: [], resources: [] };
-  const checkedResources: { raw: Raw; model: ResourceModel }[] = [];
+  const uris = new Map<string, RawTool>();
+  const out = { prompts: [] as PromptModel[], resources: [] as ResourceModel[] };
+  const checkedResources: { raw: RawTool; model: ResourceModel }[] = [];
 
   for (const raw of prompts) {
     const v = raw.value;
@@ -47,7 +41,7 @@ export function checkPrimitives(
     const args: PromptArgumentModel[] = [];
     const seen = new Map<string, number>();
     (Array.isArray(v['arguments']) ? (v['arguments'] as unknown[]) : []).forEach((a, i) => {
-      if (!isRecord(a) || typeof a['name'] !== 'string') return;
+      if (!isObject(a) || typeof a['name'] !== 'string') return;
       const name = a['name'];
       if (seen.has(name)) {
         const first = raw.file.locate([...raw.path, 'arguments', seen.get(name)!, 'name']);
@@ -62,27 +56,18 @@ export function checkPrimitives(
         return;
       }
       seen.set(name, i);
-      const arg: PromptArgumentModel = { name, required: a['required'] === true };
-      if (typeof a['title'] === 'string') arg.title = a['title'];
-      if (typeof a['description'] === 'string') arg.description = a['description'];
-      const complete = completion(a['complete']);
-      if (complete) arg.complete = complete;
-      args.push(arg);
+      args.push({ name, required: a['required'] === true, ...describedBy(a, ['title', 'description']) });
     });
     const examples = checkPromptExamples(raw, args, diags);
     if (typeName === undefined) continue;
-    const definition: PromptDefinition = { name: v['name'] as string };
-    for (const k of ['title', 'description'] as const) if (typeof v[k] === 'string') definition[k] = v[k];
-    if (args.length) {
-      definition.arguments = args.map((a) => ({
-        name: a.name,
-        ...(a.title === undefined ? {} : { title: a.title }),
-        ...(a.description === undefined ? {} : { description: a.description }),
-        ...(a.required ? { required: true } : {}),
-      }));
-    }
-    if (v['icons'] !== undefined) definition.icons = structuredClone(v['icons']) as PromptDefinition['icons'];
-    if (v['_meta'] !== undefined) definition._meta = structuredClone(v['_meta']) as Record<string, unknown>;
+    // As prompts/list sends it: an argument's `required` only when true, its completion not at all.
+    const listed = args.map(({ required, complete: _, ...a }) => ({ ...a, ...(required ? { required } : {}) }));
+    const definition = {
+      name: v['name'],
+      ...fieldsOf(v, ['title', 'description']),
+      ...(args.length ? { arguments: listed } : {}),
+      ...fieldsOf(v, ['icons', '_meta']),
+    } as PromptDefinition;
     out.prompts.push({
       name: definition.name,
       typeName,
@@ -94,7 +79,7 @@ export function checkPrimitives(
     });
   }
 
-  const resource = (raw: Raw, kind: 'resource' | 'template'): void => {
+  const resource = (raw: RawTool, kind: 'resource' | 'template'): void => {
     const v = raw.value;
     const field = kind === 'resource' ? 'uri' : 'uriTemplate';
     const typeName = resourceNames.claim(raw);
@@ -130,7 +115,7 @@ export function checkPrimitives(
         );
         ok = false;
       } else {
-        const described = isRecord(v['variables']) ? v['variables'] : {};
+        const described = isObject(v['variables']) ? v['variables'] : {};
         const names = new Set(parsed.template.variables.map((x) => x.name));
         for (const name of Object.keys(described)) {
           if (names.has(name)) continue;
@@ -146,26 +131,18 @@ export function checkPrimitives(
           );
           ok = false;
         }
-        for (const x of parsed.template.variables) {
-          const d = described[x.name];
-          const variable: TemplateVariableModel = { name: x.name, operator: x.operator };
-          if (isRecord(d)) {
-            if (typeof d['description'] === 'string') variable.description = d['description'];
-            const complete = completion(d['complete']);
-            if (complete) variable.complete = complete;
-          }
-          variables.push(variable);
+        for (const { name, operator } of parsed.template.variables) {
+          variables.push({ name, operator, ...describedBy(described[name], ['description']) });
         }
       }
     }
     if (!ok) return;
-    const definition: ResourceDefinition =
-      kind === 'resource' ? { uri: uri!, name: v['name'] as string } : { uriTemplate: uri!, name: v['name'] as string };
-    for (const k of ['title', 'description', 'mimeType'] as const) if (typeof v[k] === 'string') definition[k] = v[k];
-    if (kind === 'resource' && typeof v['size'] === 'number') definition.size = v['size'];
-    for (const k of ['icons', 'annotations', '_meta'] as const) {
-      if (v[k] !== undefined) (definition as unknown as Record<string, unknown>)[k] = structuredClone(v[k]);
-    }
+    const definition = {
+      [field]: uri,
+      name: v['name'],
+      // `size` is a fixed resource's only: the structure check refuses it on a template.
+      ...fieldsOf(v, ['title', 'description', 'mimeType', 'size', 'icons', 'annotations', '_meta']),
+    } as ResourceDefinition;
     const model: ResourceModel = {
       kind,
       name: definition.name,
@@ -188,7 +165,7 @@ export function checkPrimitives(
 }
 
 /** Where an item's name is written, as `file:line:column`. */
-export function nameAt(r: Raw): string {
+export function nameAt(r: RawTool): string {
   const s = r.file.locate([...r.path, 'name']);
   return `${s.file}:${s.line}:${s.column}`;
 }
@@ -199,16 +176,16 @@ export function nameAt(r: Raw): string {
  */
 export class Names {
   /** The first item of each usable name. */
-  readonly byName = new Map<string, Raw>();
-  private byType = new Map<string, Raw>();
-  private byFile = new Map<string, Raw>();
+  readonly byName = new Map<string, RawTool>();
+  private byType = new Map<string, RawTool>();
+  private byFile = new Map<string, RawTool>();
   constructor(
     private readonly what: 'tool' | 'prompt' | 'resource',
     private readonly diags: Diagnostics,
   ) {}
 
   /** The item's TypeScript base name, or undefined (and a diagnostic) when its name cannot be used. */
-  claim(raw: Raw): string | undefined {
+  claim(raw: RawTool): string | undefined {
     const name = raw.value['name'];
     if (typeof name !== 'string' || !NAME_PATTERN.test(name)) return undefined;
     const at = raw.file.locate([...raw.path, 'name']);
@@ -263,13 +240,17 @@ export class Names {
   }
 }
 
-function completion(v: unknown): CompletionModel | undefined {
-  if (v === 'handler') return 'handler';
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return { values: [...(v as string[])] };
-  return undefined;
+/** A prompt argument's or template variable's `keys` as given, and its completion: a fixed list, or 'handler'. */
+function describedBy(v: unknown, keys: readonly string[]): { complete?: CompletionModel } {
+  if (!isObject(v)) return {};
+  const c = v['complete'];
+  const complete: CompletionModel | undefined =
+    c === 'handler' ? c : Array.isArray(c) ? { values: c.map(String) } : undefined;
+  return { ...fieldsOf(v, keys), ...(complete ? { complete } : {}) };
 }
 
-function position(raw: Raw) {
+/** Where an item is written, for messages. */
+export function position(raw: RawTool) {
   const at = raw.file.locate(raw.path);
   return { file: at.file, line: at.line, column: at.column };
 }

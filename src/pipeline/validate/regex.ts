@@ -229,53 +229,34 @@ class Automaton {
   /** Two different paths from a position back to itself that read the same text. */
   ambiguous(): boolean {
     const n = this.sets.length;
-    const component = components(n, (i) => this.follow[i]!.keys());
+    const positions = Array.from({ length: n }, (_, i) => i);
+    const component = componentsFrom(positions, (i) => [...this.follow[i]!.keys()]);
     // Two ways from one position to the next inside a loop: the loop can be gone round two ways.
-    for (let i = 0; i < n; i++)
-      for (const [j, ways] of this.follow[i]!) if (ways > 1 && component[i] === component[j]) return true;
+    for (const i of positions)
+      for (const [j, ways] of this.follow[i]!) if (ways > 1 && component.get(i) === component.get(j)) return true;
     // Else two copies walk the loop together from (q, q); apart at (p, r) and back at a diagonal state: ambiguous.
-    const pairs = new Map<number, number>();
-    const pairList: [number, number][] = [];
-    const id = (i: number, j: number) => {
-      const key = i * n + j;
-      let k = pairs.get(key);
-      if (k === undefined) {
-        k = pairList.push([i, j]) - 1;
-        pairs.set(key, k);
-      }
-      return k;
-    };
+    // The pair of positions (i, j) is the state i * n + j.
     const next = (k: number): number[] => {
-      const [i, j] = pairList[k]!;
+      const [i, j] = [Math.floor(k / n), k % n];
       const out: number[] = [];
       for (const a of this.follow[i]!.keys()) {
-        if (component[a] !== component[i]) continue;
+        if (component.get(a) !== component.get(i)) continue;
         for (const b of this.follow[j]!.keys()) {
           this.spend(1);
-          if (component[b] === component[i] && intersects(this.sets[a]!, this.sets[b]!)) out.push(id(a, b));
+          if (component.get(b) === component.get(i) && intersects(this.sets[a]!, this.sets[b]!)) out.push(a * n + b);
         }
       }
       return out;
     };
-    const starts: number[] = [];
-    for (let q = 0; q < n; q++) if (this.follow[q]!.size) starts.push(id(q, q));
-    const found = componentsFrom(starts, next);
+    const starts = positions.filter((q) => this.follow[q]!.size).map((q) => q * n + q);
     const diagonal = new Set<number>();
     const apart = new Set<number>();
-    for (const [k, c] of found) (pairList[k]![0] === pairList[k]![1] ? diagonal : apart).add(c);
-    for (const c of apart) if (diagonal.has(c)) return true;
-    return false;
+    for (const [k, c] of componentsFrom(starts, next)) (Math.floor(k / n) === k % n ? diagonal : apart).add(c);
+    return [...apart].some((c) => diagonal.has(c));
   }
 }
 
-/** Strongly connected components of nodes 0..n-1 (iterative Tarjan): the component of each node. */
-function components(n: number, next: (i: number) => Iterable<number>): number[] {
-  const starts = Array.from({ length: n }, (_, i) => i);
-  const found = componentsFrom(starts, (i) => [...next(i)]);
-  return starts.map((i) => found.get(i)!);
-}
-
-/** Strongly connected components of what `starts` reach: node → component id. */
+/** Strongly connected components of what `starts` reach (iterative Tarjan): node → component id. */
 function componentsFrom(starts: number[], next: (k: number) => number[]): Map<number, number> {
   const index = new Map<number, number>();
   const low = new Map<number, number>();

@@ -2,14 +2,7 @@
  * A tool's inputSchema or outputSchema: its dialect, its keywords and types, its $refs (shared $defs are bundled
  * into the schema's own $defs), ref loops, the dialect's meta-schema, and finally ajv in strict mode.
  */
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import {
-  diagnostic,
-  type Diagnostic,
-  type DiagnosticCode,
-  type Diagnostics,
-  type Span,
-} from '../../core/diagnostics.js';
+import { diagnostic, type Diagnostic, type Diagnostics, type Span } from '../../core/diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../../core/suggest.js';
 import { compiledSchema, type CompiledSchema } from './ajv.js';
@@ -33,16 +26,14 @@ import {
 } from '../schema/keywords.js';
 import { pointerToPath } from '../load/structure.js';
 import { MAX_EXPANDED_NODES } from '../load/limits.js';
-import { checkMcpHeaders } from './mcp-header.js';
+import { checkMcpHeaders, type Report } from './mcp-header.js';
+import type { McpHeaderDeclaration, SchemaModel } from '../model.js';
 import { backtracksExponentially } from './regex.js';
 
-export interface CheckedSchema {
-  /** The schema as clients receive it: the author's schema with the shared $defs it uses bundled in. */
-  schema: Record<string, unknown>;
-  dialect: Dialect;
-  /** Names under $defs that were bundled from the spec's shared $defs (the rest are the schema's own). */
-  sharedDefs: string[];
-  readonly validate: ValidateFunction;
+/** The model's schema (bundled: the author's schema with the shared $defs it uses), and what the checks found. */
+export interface CheckedSchema extends SchemaModel {
+  /** The x-mcp-header declarations, in schema order (none for an output schema). */
+  mcpHeaders: McpHeaderDeclaration[];
   /** Compiled in an instance of its own: the validator and its standalone code. */
   compiled: CompiledSchema;
 }
@@ -63,6 +54,11 @@ const TYPE_ALIASES: Record<string, string> = {
 
 type Locate = (p: SchemaPath, key?: boolean) => Span;
 
+/** Where a path below `o` is written, in the file it came from. */
+function locatorAt(o: Origin): Locate {
+  return (p, key = false) => o.file.locate([...o.path, ...p], { key });
+}
+
 /**
  * A schema checked in two steps: what walks the schema with positions, now, and what ajv judges (src/pipeline/validate/
  * judge.ts), as a job whose verdict `finish` turns into diagnostics and the checked schema. Between the two, the
@@ -82,13 +78,12 @@ export function prepareToolSchema(
 ): PreparedSchema | undefined {
   if (!isObject(raw)) return undefined; // the structure check has said so
   let errors = 0;
-  const report = (code: DiagnosticCode, span: Span, message: string, hint?: string) => {
+  const report: Report = (code, span, message, hint) => {
     errors++;
     diags.add(diagnostic(code, span, message, hint || undefined));
   };
-  const own: Locate = (p, key = false) => origin.file.locate([...origin.path, ...p], { key });
+  const own = locatorAt(origin);
 
-  // Dialect.
   let dialect: Dialect = '2020-12';
   if ('$schema' in raw) {
     const uri = raw['$schema'];
@@ -129,11 +124,10 @@ export function prepareToolSchema(
   const bundled = structuredClone(raw) as Record<string, unknown>;
   const localDefs = isObject(bundled['$defs']) ? bundled['$defs'] : {};
   const added = new Map<string, unknown>();
-  const locators = new Map<string, Locate>();
-  const locate: Locate = (p, key) => {
-    if (p[0] === '$defs' && typeof p[1] === 'string' && locators.has(p[1])) return locators.get(p[1])!(p.slice(2), key);
-    return own(p, key);
-  };
+  const locate: Locate = (p, key) =>
+    p[0] === '$defs' && typeof p[1] === 'string' && added.has(p[1])
+      ? locatorAt(defs.get(p[1])!)(p.slice(2), key)
+      : own(p, key);
   const extensionKeywords = new Set<string>();
   const pending: { schema: unknown; loc: Locate }[] = [{ schema: bundled, loc: own }];
   const refs: { ref: string; loc: Locate; path: SchemaPath }[] = [];
@@ -153,9 +147,7 @@ export function prepareToolSchema(
       if (!def) return; // reported with the other unresolved refs below
       const copy = structuredClone(def.value);
       added.set(name, copy);
-      const defLoc: Locate = (p, key = false) => def.file.locate([...def.path, ...p], { key });
-      locators.set(name, defLoc);
-      pending.push({ schema: copy, loc: defLoc });
+      pending.push({ schema: copy, loc: locatorAt(def) });
     });
   }
   if (added.size) {
@@ -215,7 +207,7 @@ export function prepareToolSchema(
     }
   }
   // Headers a 2026-07-28 client mirrors arguments into: a broken declaration makes clients drop the tool.
-  checkMcpHeaders(bundled, which, locate, report);
+  const mcpHeaders = checkMcpHeaders(bundled, which, locate, report);
   // ajv judges by the instance's own meta-schema; the dialect was chosen above, so $schema need not resolve.
   // ($id goes too: it would clash between two tools that carry the same one, and every ref here is local.)
   const forAjv = { ...bundled };
@@ -224,8 +216,7 @@ export function prepareToolSchema(
   // A $ref loop or a schema that expands past the bound must not reach the compiler; what they report waits for
   // the meta-schema's verdict, which comes first.
   const deferred: (() => void)[] = [];
-  const later = (code: DiagnosticCode, span: Span, message: string, hint?: string) =>
-    deferred.push(() => report(code, span, message, hint));
+  const later: Report = (...args) => deferred.push(() => report(...args));
   const loop = !errors && findRefLoop(bundled, locate, later);
   if (!errors && !loop && expandedSize(bundled, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES) {
     later(
@@ -253,7 +244,8 @@ export function prepareToolSchema(
         path[path.length - 1] === 'required' && typeof valueAt(bundled, path) === 'boolean'
           ? 'list required properties in the parent object\'s "required" array, e.g. required: [query]'
           : undefined;
-      report('TS020', locate(path), `invalid schema: ${describeMeta(path, e)}`, hint);
+      const where = path.length ? `"${path.join('.')}"` : 'the schema';
+      report('TS020', locate(path), `invalid schema: ${where} ${e.message ?? 'is invalid'}`, hint);
     }
     if (errors) return undefined;
     for (const d of deferred) d();
@@ -284,9 +276,7 @@ export function prepareToolSchema(
       schema: bundled,
       dialect,
       sharedDefs: [...added.keys()].sort(),
-      get validate() {
-        return compiled.validate;
-      },
+      mcpHeaders,
       compiled,
     };
   };
@@ -298,7 +288,7 @@ function checkNode(
   path: SchemaPath,
   dialect: Dialect,
   loc: Locate,
-  report: (code: DiagnosticCode, span: Span, message: string, hint?: string) => void,
+  report: Report,
   extensionKeywords: Set<string>,
 ): void {
   const known = KEYWORDS[dialect];
@@ -330,6 +320,7 @@ function checkNode(
   }
   for (const [pattern, at] of patterns) {
     // Said here, at the pattern: ajv would name only the schema's root, once for every tool that uses it.
+    const span = loc(at, at[at.length - 2] === 'patternProperties');
     let invalid: string | undefined;
     try {
       new RegExp(pattern, 'u');
@@ -339,7 +330,7 @@ function checkNode(
     if (invalid !== undefined) {
       report(
         'TS028',
-        loc(at, at[at.length - 2] === 'patternProperties'),
+        span,
         `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${invalid}`,
         'a pattern is an ECMAScript regular expression, read with the u flag as ajv compiles it: escape a literal [ ] { } ( ) | as \\[ \\] \\{ \\} \\( \\) \\|',
       );
@@ -349,7 +340,7 @@ function checkNode(
     if (verdict) {
       report(
         'TS041',
-        loc(at, at[at.length - 2] === 'patternProperties'),
+        span,
         verdict === 'exponential'
           ? `pattern ${JSON.stringify(pattern)} can take exponential time to match (it can read the same text two ways, again and again)`
           : `pattern ${JSON.stringify(pattern)} could not be proved free of exponential matching time (too large, or syntax the check does not read)`,
@@ -401,11 +392,7 @@ function checkNode(
  * A loop of $refs that never descends into the data (A → B → A, or through allOf/anyOf/oneOf/not/if) would make
  * every validator and type generator recurse forever. Recursion below a property or item is fine.
  */
-function findRefLoop(
-  root: Record<string, unknown>,
-  locate: Locate,
-  report: (code: DiagnosticCode, span: Span, message: string, hint?: string) => void,
-): boolean {
+function findRefLoop(root: Record<string, unknown>, locate: Locate, report: Report): boolean {
   const state = new Map<object, 'open' | 'done'>();
   const paths = new Map<object, SchemaPath>();
   walkSchema(root, (node, path) => {
@@ -445,24 +432,15 @@ function findRefLoop(
   return found;
 }
 
-function describeMeta(path: SchemaPath, e: ErrorObject): string {
-  const where = path.length ? `"${path.join('.')}"` : 'the schema';
-  return `${where} ${e.message ?? 'is invalid'}`;
-}
-
 /** The schema position an ajv message names ('at "#/properties/x"' or 'at path "#/…"'), as a path. */
 function schemaPathIn(message: string, root: unknown): SchemaPath {
   // ajv names the place as "<schema key>#<pointer>" (the key toolspec added the schema under) or "#<pointer>".
   const m = /at (?:path )?"[^"#]*#([^"]*)"/.exec(message);
   if (!m) return [];
-  try {
-    return pointerToPath(
-      m[1]!.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
-      root,
-    );
-  } catch {
-    return [];
-  }
+  return pointerToPath(
+    m[1]!.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+    root,
+  );
 }
 
 function cleanAjv(message: string): string {
@@ -544,14 +522,9 @@ function rejectsUndeclared(owner: Record<string, unknown>, name: string): boolea
   );
   const closed = owner['additionalProperties'] === false || (owner['unevaluatedProperties'] === false && !branches);
   if (!closed) return false;
+  // Every pattern compiles: ajv warns only about a schema whose checks found nothing (TS028 otherwise).
   const patterns = isObject(owner['patternProperties']) ? Object.keys(owner['patternProperties']) : [];
-  return !patterns.some((p) => {
-    try {
-      return new RegExp(p, 'u').test(name);
-    } catch {
-      return true;
-    }
-  });
+  return !patterns.some((p) => new RegExp(p, 'u').test(name));
 }
 
 /** ajv's strict-mode warnings, reworded, at the place they are about (undefined: not worth one). */
@@ -567,37 +540,21 @@ function strictWarning(w: string, root: Record<string, unknown>, locate: Locate)
     const i = Array.isArray(list) ? list.indexOf(name) : -1;
     const owner = valueAt(root, at);
     const props = isObject(owner) && isObject(owner['properties']) ? Object.keys(owner['properties']) : [];
+    const span = locate(i === -1 ? at : [...at, 'required', i]);
     if (isObject(owner) && rejectsUndeclared(owner, name)) {
       const closed = owner['additionalProperties'] === false ? 'additionalProperties' : 'unevaluatedProperties';
       return diagnostic(
         'TS045',
-        locate(i === -1 ? at : [...at, 'required', i]),
+        span,
         `${JSON.stringify(name)} is required but not defined under "properties", and "${closed}: false" rejects it: no call can satisfy this schema`,
         requiredHint(name, props),
       );
     }
-    return diagnostic(
-      'TS029',
-      locate(i === -1 ? at : [...at, 'required', i]),
-      `${JSON.stringify(name)} is listed in "required" but not defined under "properties"`,
-      requiredHint(name, props),
-      'warning',
-    );
+    const message = `${JSON.stringify(name)} is listed in "required" but not defined under "properties"`;
+    return diagnostic('TS029', span, message, requiredHint(name, props), 'warning');
   }
-  if (/default is ignored/.test(w)) {
-    return diagnostic(
-      'TS029',
-      locate(at),
-      cleanAjv(w),
-      "a default applies only where it sits on a property's own schema: move it there, or drop it",
-      'warning',
-    );
-  }
-  return diagnostic(
-    'TS029',
-    locate(at),
-    cleanAjv(w),
-    'add the missing "type", or drop the keyword that does not apply',
-    'warning',
-  );
+  const hint = /default is ignored/.test(w)
+    ? "a default applies only where it sits on a property's own schema: move it there, or drop it"
+    : 'add the missing "type", or drop the keyword that does not apply';
+  return diagnostic('TS029', locate(at), cleanAjv(w), hint, 'warning');
 }

@@ -10,16 +10,9 @@ import { checkTimeout } from '../../core/duration.js';
 import type { Cache } from '../../cache/store.js';
 import { resolveVerdicts } from './verdicts.js';
 import { checkExamples } from './examples.js';
-import { mcpHeaderDeclarations } from './mcp-header.js';
 import { prepareToolSchema, type CheckedSchema, type PreparedSchema } from './schemas.js';
 import { withScopes } from './auth.js';
-import { NAME_PATTERN, Names, nameAt } from './primitives.js';
-
-export interface CheckedTools {
-  tools: ToolModel[];
-  /** Each tool's compiled validators, for generate. */
-  validators: CompiledValidators;
-}
+import { NAME_PATTERN, Names, nameAt, position } from './primitives.js';
 
 /**
  * The spec's tools, checked. The validators are compiled from each schema as the spec bundles it, whatever
@@ -31,26 +24,17 @@ export function checkTools(
   defs: ReadonlyMap<string, RawDef>,
   diags: Diagnostics,
   cache?: Cache,
-): CheckedTools {
+): { tools: ToolModel[]; validators: CompiledValidators } {
   const validators = new Map<string, { input: ValidatorCode; output?: ValidatorCode }>();
   const names = new Names('tool', diags);
   const models: ToolModel[] = [];
-  const prepared: {
-    tool: RawTool;
-    typeName: string | undefined;
-    at: (p: (string | number)[], key?: boolean) => ReturnType<RawTool['file']['locate']>;
-    input: PreparedSchema | undefined;
-    output: PreparedSchema | undefined;
-  }[] = [];
-
-  for (const tool of tools) {
-    const at = (p: (string | number)[], key = false) => tool.file.locate([...tool.path, ...p], { key });
+  const prepared = tools.map((tool) => {
     // Quality (description, name length, …) is lint's: src/lint, `toolspec lint`.
     const typeName = names.claim(tool);
     const prepare = (which: 'inputSchema' | 'outputSchema') =>
       prepareToolSchema(tool.value[which], { file: tool.file, path: [...tool.path, which] }, which, defs, diags);
-    prepared.push({ tool, typeName, at, input: prepare('inputSchema'), output: prepare('outputSchema') });
-  }
+    return { tool, typeName, input: prepare('inputSchema'), output: prepare('outputSchema') };
+  });
 
   // What ajv judges, for every schema at once: computed, or kept in the cache.
   const jobs = prepared.flatMap((p) => [p.input, p.output].filter((s) => s !== undefined).map((s) => s.job));
@@ -58,8 +42,9 @@ export function checkTools(
   let next = 0;
   const finish = (s: PreparedSchema | undefined) => (s ? s.finish(verdicts[next++]!) : undefined);
 
-  for (const { tool, typeName, at, ...schemas } of prepared) {
+  for (const { tool, typeName, ...schemas } of prepared) {
     const v = tool.value;
+    const at = (p: (string | number)[]) => tool.file.locate([...tool.path, ...p]);
     const input = finish(schemas.input);
     const output = finish(schemas.output);
     const examples = checkExamples(tool, input, output, diags);
@@ -69,7 +54,6 @@ export function checkTools(
     const searchMeta = toolSearchMeta(v, at, diags);
     if (typeName === undefined || !input || (v['outputSchema'] !== undefined && !output)) continue;
     const name = v['name'] as string;
-    const pos = at([]);
     validators.set(name, { input: input.compiled.code, ...(output ? { output: output.compiled.code } : {}) });
     models.push({
       name,
@@ -77,14 +61,14 @@ export function checkTools(
       input: schemaModel(input),
       ...(output ? { output: schemaModel(output) } : {}),
       examples,
-      mcpHeaders: mcpHeaderDeclarations(input.schema),
+      mcpHeaders: input.mcpHeaders,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       definition: toolDefinition(v, name, input, output, searchMeta),
       ...(renamedFrom.length ? { renamedFrom } : {}),
       ...(typeof v['deprecated'] === 'string' ? { deprecated: v['deprecated'] } : {}),
       ...withScopes(v),
       ...(v['task'] === 'optional' || v['task'] === 'required' ? { task: v['task'] } : {}),
-      source: { file: pos.file, line: pos.line, column: pos.column },
+      source: position(tool),
     });
   }
   checkRenames(tools, names.byName, diags);
