@@ -105,11 +105,6 @@ export type RuleId = keyof typeof RULES;
 
 export const RULE_IDS = Object.keys(RULES) as RuleId[];
 
-export function classOf(rule: RuleId, side: Side): ChangeClass {
-  const r: Rule = RULES[rule];
-  return typeof r === 'string' ? r : side === 'output' ? r.output : r.input;
-}
-
 /** A JSON path inside a tool definition (or inside `server` for server-level changes). */
 export type Segments = readonly (string | number)[];
 
@@ -145,17 +140,16 @@ export function changeOf(
   before?: unknown,
   after?: unknown,
 ): Change {
-  return {
-    class: classOf(rule, side),
-    rule,
-    tool,
-    segments,
-    detail,
-    message,
-    ...(before !== undefined && { before }),
-    ...(after !== undefined && { after }),
-  };
+  const r: Rule = RULES[rule];
+  const cls = typeof r === 'string' ? r : side === 'output' ? r.output : r.input;
+  return { class: cls, rule, tool, segments, detail, message, ...sides(before, after) };
 }
+
+/** `before` and `after`, each only when there is one. */
+export const sides = (before: unknown, after: unknown) => ({
+  ...(before !== undefined && { before }),
+  ...(after !== undefined && { after }),
+});
 
 export const CLASS_ORDER: readonly ChangeClass[] = ['breaking', 'compatible', 'prompt'];
 

@@ -4,7 +4,7 @@
  * difference as a rule (rules.ts) at a path relative to the schema. Whether a rule breaks clients depends on the
  * side: the caller classifies. What cannot be decided is reported as SCHEMA_CHANGED_UNKNOWN, never guessed.
  */
-import type { RuleId, Segments } from './rules.js';
+import { sides, type RuleId, type Segments } from './rules.js';
 import { combinators, liftInto } from './schema-combinators.js';
 import {
   allowed,
@@ -99,13 +99,7 @@ class SchemaComparer implements Comparer {
   #nodes(on: SchemaNode, nn: SchemaNode): SchemaChange[] {
     const out: SchemaChange[] = [];
     const add = (rule: RuleId, segments: Segments, detail: string, before?: unknown, after?: unknown) =>
-      out.push({
-        rule,
-        segments,
-        detail,
-        ...(before !== undefined && { before }),
-        ...(after !== undefined && { after }),
-      });
+      out.push({ rule, segments, detail, ...sides(before, after) });
     const child = (o: unknown, n: unknown, segments: Segments) => {
       for (const c of this.pair(o, n)) out.push({ ...c, segments: [...segments, ...c.segments] });
     };
@@ -177,7 +171,7 @@ class SchemaComparer implements Comparer {
   }
 
   /** Compares `type`; returns the types both sides accept (undefined: any), which decide the keywords that matter. */
-  #types({ ok, nk, add, handled }: Ctx): Types {
+  #types({ ok, nk, keyword, handled }: Ctx): Types {
     handled.add('type');
     const o = typeSet(ok['type']);
     const n = typeSet(nk['type']);
@@ -185,7 +179,7 @@ class SchemaComparer implements Comparer {
     const nIn = subset(n, o);
     if (!(oIn && nIn)) {
       const rule: RuleId = nIn ? 'TYPE_NARROWED' : oIn ? 'TYPE_WIDENED' : 'TYPE_CHANGED';
-      add(rule, ['type'], `${showTypes(o)} → ${showTypes(n)}`, ok['type'], nk['type']);
+      keyword(rule, 'type', `${showTypes(o)} → ${showTypes(n)}`);
     }
     if (!o) return n;
     if (!n) return o;
@@ -193,7 +187,7 @@ class SchemaComparer implements Comparer {
   }
 
   /** enum and const, as one set of allowed values. */
-  #values({ ok, nk, add, handled }: Ctx): void {
+  #values({ ok, nk, add, keyword, handled }: Ctx): void {
     handled.add('enum').add('const');
     const o = allowed(ok);
     const n = allowed(nk);
@@ -205,15 +199,8 @@ class SchemaComparer implements Comparer {
     const nKeys = new Set(n.map(canonical));
     const removed = o.filter((v) => !nKeys.has(canonical(v)));
     const added = n.filter((v) => !oKeys.has(canonical(v)));
-    if ('const' in ok && 'const' in nk && removed.length && added.length) {
-      return void add(
-        'CONSTRAINT_CHANGED',
-        ['const'],
-        `${show(ok['const'])} → ${show(nk['const'])}`,
-        ok['const'],
-        nk['const'],
-      );
-    }
+    if ('const' in ok && 'const' in nk && removed.length && added.length)
+      return keyword('CONSTRAINT_CHANGED', 'const', change(ok['const'], nk['const']));
     if (removed.length) add('ENUM_VALUE_REMOVED', [kw], `removed ${showList(removed)}`, ok[kw] ?? ok['const'], nk[kw]);
     if (added.length) add('ENUM_VALUE_ADDED', [kw], `added ${showList(added)}`, ok[kw] ?? ok['const'], nk[kw]);
   }
