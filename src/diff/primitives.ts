@@ -94,7 +94,7 @@ export function diffPrimitives(before: PrimitiveSubject, after: PrimitiveSubject
 }
 
 /** Items matched by name: those only on the old side, then each of the new side with its old one, if any. */
-function byName<T extends { name: string }>(a: readonly T[] = [], b: readonly T[] = []): [T?, T?][] {
+export function byName<T extends { name: string }>(a: readonly T[] = [], b: readonly T[] = []): [T?, T?][] {
   const kept = new Set(b.map((x) => x.name));
   const gone = a.filter((o) => !kept.has(o.name)).map((o): [T?, T?] => [o, undefined]);
   return [...gone, ...b.map((n): [T?, T?] => [a.find((o) => o.name === n.name), n])];

@@ -108,11 +108,8 @@ function match(
 }
 
 function disjoint(view: SchemaView, branches: readonly unknown[]): boolean {
-  for (let i = 0; i < branches.length; i++) {
-    for (let j = i + 1; j < branches.length; j++)
-      if (!disjointNodes(view, view.node(branches[i]), view.node(branches[j]), 1)) return false;
-  }
-  return true;
+  const nodes = branches.map((b) => view.node(b));
+  return nodes.every((a, i) => nodes.slice(i + 1).every((b) => disjointNodes(view, a, b, 1)));
 }
 
 /** `k` as a one-branch anyOf (oneOf) of its assertions, keeping its annotations; the branch keeps one identity. */

@@ -30,32 +30,13 @@ import {
 import { canonical, isAnnotation, sameData, type SchemaNode, type SchemaView } from './schema-node.js';
 import { arrays, objects } from './schema-structure.js';
 
-export type { SchemaChange } from './schema-common.js';
-
-const FAMILIES: Record<string, readonly string[]> = {
-  number: ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf'],
-  string: ['minLength', 'maxLength', 'pattern'],
-  array: [
-    'prefixItems',
-    'items',
-    'minItems',
-    'maxItems',
-    'uniqueItems',
-    'contains',
-    'minContains',
-    'maxContains',
-    'unevaluatedItems',
-  ],
-  object: [
-    'properties',
-    'required',
-    'additionalProperties',
-    'unevaluatedProperties',
-    'patternProperties',
-    'propertyNames',
-    'minProperties',
-    'maxProperties',
-  ],
+/** The keywords that apply to values of one type, each family compared only where both sides allow the type. */
+const FAMILIES = {
+  number: 'minimum exclusiveMinimum maximum exclusiveMaximum multipleOf',
+  string: 'minLength maxLength pattern',
+  array: 'prefixItems items minItems maxItems uniqueItems contains minContains maxContains unevaluatedItems',
+  object:
+    'properties required additionalProperties unevaluatedProperties patternProperties propertyNames minProperties maxProperties',
 };
 
 /** Compares `oldSchema` with `newSchema` (each read in its own view, for its own `$ref`s and dialect). */
@@ -122,7 +103,7 @@ class SchemaComparer implements Comparer {
     const applies = (family: string) =>
       common === undefined || common.has(family) || (family === 'number' && common.has('integer'));
     for (const [family, keys] of Object.entries(FAMILIES)) {
-      for (const k of keys) ctx.handled.add(k);
+      for (const k of keys.split(' ')) ctx.handled.add(k);
       if (!applies(family)) continue;
       if (family === 'number') this.#numbers(ctx);
       if (family === 'string') {
