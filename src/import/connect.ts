@@ -87,14 +87,11 @@ export async function listFromUrl(
   headers: Record<string, string>,
   options: ConnectOptions,
 ): Promise<Listing> {
-  let endpoint: URL;
-  try {
-    endpoint = new URL(url);
-  } catch {
+  if (!URL.canParse(url))
     throw new UserError(
       `--from-url ${JSON.stringify(url)} is not a URL; give the server's MCP endpoint, e.g. http://127.0.0.1:3000/mcp`,
     );
-  }
+  const endpoint = new URL(url);
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
     throw new UserError(
       `--from-url ${JSON.stringify(url)} must be an http: or https: URL of a Streamable HTTP endpoint`,

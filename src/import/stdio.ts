@@ -156,12 +156,9 @@ export class ChildProcessTransport implements Transport {
     const wait = (ms: number) =>
       Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     child.stdin?.end();
-    if (graceMs > 0 && (await wait(graceMs))) {
-      this.#signal('SIGTERM'); // what it started may still run
-      return;
-    }
-    this.#signal('SIGTERM');
-    if (await wait(2000)) return;
+    const ended = graceMs > 0 && (await wait(graceMs));
+    this.#signal('SIGTERM'); // when it ended, for what it started, which may still run
+    if (ended || (await wait(2000))) return;
     this.#signal('SIGKILL');
     await exited;
   }
