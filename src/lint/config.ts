@@ -21,18 +21,16 @@ export const unusedIgnore: Rule = {
 
 /** options.lint.ignore, keeping track of which entries (and which of their tools) silenced something. */
 export class Suppressions {
-  readonly #entries: LintOptions['ignore'];
   /** Per entry, the tools it silenced a finding for. */
   readonly #used: Set<string>[];
 
-  constructor(entries: LintOptions['ignore']) {
-    this.#entries = entries;
+  constructor(private readonly entries: LintOptions['ignore']) {
     this.#used = entries.map(() => new Set());
   }
 
   /** True when an entry silences `rule` for `tool`. */
   matches(rule: RuleId, tool: string): boolean {
-    const hits = this.#entries.flatMap((e, i) => (e.rule === rule && e.tools.includes(tool) ? [i] : []));
+    const hits = this.entries.flatMap((e, i) => (e.rule === rule && e.tools.includes(tool) ? [i] : []));
     for (const i of hits) this.#used[i]!.add(tool);
     return hits.length > 0;
   }
@@ -47,7 +45,7 @@ export class Suppressions {
   check(toolNames: readonly string[], active: (rule: RuleId) => boolean, at: Locator): RawFinding[] {
     const out: RawFinding[] = [];
     const known = new Set(toolNames);
-    this.#entries.forEach((e, i) => {
+    this.entries.forEach((e, i) => {
       const where = ['options', 'lint', 'ignore', i];
       if (!e.reason?.trim()) {
         out.push({

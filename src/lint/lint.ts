@@ -128,8 +128,5 @@ export function lintLoaded(
   loaded: { model: ServerModel; sources: ReadonlyMap<string, string>; parsed?: ReadonlyMap<string, SourceFile> },
   opts: { tokens?: boolean } = {},
 ): Promise<LintResult> {
-  return lint(loaded.model, {
-    locator: sourceLocator(loaded.model, loaded.sources, loaded.parsed),
-    tokens: opts.tokens ?? false,
-  });
+  return lint(loaded.model, { ...opts, locator: sourceLocator(loaded.model, loaded.sources, loaded.parsed) });
 }

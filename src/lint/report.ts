@@ -48,7 +48,7 @@ export function lintSummary(result: LintResult): string {
   return `lint: ${n(result.errors, 'error')}, ${n(result.warnings, 'warning')} — ${verdict} (options.lint.failOn: ${result.failOn})`;
 }
 
-function formatTokenTable(report: TokenReport, style: Style = PLAIN): string {
+function formatTokenTable(report: TokenReport, style: Style): string {
   const perTool = report.budget.perTool;
   const pct = (n: number) => `${report.total ? Math.round((n / report.total) * 100) : 0}%`;
   const alt = report.alternativeRefs === 'inline' ? 'if inlined' : 'if bundled';
@@ -145,7 +145,7 @@ export function lintJson(spec: string, result: LintResult | undefined, diagnosti
     valid: result !== undefined,
     spec,
     ...(result && { failOn: result.failOn, errors: result.errors, warnings: result.warnings }),
-    findings: result ? result.findings.map(lintItem) : [],
+    findings: result ? result.findings.map((f) => renderJson(asFinding(f))) : [],
     tokens: result?.tokens ?? null,
     diagnostics: diagnostics.map(renderJson),
   };
@@ -160,7 +160,7 @@ export function withLint(json: string, result: LintResult): string {
 
 /** A lint result as check's and validate's JSON hold it: findings in the shape every command reports. */
 export function lintResultJson(result: LintResult): Record<string, unknown> {
-  return { ...result, findings: result.findings.map(lintItem) };
+  return { ...result, findings: result.findings.map((f) => renderJson(asFinding(f))) };
 }
 
 /** `toolspec lint`: the findings with code frames, the token table, and the verdict. */
@@ -200,8 +200,4 @@ function signed(n: number): string {
 export function asFinding(f: LintFinding): Finding {
   const { rule, tools, ...rest } = f;
   return { ...rest, code: rule, data: { tools } };
-}
-
-function lintItem(f: LintFinding): Record<string, unknown> {
-  return renderJson(asFinding(f));
 }

@@ -11,10 +11,7 @@ import type { Locator, RawFinding, Rule } from './types.js';
 export type Encoding = LintOptions['encoding'];
 
 /** The encodings toolspec can count with, and the models that use them. */
-export const ENCODINGS: Record<
-  Encoding,
-  { models: string; load: () => Promise<{ countTokens(text: string): number }> }
-> = {
+const ENCODINGS = {
   o200k_base: {
     models: 'GPT-4o, GPT-4.1, GPT-5 and the o-series',
     load: () => import('gpt-tokenizer/encoding/o200k_base'),
