@@ -4,20 +4,12 @@
  * auth.scopes: a scope needed that was not is breaking (tokens issued before lack it), one no longer needed is not.
  * Elements are matched by name; added, removed and renamed ones are reported by their own rules. Pure.
  */
-import type { AuthModel, PromptModel, ResourceModel, ToolModel } from '../pipeline/model.js';
 import { byName } from './primitives.js';
-import { changeOf, type Change, type Segments } from './rules.js';
-
-export interface AccessSubject {
-  auth?: AuthModel;
-  tools: readonly ToolModel[];
-  prompts?: readonly PromptModel[];
-  resources?: readonly ResourceModel[];
-}
+import { changeOf, type Change, type DiffSubject, type Segments } from './rules.js';
 
 const q = JSON.stringify;
 
-export function diffAccess(before: AccessSubject, after: AccessSubject): Change[] {
+export function diffAccess(before: DiffSubject, after: DiffSubject): Change[] {
   const o = before.auth;
   const n = after.auth;
   if (!o && n) {

@@ -4,14 +4,9 @@
  * template and MIME type. A client that gets a removed prompt, sends a removed argument (refused as unknown), or
  * reads a URI that moved, fails: those are breaking. Pure: models in, changes out.
  */
-import type { PromptModel, ResourceModel } from '../pipeline/model.js';
-import { changeOf, type Change, type RuleId, type Segments } from './rules.js';
+import type { ResourceModel } from '../pipeline/model.js';
+import { changeOf, type Change, type DiffSubject, type RuleId, type Segments } from './rules.js';
 import { presence } from './schema-common.js';
-
-export interface PrimitiveSubject {
-  prompts?: readonly PromptModel[];
-  resources?: readonly ResourceModel[];
-}
 
 const q = JSON.stringify;
 
@@ -42,7 +37,7 @@ function message(rule: RuleId, what: string): string {
   }
 }
 
-export function diffPrimitives(before: PrimitiveSubject, after: PrimitiveSubject): Change[] {
+export function diffPrimitives(before: DiffSubject, after: DiffSubject): Change[] {
   const out: Change[] = [];
   const make = (rule: RuleId, segments: Segments, detail: string, what: string, b?: unknown, a?: unknown) =>
     out.push(changeOf(rule, 'tool', null, segments, detail, message(rule, what), b, a));

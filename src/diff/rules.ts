@@ -3,6 +3,16 @@
  * each one means). A rule's id never changes meaning once released. Schema rules that describe a set of values getting smaller or larger flip for output
  * schemas: narrowing what a client may send breaks clients, narrowing what a tool returns does not.
  */
+import type { AuthModel, PromptModel, ResourceModel, ServerInfo, ToolModel } from '../pipeline/model.js';
+
+/** What the diff reads of a server: its instructions, tools, prompts, resources and authorization. */
+export interface DiffSubject {
+  server: Pick<ServerInfo, 'instructions'>;
+  tools: readonly ToolModel[];
+  prompts?: readonly PromptModel[];
+  resources?: readonly ResourceModel[];
+  auth?: AuthModel;
+}
 
 export type ChangeClass = 'breaking' | 'compatible' | 'prompt';
 /** Which schema a change is in; `tool` for everything outside the two schemas. */
