@@ -203,39 +203,33 @@ async function read(
       timeout: options.timeoutMs,
       ...(legacy ? { prior: { kind: 'legacy' as const } } : {}),
     });
-    const info = client.getServerVersion();
     const capabilities = client.getServerCapabilities() ?? {};
-    const listing = {
-      serverInfo: info ? { ...info } : undefined,
-      instructions: client.getInstructions(),
-      declaresTools: capabilities.tools !== undefined,
-      pageSizes: [] as number[],
-    };
-    const tools = await listAll('tools/list', 'tools', listing.pageSizes).catch((e: unknown) => {
+    const pageSizes: number[] = [];
+    const tools = await listAll('tools/list', 'tools', pageSizes).catch((e: unknown) => {
       if (phase !== 'tools/list' || !isMethodNotFound(e)) throw e;
       // A server without the tools capability may well not know the method: it has no tools.
       if (capabilities.tools === undefined) return undefined;
       throw new UserError(`${who} declares tools but does not answer tools/list (${e.message}); nothing was written`);
     });
-    if (!tools) return { ...listing, tools: [] };
-    // The prompts and resources, when the server declares them.
-    const prompts = capabilities.prompts === undefined ? undefined : await listAll('prompts/list', 'prompts');
-    const resources = capabilities.resources === undefined ? undefined : await listAll('resources/list', 'resources');
-    const resourceTemplates =
-      capabilities.resources === undefined
-        ? undefined
-        : await listAll('resources/templates/list', 'resourceTemplates').catch((e: unknown) => {
-            // A server with resources but no templates may not know the method.
-            if (isMethodNotFound(e)) return [];
-            throw e;
-          });
-    return {
-      ...listing,
-      tools,
-      ...(prompts && { prompts }),
-      ...(resources && { resources }),
-      ...(resourceTemplates && { resourceTemplates }),
+    const info = client.getServerVersion();
+    const found: Listing = {
+      serverInfo: info ? { ...info } : undefined,
+      instructions: client.getInstructions(),
+      declaresTools: capabilities.tools !== undefined,
+      tools: tools ?? [],
+      pageSizes,
     };
+    if (!tools) return found;
+    if (capabilities.prompts !== undefined) found.prompts = await listAll('prompts/list', 'prompts');
+    if (capabilities.resources !== undefined) {
+      found.resources = await listAll('resources/list', 'resources');
+      found.resourceTemplates = await listAll('resources/templates/list', 'resourceTemplates').catch((e: unknown) => {
+        // A server with resources but no templates may not know the method.
+        if (isMethodNotFound(e)) return [];
+        throw e;
+      });
+    }
+    return found;
   } catch (e) {
     if (e instanceof UserError) throw e;
     throw describe(e, phase);
