@@ -10,17 +10,12 @@ import {
   allowed,
   change,
   counts,
-  isIntegerOnly,
+  hasType,
   num,
-  numericBound,
   meets,
   presence,
   show,
-  showList,
-  showTypes,
-  subset,
   TEXT_ONLY,
-  tighter,
   typeSet,
   type Comparer,
   type Ctx,
@@ -221,4 +216,52 @@ function written(ctx: Ctx, kw: 'format' | 'pattern'): void {
   const rule = kw.toUpperCase() as Uppercase<typeof kw>;
   if (o !== n)
     ctx.keyword(`${rule}_${o === undefined ? 'ADDED' : n === undefined ? 'REMOVED' : 'CHANGED'}`, kw, change(o, n));
+}
+
+function subset(a: Types, b: Types): boolean {
+  if (!b) return true;
+  if (!a) return false;
+  return [...a].every((t) => hasType(b, t));
+}
+
+function isIntegerOnly(k: Record<string, unknown>): boolean {
+  const t = k['type'];
+  return Array.isArray(t) && t.length === 1 && t[0] === 'integer';
+}
+
+interface Bound {
+  v: number;
+  excl: boolean;
+  kw: string;
+  raw: number;
+}
+
+/** The effective lower (minimum / exclusiveMinimum) or upper bound; for integers, exclusive bounds become inclusive. */
+function numericBound(k: Record<string, unknown>, dir: 'lower' | 'upper', intOnly: boolean): Bound | undefined {
+  const lower = dir === 'lower';
+  let best: Bound | undefined;
+  (lower ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum']).forEach((kw, i) => {
+    const raw = num(k[kw]);
+    const excl = i === 1;
+    if (raw === undefined) return;
+    const int = lower ? (excl ? Math.floor(raw) + 1 : Math.ceil(raw)) : excl ? Math.ceil(raw) - 1 : Math.floor(raw);
+    const b = intOnly ? { v: int, excl: false, kw, raw } : { v: raw, excl, kw, raw };
+    if (!best || tighter(b, best, dir)) best = b;
+  });
+  return best;
+}
+
+/** Whether bound `a` leaves fewer values than `b` in its direction (at the same value, an exclusive one does). */
+function tighter(a: Bound, b: Bound, dir: 'lower' | 'upper'): boolean {
+  return (dir === 'lower' ? a.v > b.v : a.v < b.v) || (a.v === b.v && a.excl);
+}
+
+function showList(values: readonly unknown[]): string {
+  return values.map(show).join(', ');
+}
+
+function showTypes(t: Types): string {
+  if (!t) return 'any type';
+  const list = [...t].sort();
+  return list.length === 1 ? list[0]! : `[${list.join(', ')}]`;
 }
