@@ -164,37 +164,25 @@ export class ChildProcessTransport implements Transport {
   }
 }
 
+/**
+ * The parts of a command line, in order: a double-quoted string (in which a backslash escapes ", \, $ and `), a
+ * single-quoted one, a backslash and the character it escapes, white space, a quote never closed, any other character.
+ */
+const PART = /"((?:\\.|[^"\\])*)"|'([^']*)'|\\(.)|(\s)|(["'])|(.)/gs;
+
 /** Splits a command line into words as a POSIX shell would for simple commands: quotes and backslashes, no expansion. */
 export function splitCommand(line: string): string[] {
   const words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
-      else word += c;
-    } else if (quote === '"') {
-      if (c === '"') quote = undefined;
-      else if (c === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]!)) word += line[++i];
-      else word += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && i + 1 < line.length) {
-      word += line[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(word);
-      word = '';
-      inWord = false;
-    } else {
-      word += c;
-      inWord = true;
+  let word: string | undefined;
+  for (const [, double, single, escaped, space, unclosed, other] of line.matchAll(PART)) {
+    if (unclosed) throw new Error(`the command has an unclosed ${unclosed} quote`);
+    if (space === undefined)
+      word = (word ?? '') + (double?.replace(/\\(["\\$`])/g, '$1') ?? single ?? escaped ?? other);
+    else if (word !== undefined) {
+      words.push(word);
+      word = undefined;
     }
   }
-  if (quote) throw new Error(`the command has an unclosed ${quote} quote`);
-  if (inWord) words.push(word);
+  if (word !== undefined) words.push(word);
   return words;
 }
