@@ -117,12 +117,7 @@ function openness(view: SchemaView, v: unknown): 'open' | 'closed' | 'schema' {
 }
 
 /** Whether calls that still send a removed argument pass: the schema that now applies to the name accepts it. */
-function stillAccepted(
-  cmp: Comparer,
-  oldProp: unknown,
-  name: string,
-  nk: Record<string, unknown>,
-): { ok: boolean; why: string } {
+function stillAccepted(cmp: Comparer, oldProp: unknown, name: string, nk: Record<string, unknown>) {
   const patterns = isObject(nk['patternProperties']) ? nk['patternProperties'] : {};
   const match = Object.keys(patterns).find((p) => {
     try {

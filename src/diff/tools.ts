@@ -83,13 +83,13 @@ function declaredRename(from: string, to: string): string {
 }
 
 type AddChange = (rule: RuleId, side: Side, at: Segments, detail: string, before?: unknown, after?: unknown) => void;
+type AddToolChange = (rule: RuleId, at: Segments, detail: string, before?: unknown, after?: unknown) => void;
 
 /** One matched pair: text, hints, execution and metadata, then the schemas. */
 function diffTool(o: ToolModel, n: ToolModel, add: AddChange): void {
   const od = o.definition;
   const nd = n.definition;
-  const tool = (rule: RuleId, at: Segments, detail: string, b?: unknown, a?: unknown) =>
-    add(rule, 'tool', at, detail, b, a);
+  const tool: AddToolChange = (rule, at, detail, b, a) => add(rule, 'tool', at, detail, b, a);
   const field = (rule: RuleId, at: Segments, b: unknown, a: unknown) => {
     if (!sameData(b, a)) tool(rule, at, presence(b, a), b, a);
   };
@@ -125,11 +125,7 @@ function diffTool(o: ToolModel, n: ToolModel, add: AddChange): void {
 }
 
 /** The four hints by their effective values (MCP's defaults when absent; a read-only tool destroys nothing and is idempotent). */
-function hints(
-  o: ToolAnnotations | undefined,
-  n: ToolAnnotations | undefined,
-  add: (rule: RuleId, at: Segments, detail: string, b?: unknown, a?: unknown) => void,
-): void {
+function hints(o: ToolAnnotations | undefined, n: ToolAnnotations | undefined, add: AddToolChange): void {
   const eff = (a: ToolAnnotations | undefined) => {
     const readOnly = a?.readOnlyHint ?? false;
     return {

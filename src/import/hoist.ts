@@ -70,12 +70,7 @@ export function hoist(tools: Record<string, unknown>[]): { defs: Record<string, 
 }
 
 /** Every movable sub-schema below `node`, grouped by its exact JSON text. */
-function collect(
-  node: Record<string, unknown>,
-  tool: number,
-  path: SchemaPath,
-  groups: Map<string, Occurrence[]>,
-): void {
+function collect(node: Record<string, unknown>, tool: number, path: SchemaPath, groups: Map<string, Occurrence[]>) {
   for (const [key, value] of Object.entries(node)) {
     if (key === '$defs' || key === 'definitions') continue;
     for (const [child, sub] of children(key, value)) {
