@@ -111,14 +111,9 @@ export interface Built {
 export function buildSpec(input: BuildInput): Built {
   const { listing } = input;
   const notes: ImportNote[] = [];
-  const tools: Record<string, unknown>[] = [];
-  const positions: number[] = [];
-  listing.tools.forEach((raw, i) => {
-    const tool = cleanTool(raw, i, notes);
-    if (!tool) return;
-    tools.push(tool);
-    positions.push(i);
-  });
+  const cleaned = listing.tools.map((raw, i) => cleanTool(raw, i, notes));
+  const positions = cleaned.flatMap((tool, i) => (tool ? [i] : []));
+  const tools = positions.map((i) => cleaned[i]!);
 
   const { name = input.fallbackName, version = '0.0.0', ...info } = pick(listing.serverInfo ?? {}, SERVER_FIELDS);
   // name and version first, as people write them; --name and --server-version win over what the server says.
@@ -170,13 +165,7 @@ function cleanTool(raw: unknown, index: number, notes: ImportNote[]): Record<str
 }
 
 /** Drops (and notes) the keys of `value` that MCP does not define there: the tool's own (`where` undefined), or a part's. */
-function keepKnown(
-  value: unknown,
-  known: string[],
-  where: string | undefined,
-  name: string,
-  notes: ImportNote[],
-): void {
+function keepKnown(value: unknown, known: string[], where: string | undefined, name: string, notes: ImportNote[]) {
   if (!isObject(value)) return;
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
