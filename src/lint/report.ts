@@ -53,31 +53,28 @@ function formatTokenTable(report: TokenReport, style: Style): string {
   const pct = (n: number) => `${report.total ? Math.round((n / report.total) * 100) : 0}%`;
   const alt = report.alternativeRefs === 'inline' ? 'if inlined' : 'if bundled';
   const change = (now: number, other: number) => (now === other ? ['-', ''] : [String(other), signed(other - now)]);
-  const sum = (f: (t: TokenReport['tools'][number]) => number) => report.tools.reduce((n, t) => n + f(t), 0);
+  const sum = (key: 'description' | 'inputSchema' | 'alternative') => report.tools.reduce((n, t) => n + t[key], 0);
+  // The last row sums the tools up.
+  const sums = {
+    name: 'total',
+    tokens: report.total,
+    description: sum('description'),
+    inputSchema: sum('inputSchema'),
+    alternative: sum('alternative'),
+    overBudget: 0,
+  };
   const [head, ...rows] = table(
     [
       ['tool', 'tokens', 'share', 'description', 'inputSchema', alt, 'change', ...(perTool ? ['over budget'] : [])],
-      ...report.tools.map((t) => [
+      ...[...report.tools, sums].map((t) => [
         t.name,
         String(t.tokens),
-        pct(t.tokens),
+        t === sums ? '100%' : pct(t.tokens),
         String(t.description),
         String(t.inputSchema),
         ...change(t.inputSchema, t.alternative),
         ...(perTool ? [t.overBudget ? `+${t.overBudget}` : ''] : []),
       ]),
-      [
-        'total',
-        String(report.total),
-        '100%',
-        String(sum((t) => t.description)),
-        String(sum((t) => t.inputSchema)),
-        ...change(
-          sum((t) => t.inputSchema),
-          sum((t) => t.alternative),
-        ),
-        ...(perTool ? [''] : []),
-      ],
     ],
     (c) => c > 0,
   );
