@@ -42,13 +42,7 @@ export async function listFromCommand(
   child: { cwd: string; env: NodeJS.ProcessEnv },
   options: ConnectOptions,
 ): Promise<Listing> {
-  let words: string[];
-  try {
-    words = splitCommand(commandLine);
-  } catch (e) {
-    throw new UserError(`cannot read --from-command ${JSON.stringify(commandLine)}: ${(e as Error).message}`);
-  }
-  const [command, ...args] = words;
+  const [command, ...args] = splitCommand(commandLine);
   if (!command)
     throw new UserError(
       '--from-command is empty: give the command that starts the server, e.g. --from-command "node build/index.js"',

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { UserError } from '../core/diagnostics.js';
 
 /** How much of the server's stderr is kept for messages. */
 const STDERR_TAIL_BYTES = 4096;
@@ -175,7 +176,10 @@ export function splitCommand(line: string): string[] {
   const words: string[] = [];
   let word: string | undefined;
   for (const [, double, single, escaped, space, unclosed, other] of line.matchAll(PART)) {
-    if (unclosed) throw new Error(`the command has an unclosed ${unclosed} quote`);
+    if (unclosed)
+      throw new UserError(
+        `cannot read --from-command ${JSON.stringify(line)}: the command has an unclosed ${unclosed} quote`,
+      );
     if (space === undefined)
       word = (word ?? '') + (double?.replace(/\\(["\\$`])/g, '$1') ?? single ?? escaped ?? other);
     else if (word !== undefined) {
