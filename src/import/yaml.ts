@@ -58,9 +58,7 @@ function render(data: Record<string, unknown>, header: string[], styled: boolean
     },
     Seq(_, seq) {
       if (!styled) return;
-      const scalars = seq.items.every(
-        (item) => isScalar(item) && (typeof item.value !== 'string' || !/[\n]/.test(item.value)),
-      );
+      const scalars = seq.items.every((item) => isScalar(item) && !String(item.value).includes('\n'));
       if (scalars && seq.items.length > 0 && JSON.stringify(seq.toJSON()).length <= FLOW_LIST_MAX) seq.flow = true;
     },
     Scalar(_, node) {
