@@ -83,15 +83,10 @@ export function objects(cmp: Comparer, ctx: Ctx): void {
   const opp = isObject(ok['patternProperties']) ? ok['patternProperties'] : {};
   const npp = isObject(nk['patternProperties']) ? nk['patternProperties'] : {};
   for (const p of new Set([...Object.keys(opp), ...Object.keys(npp)])) {
-    if (Object.hasOwn(opp, p) && Object.hasOwn(npp, p)) child(opp[p], npp[p], ['patternProperties', p]);
-    else
-      add(
-        Object.hasOwn(npp, p) ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED',
-        ['patternProperties', p],
-        Object.hasOwn(npp, p) ? 'pattern added' : 'pattern removed',
-        opp[p],
-        npp[p],
-      );
+    const at = ['patternProperties', p];
+    if (Object.hasOwn(opp, p) && Object.hasOwn(npp, p)) child(opp[p], npp[p], at);
+    else if (Object.hasOwn(npp, p)) add('SCHEMA_NARROWED', at, 'pattern added', undefined, npp[p]);
+    else add('SCHEMA_WIDENED', at, 'pattern removed', opp[p]);
   }
   if ('propertyNames' in ok || 'propertyNames' in nk)
     child(ok['propertyNames'], nk['propertyNames'], ['propertyNames']);
