@@ -171,10 +171,9 @@ export const toolSearch: Rule = {
   },
 };
 
-/** The tools' share of the context window options.lint.toolSearch names, as a finding when past its share. */
+/** The tools past their share of options.lint.toolSearch's context window, as a finding (asked only when one is set). */
 export function searchFindings(report: TokenReport, model: ServerModel, at: Locator): RawFinding[] {
   const { contextWindow, share } = model.options.lint.toolSearch;
-  if (!contextWindow) return [];
   const used = (report.total / contextWindow) * 100;
   if (used <= share) return [];
   return [
