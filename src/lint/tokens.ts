@@ -171,7 +171,7 @@ export const toolSearch: Rule = {
   },
 };
 
-/** The tools past their share of options.lint.toolSearch's context window, as a finding (asked only when one is set). */
+/** A finding when the tools pass their share of options.lint.toolSearch's context window (asked only when set). */
 export function searchFindings(report: TokenReport, model: ServerModel, at: Locator): RawFinding[] {
   const { contextWindow, share } = model.options.lint.toolSearch;
   const used = (report.total / contextWindow) * 100;
