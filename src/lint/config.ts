@@ -38,8 +38,7 @@ export class Suppressions {
 
   /** A finding is silenced when an entry for its rule names any of the tools it is about. */
   silences(f: RawFinding): boolean {
-    if (CONFIG_RULES.includes(f.rule)) return false;
-    return f.tools.map((t) => this.matches(f.rule, t)).some(Boolean);
+    return !CONFIG_RULES.includes(f.rule) && f.tools.map((t) => this.matches(f.rule, t)).some(Boolean);
   }
 
   /** Findings about the entries: no reason, a tool that does not exist, a tool for which nothing was silenced. */
