@@ -19,11 +19,10 @@ export interface SchemaNode {
 /** Keywords that only name or hold definitions: they mean nothing when compared on their own. */
 const STRUCTURAL = new Set('$schema $id $anchor $dynamicAnchor $comment $defs definitions $vocabulary'.split(' '));
 
-const ANNOTATIONS = new Set(
-  'title description default examples deprecated readOnly writeOnly contentEncoding contentMediaType contentSchema'.split(
-    ' ',
-  ),
-);
+const ANNOTATIONS = new Set([
+  ...'title description default examples deprecated readOnly writeOnly'.split(' '),
+  ...'contentEncoding contentMediaType contentSchema'.split(' '),
+]);
 
 /** Keywords that describe without constraining. */
 export const isAnnotation = (key: string): boolean => key.startsWith('x-') || ANNOTATIONS.has(key);
