@@ -88,13 +88,10 @@ export class ChildProcessTransport implements Transport {
         });
       });
       child.once('error', (error: NodeJS.ErrnoException) => {
-        if (!child.pid) {
-          this.spawnError = error;
-          this.exit = { code: null, signal: null };
-          reject(error);
-        } else {
-          this.onerror?.(error);
-        }
+        if (child.pid) return this.onerror?.(error);
+        this.spawnError = error;
+        this.exit = { code: null, signal: null };
+        reject(error);
       });
       child.once('spawn', () => {
         process.once('exit', this.#killOnExit);
