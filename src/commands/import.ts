@@ -124,7 +124,7 @@ async function run(input: ImportInput): Promise<CommandResult> {
   for (;;) {
     if (!kept.length) return refuse(notes, input.format, total, 'none');
     const tools = kept.map((i) => structuredClone(all[i]!));
-    const { defs, hoisted } = input.hoist ? hoist(tools, new Set()) : { defs: {}, hoisted: [] };
+    const { defs, hoisted } = input.hoist ? hoist(tools) : { defs: {}, hoisted: [] };
     const lintIgnores = [...ignores].map(([rule, names]) => ({ rule, tools: [...names], reason: IGNORE_REASON }));
     const options = { ...base, ...(lintIgnores.length ? { lint: { ignore: lintIgnores } } : {}) };
     const data = {
@@ -135,7 +135,7 @@ async function run(input: ImportInput): Promise<CommandResult> {
       tools,
       ...primitives,
     };
-    const text = specYaml(data, { header });
+    const text = specYaml(data, header);
     const names = tools.map((t) => String(t['name']));
     const verified = await verifySpec(
       text,

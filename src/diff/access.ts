@@ -4,19 +4,12 @@
  * auth.scopes: a scope needed that was not is breaking (tokens issued before lack it), one no longer needed is not.
  * Elements are matched by name; added, removed and renamed ones are reported by their own rules. Pure.
  */
-import type { AuthModel, PromptModel, ResourceModel, ToolModel } from '../pipeline/model.js';
-import { changeOf, type Change, type Segments } from './rules.js';
-
-export interface AccessSubject {
-  auth?: AuthModel;
-  tools: readonly ToolModel[];
-  prompts?: readonly PromptModel[];
-  resources?: readonly ResourceModel[];
-}
+import { byName } from './primitives.js';
+import { changeOf, type Change, type DiffSubject, type Segments } from './rules.js';
 
 const q = JSON.stringify;
 
-export function diffAccess(before: AccessSubject, after: AccessSubject): Change[] {
+export function diffAccess(before: DiffSubject, after: DiffSubject): Change[] {
   const o = before.auth;
   const n = after.auth;
   if (!o && n) {
@@ -37,10 +30,8 @@ export function diffAccess(before: AccessSubject, after: AccessSubject): Change[
     );
   }
   const pairs = (kind: string, a: readonly { name: string; scopes?: string[] }[] = [], b: typeof a = []) => {
-    const old = new Map(a.map((x) => [x.name, x]));
-    for (const x of b) {
-      const was = old.get(x.name);
-      if (!was) continue;
+    for (const [was, x] of byName(a, b)) {
+      if (!was || !x) continue;
       const before = [...new Set(was.scopes ?? o.scopes)];
       const now = [...new Set(x.scopes ?? n.scopes)];
       const added = now.filter((s) => !before.includes(s));

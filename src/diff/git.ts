@@ -101,10 +101,7 @@ export function gitSource(root: string, commit: string, specPath: string): FileS
     if (!outside.has(rel)) outside.set(rel, lsTree([rel], false).find(([p]) => p === rel)?.[1]);
     return outside.get(rel);
   };
-  const relOf = (abs: string) => {
-    const rel = path.relative(root, abs).split(path.sep).join('/');
-    return rel === '' ? '.' : rel;
-  };
+  const relOf = (abs: string) => path.relative(root, abs).split(path.sep).join('/') || '.';
   /** A path with the links on its way replaced by their targets (at most 8 hops), still relative to root. */
   const resolve = (rel: string): string => {
     let segments = rel === '.' ? [] : rel.split('/');
@@ -138,11 +135,8 @@ export function gitSource(root: string, commit: string, specPath: string): FileS
     list(abs) {
       // git keeps no empty folders: an included folder without files at the revision reads as empty, not as missing.
       const rel = at(abs);
-      const names = new Set<string>();
-      for (const p of [...tree.keys(), ...folders]) {
-        if (p !== '.' && posix.dirname(p) === rel) names.add(posix.basename(p));
-      }
-      return [...names].sort();
+      const inside = [...tree.keys(), ...folders].filter((p) => p !== '.' && posix.dirname(p) === rel);
+      return [...new Set(inside.map((p) => posix.basename(p)))].sort();
     },
     // path.join takes the forward slashes of a relative path, and '.', as the platform's own.
     realpath: (abs) => path.join(root, at(abs)),

@@ -4,14 +4,9 @@
  * template and MIME type. A client that gets a removed prompt, sends a removed argument (refused as unknown), or
  * reads a URI that moved, fails: those are breaking. Pure: models in, changes out.
  */
-import type { PromptModel, ResourceModel } from '../pipeline/model.js';
-import { changeOf, type Change, type RuleId, type Segments } from './rules.js';
+import type { ResourceModel } from '../pipeline/model.js';
+import { changeOf, type Change, type DiffSubject, type RuleId, type Segments } from './rules.js';
 import { presence } from './schema-common.js';
-
-export interface PrimitiveSubject {
-  prompts?: readonly PromptModel[];
-  resources?: readonly ResourceModel[];
-}
 
 const q = JSON.stringify;
 
@@ -42,7 +37,7 @@ function message(rule: RuleId, what: string): string {
   }
 }
 
-export function diffPrimitives(before: PrimitiveSubject, after: PrimitiveSubject): Change[] {
+export function diffPrimitives(before: DiffSubject, after: DiffSubject): Change[] {
   const out: Change[] = [];
   const make = (rule: RuleId, segments: Segments, detail: string, what: string, b?: unknown, a?: unknown) =>
     out.push(changeOf(rule, 'tool', null, segments, detail, message(rule, what), b, a));
@@ -50,78 +45,52 @@ export function diffPrimitives(before: PrimitiveSubject, after: PrimitiveSubject
     if (o !== n) make('PRIMITIVE_TEXT_CHANGED', segments, presence(o, n), what, o, n);
   };
 
-  const oldPrompts = new Map((before.prompts ?? []).map((p) => [p.name, p]));
-  const newPrompts = new Map((after.prompts ?? []).map((p) => [p.name, p]));
-  for (const [name] of oldPrompts)
-    if (!newPrompts.has(name)) make('PROMPT_REMOVED', ['prompts', name], 'removed', `prompt ${q(name)}`);
-  for (const [name, n] of newPrompts) {
-    const o = oldPrompts.get(name);
-    if (!o) {
-      make('PROMPT_ADDED', ['prompts', name], 'added', `prompt ${q(name)}`);
+  for (const [o, n] of byName(before.prompts, after.prompts)) {
+    const name = (n ?? o)!.name;
+    const at = ['prompts', name];
+    const what = `prompt ${q(name)}`;
+    if (!n || !o) {
+      make(n ? 'PROMPT_ADDED' : 'PROMPT_REMOVED', at, n ? 'added' : 'removed', what);
       continue;
     }
-    const at = ['prompts', name];
-    text([...at, 'title'], `the title of prompt ${q(name)}`, o.definition.title, n.definition.title);
-    text([...at, 'description'], `prompt ${q(name)}`, o.definition.description, n.definition.description);
-    const oldArgs = new Map(o.arguments.map((a) => [a.name, a]));
-    const newArgs = new Map(n.arguments.map((a) => [a.name, a]));
-    for (const [arg, a] of oldArgs) {
-      if (newArgs.has(arg)) continue;
-      make(
-        'PROMPT_ARGUMENT_REMOVED',
-        [...at, 'arguments', arg],
-        a.required ? 'removed (was required)' : 'removed',
-        `argument ${q(arg)} of prompt ${q(name)}`,
-      );
-    }
-    for (const [arg, a] of newArgs) {
-      const was = oldArgs.get(arg);
-      const what = `argument ${q(arg)} of prompt ${q(name)}`;
-      const path = [...at, 'arguments', arg];
-      if (!was) {
-        if (a.required) make('PROMPT_ARGUMENT_REQUIRED_ADDED', path, 'added (required)', what);
-        else make('PROMPT_ARGUMENT_ADDED', path, 'added (optional)', what);
-        continue;
+    text([...at, 'title'], `the title of ${what}`, o.definition.title, n.definition.title);
+    text([...at, 'description'], what, o.definition.description, n.definition.description);
+    for (const [was, a] of byName(o.arguments, n.arguments)) {
+      const path = [...at, 'arguments', (a ?? was)!.name];
+      const arg = `argument ${q((a ?? was)!.name)} of ${what}`;
+      if (!a) make('PROMPT_ARGUMENT_REMOVED', path, was!.required ? 'removed (was required)' : 'removed', arg);
+      else if (!was) {
+        if (a.required) make('PROMPT_ARGUMENT_REQUIRED_ADDED', path, 'added (required)', arg);
+        else make('PROMPT_ARGUMENT_ADDED', path, 'added (optional)', arg);
+      } else {
+        if (a.required && !was.required) make('PROMPT_ARGUMENT_MADE_REQUIRED', path, 'optional → required', arg);
+        if (!a.required && was.required) make('PROMPT_ARGUMENT_MADE_OPTIONAL', path, 'required → optional', arg);
+        text([...path, 'description'], arg, was.description, a.description);
       }
-      if (a.required && !was.required) make('PROMPT_ARGUMENT_MADE_REQUIRED', path, 'optional → required', what);
-      if (!a.required && was.required) make('PROMPT_ARGUMENT_MADE_OPTIONAL', path, 'required → optional', what);
-      text([...path, 'description'], what, was.description, a.description);
     }
   }
 
-  const oldResources = new Map((before.resources ?? []).map((r) => [r.name, r]));
-  const newResources = new Map((after.resources ?? []).map((r) => [r.name, r]));
   const label = (r: ResourceModel) =>
     `${r.kind === 'resource' ? 'resource' : 'resource template'} ${q(r.name)} (${r.uri})`;
-  for (const [name, r] of oldResources)
-    if (!newResources.has(name)) make('RESOURCE_REMOVED', ['resources', name], `removed (${r.uri})`, label(r), r.uri);
-  for (const [name, n] of newResources) {
-    const o = oldResources.get(name);
-    if (!o) {
-      make('RESOURCE_ADDED', ['resources', name], `added (${n.uri})`, label(n), undefined, n.uri);
-      continue;
+  for (const [o, n] of byName(before.resources, after.resources)) {
+    const at = ['resources', (n ?? o)!.name];
+    if (!n) make('RESOURCE_REMOVED', at, `removed (${o!.uri})`, label(o!), o!.uri);
+    else if (!o) make('RESOURCE_ADDED', at, `added (${n.uri})`, label(n), undefined, n.uri);
+    else {
+      const uri = o.kind === 'resource' && n.kind === 'resource' ? 'uri' : 'uriTemplate';
+      if (o.uri !== n.uri) make('RESOURCE_URI_CHANGED', [...at, uri], `${o.uri} → ${n.uri}`, label(o), o.uri, n.uri);
+      const [om, nm] = [o.definition.mimeType, n.definition.mimeType];
+      if (om !== nm) make('RESOURCE_MIME_TYPE_CHANGED', [...at, 'mimeType'], presence(om, nm), label(n), om, nm);
+      text([...at, 'title'], `the title of ${label(n)}`, o.definition.title, n.definition.title);
+      text([...at, 'description'], label(n), o.definition.description, n.definition.description);
     }
-    const at = ['resources', name];
-    if (o.uri !== n.uri)
-      make(
-        'RESOURCE_URI_CHANGED',
-        [...at, o.kind === 'resource' && n.kind === 'resource' ? 'uri' : 'uriTemplate'],
-        `${o.uri} → ${n.uri}`,
-        label(o),
-        o.uri,
-        n.uri,
-      );
-    if (o.definition.mimeType !== n.definition.mimeType)
-      make(
-        'RESOURCE_MIME_TYPE_CHANGED',
-        [...at, 'mimeType'],
-        presence(o.definition.mimeType, n.definition.mimeType),
-        label(n),
-        o.definition.mimeType,
-        n.definition.mimeType,
-      );
-    text([...at, 'title'], `the title of ${label(n)}`, o.definition.title, n.definition.title);
-    text([...at, 'description'], label(n), o.definition.description, n.definition.description);
   }
   return out;
+}
+
+/** Items matched by name: those only on the old side, then each of the new side with its old one, if any. */
+export function byName<T extends { name: string }>(a: readonly T[] = [], b: readonly T[] = []): [T?, T?][] {
+  const kept = new Set(b.map((x) => x.name));
+  const gone = a.filter((o) => !kept.has(o.name)).map((o): [T?, T?] => [o, undefined]);
+  return [...gone, ...b.map((n): [T?, T?] => [a.find((o) => o.name === n.name), n])];
 }

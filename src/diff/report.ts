@@ -1,7 +1,7 @@
 /** A diff for people (grouped by class), for machines (JSON) and for GitHub Actions (workflow commands). */
 import { renderGithub, renderJson, type Finding, type FindingSeverity } from '../report/findings.js';
 import { PLAIN, type Style } from '../report/text.js';
-import { CLASS_ORDER, formatPath, jsonPointer, type Change, type ChangeClass } from './rules.js';
+import { CLASS_ORDER, formatPath, jsonPointer, sides, type Change, type ChangeClass } from './rules.js';
 import type { VersionVerdict } from './semver.js';
 import { textDiff } from './text.js';
 
@@ -90,8 +90,7 @@ export function asFinding(c: Change): Finding {
       path: formatPath(c.segments),
       pointer: jsonPointer(c.segments),
       detail: c.detail,
-      ...('before' in c && { before: c.before }),
-      ...('after' in c && { after: c.after }),
+      ...sides(c.before, c.after),
     },
   };
 }

@@ -1,8 +1,19 @@
 /**
  * The rules of `toolspec diff`: every kind of change it reports, with its class (docs/commands/diff.md says what
- * each one means). A rule's id never changes meaning once released. Schema rules that describe a set of values getting smaller or larger flip for output
- * schemas: narrowing what a client may send breaks clients, narrowing what a tool returns does not.
+ * each one means), and what every part of the diff shares: the subject it reads, the change it reports. A rule's id
+ * never changes meaning once released. Schema rules that describe a set of values getting smaller or larger flip for
+ * output schemas: narrowing what a client may send breaks clients, narrowing what a tool returns does not.
  */
+import type { AuthModel, PromptModel, ResourceModel, ServerInfo, ToolModel } from '../pipeline/model.js';
+
+/** What the diff reads of a server: its instructions, tools, prompts, resources and authorization. */
+export interface DiffSubject {
+  server: Pick<ServerInfo, 'instructions'>;
+  tools: readonly ToolModel[];
+  prompts?: readonly PromptModel[];
+  resources?: readonly ResourceModel[];
+  auth?: AuthModel;
+}
 
 export type ChangeClass = 'breaking' | 'compatible' | 'prompt';
 /** Which schema a change is in; `tool` for everything outside the two schemas. */
@@ -105,11 +116,6 @@ export type RuleId = keyof typeof RULES;
 
 export const RULE_IDS = Object.keys(RULES) as RuleId[];
 
-export function classOf(rule: RuleId, side: Side): ChangeClass {
-  const r: Rule = RULES[rule];
-  return typeof r === 'string' ? r : side === 'output' ? r.output : r.input;
-}
-
 /** A JSON path inside a tool definition (or inside `server` for server-level changes). */
 export type Segments = readonly (string | number)[];
 
@@ -145,17 +151,16 @@ export function changeOf(
   before?: unknown,
   after?: unknown,
 ): Change {
-  return {
-    class: classOf(rule, side),
-    rule,
-    tool,
-    segments,
-    detail,
-    message,
-    ...(before !== undefined && { before }),
-    ...(after !== undefined && { after }),
-  };
+  const r: Rule = RULES[rule];
+  const cls = typeof r === 'string' ? r : side === 'output' ? r.output : r.input;
+  return { class: cls, rule, tool, segments, detail, message, ...sides(before, after) };
 }
+
+/** `before` and `after`, each only when there is one. */
+export const sides = (before: unknown, after: unknown) => ({
+  ...(before !== undefined && { before }),
+  ...(after !== undefined && { after }),
+});
 
 export const CLASS_ORDER: readonly ChangeClass[] = ['breaking', 'compatible', 'prompt'];
 

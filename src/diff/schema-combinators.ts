@@ -85,11 +85,7 @@ function oneOf(cmp: Comparer, ctx: Ctx): void {
  * order, as changed versions of each other (sound for anyOf and allOf, whose meaning grows or shrinks with each
  * member's). What is left on one side was added or removed.
  */
-function match(
-  cmp: Comparer,
-  o: readonly unknown[],
-  n: readonly unknown[],
-): { pairs: [number, number][]; oldOnly: number[]; newOnly: number[] } {
+function match(cmp: Comparer, o: readonly unknown[], n: readonly unknown[]) {
   const pairs: [number, number][] = [];
   const used = new Set<number>();
   const left: number[] = [];
@@ -108,20 +104,12 @@ function match(
 }
 
 function disjoint(view: SchemaView, branches: readonly unknown[]): boolean {
-  for (let i = 0; i < branches.length; i++) {
-    for (let j = i + 1; j < branches.length; j++)
-      if (!disjointNodes(view, view.node(branches[i]), view.node(branches[j]), 1)) return false;
-  }
-  return true;
+  const nodes = branches.map((b) => view.node(b));
+  return nodes.every((a, i) => nodes.slice(i + 1).every((b) => disjointNodes(view, a, b, 1)));
 }
 
 /** `k` as a one-branch anyOf (oneOf) of its assertions, keeping its annotations; the branch keeps one identity. */
-export function liftInto(
-  view: SchemaView,
-  id: object,
-  k: Record<string, unknown>,
-  kw: string,
-): Record<string, unknown> {
+export function liftInto(view: SchemaView, id: object, k: Record<string, unknown>, kw: string) {
   const annotations = Object.fromEntries(Object.entries(k).filter(([key]) => isAnnotation(key)));
   const rest = Object.fromEntries(Object.entries(k).filter(([key]) => !isAnnotation(key)));
   const branch = view.made(id, `lift-${kw}`, () => rest);

@@ -1,6 +1,6 @@
 /**
  * What the parts of the schema comparison share: the change record, the per-node context, the comparer's
- * interface, and small readers of keyword values (types, allowed values, bounds) and of how to show them.
+ * interface, and small readers of keyword values (types, allowed values, counts) and of how to show them.
  */
 import type { RuleId, Segments } from './rules.js';
 import { sameData, type SchemaView } from './schema-node.js';
@@ -74,12 +74,6 @@ export function typeSet(t: unknown): Types {
   return s;
 }
 
-export function subset(a: Types, b: Types): boolean {
-  if (!b) return true;
-  if (!a) return false;
-  return [...a].every((t) => hasType(b, t));
-}
-
 /** Whether a value of type `t` is one of `types` (an integer is a number). */
 export const hasType = (types: ReadonlySet<string>, t: string) =>
   types.has(t) || (t === 'integer' && types.has('number'));
@@ -88,43 +82,11 @@ export const hasType = (types: ReadonlySet<string>, t: string) =>
 export const meets = (t: string, types: ReadonlySet<string>) =>
   hasType(types, t) || (t === 'number' && types.has('integer'));
 
-export function isIntegerOnly(k: Record<string, unknown>): boolean {
-  const t = k['type'];
-  return Array.isArray(t) && t.length === 1 && t[0] === 'integer';
-}
-
 /** The values enum and const allow together; undefined when neither is there. */
 export function allowed(k: Record<string, unknown>): unknown[] | undefined {
   const en = Array.isArray(k['enum']) ? (k['enum'] as unknown[]) : undefined;
   if (!('const' in k)) return en;
   return en ? en.filter((v) => sameData(v, k['const'])) : [k['const']];
-}
-
-interface Bound {
-  v: number;
-  excl: boolean;
-  kw: string;
-  raw: number;
-}
-
-/** The effective lower (minimum / exclusiveMinimum) or upper bound; for integers, exclusive bounds become inclusive. */
-export function numericBound(k: Record<string, unknown>, dir: 'lower' | 'upper', intOnly: boolean): Bound | undefined {
-  const lower = dir === 'lower';
-  let best: Bound | undefined;
-  (lower ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum']).forEach((kw, i) => {
-    const raw = num(k[kw]);
-    const excl = i === 1;
-    if (raw === undefined) return;
-    const int = lower ? (excl ? Math.floor(raw) + 1 : Math.ceil(raw)) : excl ? Math.ceil(raw) - 1 : Math.floor(raw);
-    const b = intOnly ? { v: int, excl: false, kw, raw } : { v: raw, excl, kw, raw };
-    if (!best || tighter(b, best, dir)) best = b;
-  });
-  return best;
-}
-
-/** Whether bound `a` leaves fewer values than `b` in its direction (at the same value, an exclusive one does). */
-export function tighter(a: Bound, b: Bound, dir: 'lower' | 'upper'): boolean {
-  return (dir === 'lower' ? a.v > b.v : a.v < b.v) || (a.v === b.v && a.excl);
 }
 
 export const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
@@ -134,16 +96,6 @@ const MAX_SHOWN = 60;
 export function show(v: unknown): string {
   const s = v === undefined ? 'none' : (JSON.stringify(v) ?? String(v));
   return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN - 1)}…` : s;
-}
-
-export function showList(values: readonly unknown[]): string {
-  return values.map(show).join(', ');
-}
-
-export function showTypes(t: Types): string {
-  if (!t) return 'any type';
-  const list = [...t].sort();
-  return list.length === 1 ? list[0]! : `[${list.join(', ')}]`;
 }
 
 export function change(o: unknown, n: unknown): string {

@@ -17,35 +17,15 @@ export interface SchemaNode {
 }
 
 /** Keywords that only name or hold definitions: they mean nothing when compared on their own. */
-const STRUCTURAL = new Set([
-  '$schema',
-  '$id',
-  '$anchor',
-  '$dynamicAnchor',
-  '$comment',
-  '$defs',
-  'definitions',
-  '$vocabulary',
+const STRUCTURAL = new Set('$schema $id $anchor $dynamicAnchor $comment $defs definitions $vocabulary'.split(' '));
+
+const ANNOTATIONS = new Set([
+  ...'title description default examples deprecated readOnly writeOnly'.split(' '),
+  ...'contentEncoding contentMediaType contentSchema'.split(' '),
 ]);
 
 /** Keywords that describe without constraining. */
-export function isAnnotation(key: string): boolean {
-  return (
-    key.startsWith('x-') ||
-    [
-      'title',
-      'description',
-      'default',
-      'examples',
-      'deprecated',
-      'readOnly',
-      'writeOnly',
-      'contentEncoding',
-      'contentMediaType',
-      'contentSchema',
-    ].includes(key)
-  );
-}
+export const isAnnotation = (key: string): boolean => key.startsWith('x-') || ANNOTATIONS.has(key);
 
 const MAX_REF_CHAIN = 64;
 const LOWER = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'minContains']);

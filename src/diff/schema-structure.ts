@@ -83,15 +83,10 @@ export function objects(cmp: Comparer, ctx: Ctx): void {
   const opp = isObject(ok['patternProperties']) ? ok['patternProperties'] : {};
   const npp = isObject(nk['patternProperties']) ? nk['patternProperties'] : {};
   for (const p of new Set([...Object.keys(opp), ...Object.keys(npp)])) {
-    if (Object.hasOwn(opp, p) && Object.hasOwn(npp, p)) child(opp[p], npp[p], ['patternProperties', p]);
-    else
-      add(
-        Object.hasOwn(npp, p) ? 'SCHEMA_NARROWED' : 'SCHEMA_WIDENED',
-        ['patternProperties', p],
-        Object.hasOwn(npp, p) ? 'pattern added' : 'pattern removed',
-        opp[p],
-        npp[p],
-      );
+    const at = ['patternProperties', p];
+    if (Object.hasOwn(opp, p) && Object.hasOwn(npp, p)) child(opp[p], npp[p], at);
+    else if (Object.hasOwn(npp, p)) add('SCHEMA_NARROWED', at, 'pattern added', undefined, npp[p]);
+    else add('SCHEMA_WIDENED', at, 'pattern removed', opp[p]);
   }
   if ('propertyNames' in ok || 'propertyNames' in nk)
     child(ok['propertyNames'], nk['propertyNames'], ['propertyNames']);
@@ -117,12 +112,7 @@ function openness(view: SchemaView, v: unknown): 'open' | 'closed' | 'schema' {
 }
 
 /** Whether calls that still send a removed argument pass: the schema that now applies to the name accepts it. */
-function stillAccepted(
-  cmp: Comparer,
-  oldProp: unknown,
-  name: string,
-  nk: Record<string, unknown>,
-): { ok: boolean; why: string } {
+function stillAccepted(cmp: Comparer, oldProp: unknown, name: string, nk: Record<string, unknown>) {
   const patterns = isObject(nk['patternProperties']) ? nk['patternProperties'] : {};
   const match = Object.keys(patterns).find((p) => {
     try {

@@ -4,23 +4,18 @@
  * difference as a rule (rules.ts) at a path relative to the schema. Whether a rule breaks clients depends on the
  * side: the caller classifies. What cannot be decided is reported as SCHEMA_CHANGED_UNKNOWN, never guessed.
  */
-import type { RuleId, Segments } from './rules.js';
+import { sides, type RuleId, type Segments } from './rules.js';
 import { combinators, liftInto } from './schema-combinators.js';
 import {
   allowed,
   change,
   counts,
-  isIntegerOnly,
+  hasType,
   num,
-  numericBound,
   meets,
   presence,
   show,
-  showList,
-  showTypes,
-  subset,
   TEXT_ONLY,
-  tighter,
   typeSet,
   type Comparer,
   type Ctx,
@@ -30,32 +25,13 @@ import {
 import { canonical, isAnnotation, sameData, type SchemaNode, type SchemaView } from './schema-node.js';
 import { arrays, objects } from './schema-structure.js';
 
-export type { SchemaChange } from './schema-common.js';
-
-const FAMILIES: Record<string, readonly string[]> = {
-  number: ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf'],
-  string: ['minLength', 'maxLength', 'pattern'],
-  array: [
-    'prefixItems',
-    'items',
-    'minItems',
-    'maxItems',
-    'uniqueItems',
-    'contains',
-    'minContains',
-    'maxContains',
-    'unevaluatedItems',
-  ],
-  object: [
-    'properties',
-    'required',
-    'additionalProperties',
-    'unevaluatedProperties',
-    'patternProperties',
-    'propertyNames',
-    'minProperties',
-    'maxProperties',
-  ],
+/** The keywords that apply to values of one type, each family compared only where both sides allow the type. */
+const FAMILIES = {
+  number: 'minimum exclusiveMinimum maximum exclusiveMaximum multipleOf',
+  string: 'minLength maxLength pattern',
+  array: 'prefixItems items minItems maxItems uniqueItems contains minContains maxContains unevaluatedItems',
+  object:
+    'properties required additionalProperties unevaluatedProperties patternProperties propertyNames minProperties maxProperties',
 };
 
 /** Compares `oldSchema` with `newSchema` (each read in its own view, for its own `$ref`s and dialect). */
@@ -99,13 +75,7 @@ class SchemaComparer implements Comparer {
   #nodes(on: SchemaNode, nn: SchemaNode): SchemaChange[] {
     const out: SchemaChange[] = [];
     const add = (rule: RuleId, segments: Segments, detail: string, before?: unknown, after?: unknown) =>
-      out.push({
-        rule,
-        segments,
-        detail,
-        ...(before !== undefined && { before }),
-        ...(after !== undefined && { after }),
-      });
+      out.push({ rule, segments, detail, ...sides(before, after) });
     const child = (o: unknown, n: unknown, segments: Segments) => {
       for (const c of this.pair(o, n)) out.push({ ...c, segments: [...segments, ...c.segments] });
     };
@@ -128,7 +98,7 @@ class SchemaComparer implements Comparer {
     const applies = (family: string) =>
       common === undefined || common.has(family) || (family === 'number' && common.has('integer'));
     for (const [family, keys] of Object.entries(FAMILIES)) {
-      for (const k of keys) ctx.handled.add(k);
+      for (const k of keys.split(' ')) ctx.handled.add(k);
       if (!applies(family)) continue;
       if (family === 'number') this.#numbers(ctx);
       if (family === 'string') {
@@ -177,7 +147,7 @@ class SchemaComparer implements Comparer {
   }
 
   /** Compares `type`; returns the types both sides accept (undefined: any), which decide the keywords that matter. */
-  #types({ ok, nk, add, handled }: Ctx): Types {
+  #types({ ok, nk, keyword, handled }: Ctx): Types {
     handled.add('type');
     const o = typeSet(ok['type']);
     const n = typeSet(nk['type']);
@@ -185,7 +155,7 @@ class SchemaComparer implements Comparer {
     const nIn = subset(n, o);
     if (!(oIn && nIn)) {
       const rule: RuleId = nIn ? 'TYPE_NARROWED' : oIn ? 'TYPE_WIDENED' : 'TYPE_CHANGED';
-      add(rule, ['type'], `${showTypes(o)} → ${showTypes(n)}`, ok['type'], nk['type']);
+      keyword(rule, 'type', `${showTypes(o)} → ${showTypes(n)}`);
     }
     if (!o) return n;
     if (!n) return o;
@@ -193,7 +163,7 @@ class SchemaComparer implements Comparer {
   }
 
   /** enum and const, as one set of allowed values. */
-  #values({ ok, nk, add, handled }: Ctx): void {
+  #values({ ok, nk, add, keyword, handled }: Ctx): void {
     handled.add('enum').add('const');
     const o = allowed(ok);
     const n = allowed(nk);
@@ -205,15 +175,8 @@ class SchemaComparer implements Comparer {
     const nKeys = new Set(n.map(canonical));
     const removed = o.filter((v) => !nKeys.has(canonical(v)));
     const added = n.filter((v) => !oKeys.has(canonical(v)));
-    if ('const' in ok && 'const' in nk && removed.length && added.length) {
-      return void add(
-        'CONSTRAINT_CHANGED',
-        ['const'],
-        `${show(ok['const'])} → ${show(nk['const'])}`,
-        ok['const'],
-        nk['const'],
-      );
-    }
+    if ('const' in ok && 'const' in nk && removed.length && added.length)
+      return keyword('CONSTRAINT_CHANGED', 'const', change(ok['const'], nk['const']));
     if (removed.length) add('ENUM_VALUE_REMOVED', [kw], `removed ${showList(removed)}`, ok[kw] ?? ok['const'], nk[kw]);
     if (added.length) add('ENUM_VALUE_ADDED', [kw], `added ${showList(added)}`, ok[kw] ?? ok['const'], nk[kw]);
   }
@@ -253,4 +216,52 @@ function written(ctx: Ctx, kw: 'format' | 'pattern'): void {
   const rule = kw.toUpperCase() as Uppercase<typeof kw>;
   if (o !== n)
     ctx.keyword(`${rule}_${o === undefined ? 'ADDED' : n === undefined ? 'REMOVED' : 'CHANGED'}`, kw, change(o, n));
+}
+
+function subset(a: Types, b: Types): boolean {
+  if (!b) return true;
+  if (!a) return false;
+  return [...a].every((t) => hasType(b, t));
+}
+
+function isIntegerOnly(k: Record<string, unknown>): boolean {
+  const t = k['type'];
+  return Array.isArray(t) && t.length === 1 && t[0] === 'integer';
+}
+
+interface Bound {
+  v: number;
+  excl: boolean;
+  kw: string;
+  raw: number;
+}
+
+/** The effective lower (minimum / exclusiveMinimum) or upper bound; for integers, exclusive bounds become inclusive. */
+function numericBound(k: Record<string, unknown>, dir: 'lower' | 'upper', intOnly: boolean): Bound | undefined {
+  const lower = dir === 'lower';
+  let best: Bound | undefined;
+  (lower ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum']).forEach((kw, i) => {
+    const raw = num(k[kw]);
+    const excl = i === 1;
+    if (raw === undefined) return;
+    const int = lower ? (excl ? Math.floor(raw) + 1 : Math.ceil(raw)) : excl ? Math.ceil(raw) - 1 : Math.floor(raw);
+    const b = intOnly ? { v: int, excl: false, kw, raw } : { v: raw, excl, kw, raw };
+    if (!best || tighter(b, best, dir)) best = b;
+  });
+  return best;
+}
+
+/** Whether bound `a` leaves fewer values than `b` in its direction (at the same value, an exclusive one does). */
+function tighter(a: Bound, b: Bound, dir: 'lower' | 'upper'): boolean {
+  return (dir === 'lower' ? a.v > b.v : a.v < b.v) || (a.v === b.v && a.excl);
+}
+
+function showList(values: readonly unknown[]): string {
+  return values.map(show).join(', ');
+}
+
+function showTypes(t: Types): string {
+  if (!t) return 'any type';
+  const list = [...t].sort();
+  return list.length === 1 ? list[0]! : `[${list.join(', ')}]`;
 }

@@ -43,16 +43,13 @@ export function checkVersion(changes: readonly Change[], old: string, next: stri
   const b = parseVersion(next);
   if (!a || !b) return undefined;
   const needed = neededBump(changes, a);
-  const least =
-    needed === 'major'
-      ? `${a[0] + 1}.0.0`
-      : needed === 'minor'
-        ? `${a[0]}.${a[1] + 1}.0`
-        : needed === 'patch'
-          ? `${a[0]}.${a[1]}.${a[2] + 1}`
-          : old;
+  // The least version that makes it: the place the bump raises up by one, the places after it reset to 0.
+  const place = ['major', 'minor', 'patch'].indexOf(needed);
+  const [x = 0, y = 0, z = 0] = [a[0], a[1], a[2]].map((v, i) =>
+    place < 0 || i < place ? v : i === place ? v + 1 : 0,
+  );
+  const least = place < 0 ? old : `${x}.${y}.${z}`;
   // A pre-release of the least version (2.0.0-rc.1) is the bump on its way: it counts.
-  const [x, y, z] = parseVersion(least)!;
   const cmp = b[0] - x || b[1] - y || b[2] - z;
   const backwards = b[0] - a[0] || b[1] - a[1] || b[2] - a[2];
   const ok = backwards >= 0 && cmp >= 0;

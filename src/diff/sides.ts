@@ -52,7 +52,7 @@ function parseOperand(arg: string, spec: string, cwd: string): Operand {
     // As in git: a path after the colon is relative to the repository's top, or to here when it starts with ./ or ../
     if (/^\.\.?\//.test(p)) return revisionOf(rev, p, cwd);
     const root = repositoryRoot(cwd);
-    return { kind: 'git', rev, root, path: posixNormalize(p) };
+    return { kind: 'git', rev, root, path: path.posix.normalize(p.replace(/\\/g, '/')).replace(/^\.\//, '') };
   }
   if (/\.ya?ml$/i.test(arg))
     throw new UserError(`cannot find ${arg}; pass a spec file, a git revision, or <rev>:<path>`);
@@ -64,8 +64,6 @@ function revisionOf(rev: string, spec: string, cwd: string): Operand {
   const root = repositoryRoot(path.dirname(abs));
   return { kind: 'git', rev, root, path: pathInRepository(root, abs) };
 }
-
-const posixNormalize = (p: string) => path.posix.normalize(p.replace(/\\/g, '/')).replace(/^\.\//, '');
 
 export interface LoadedSide {
   /** As shown: the file's path, or `<rev>:<path>`. */

@@ -3,32 +3,15 @@
  * their schemas (a removed and an added tool with the same schemas is a likely rename); then each matched pair's
  * text, annotations, execution, metadata and schemas. Pure: models in, changes out.
  */
-import type {
-  AuthModel,
-  PromptModel,
-  ResourceModel,
-  SchemaModel,
-  ServerInfo,
-  ToolAnnotations,
-  ToolModel,
-} from '../pipeline/model.js';
+import type { SchemaModel, ToolAnnotations, ToolModel } from '../pipeline/model.js';
 import { closest } from '../core/suggest.js';
 import { explain } from './messages.js';
 import { diffAccess } from './access.js';
 import { diffPrimitives } from './primitives.js';
-import { changeOf, type Change, type RuleId, type Segments, type Side } from './rules.js';
+import { changeOf, type Change, type DiffSubject, type RuleId, type Segments, type Side } from './rules.js';
 import { SchemaView, sameData } from './schema-node.js';
 import { show } from './schema-common.js';
 import { compareSchemas, equivalentSchemas } from './schema.js';
-
-/** What the diff reads of a server: its instructions and its tools. */
-export interface DiffSubject {
-  server: Pick<ServerInfo, 'instructions'>;
-  tools: readonly ToolModel[];
-  prompts?: readonly PromptModel[];
-  resources?: readonly ResourceModel[];
-  auth?: AuthModel;
-}
 
 export const EMPTY_SUBJECT: DiffSubject = { server: {}, tools: [] };
 
@@ -74,12 +57,10 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
     }
     diffTool(old, t, (rule, side, at, detail, b, a) => add(rule, side, t.name, at, detail, b, a));
   }
+  const addedNames = added.map((t) => t.name);
   for (const r of removed) {
     if (taken().includes(r)) continue;
-    const near = closest(
-      r.name,
-      added.map((t) => t.name),
-    );
+    const near = closest(r.name, addedNames);
     const detail = near
       ? `removed (did you mean ${q(near)}? It was added, with different schemas)`
       : r.deprecated === undefined
@@ -91,9 +72,7 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
         : `clients that still call the deprecated ${q(r.name)} get an unknown-tool error: its removal is a breaking change, for a new major version`;
     out.push(changeOf('TOOL_REMOVED', 'tool', r.name, [], detail, message));
   }
-  out.push(...diffPrimitives(before, after));
-  out.push(...diffAccess(before, after));
-  return out;
+  return [...out, ...diffPrimitives(before, after), ...diffAccess(before, after)];
 }
 
 const q = JSON.stringify;
@@ -104,13 +83,13 @@ function declaredRename(from: string, to: string): string {
 }
 
 type AddChange = (rule: RuleId, side: Side, at: Segments, detail: string, before?: unknown, after?: unknown) => void;
+type AddToolChange = (rule: RuleId, at: Segments, detail: string, before?: unknown, after?: unknown) => void;
 
 /** One matched pair: text, hints, execution and metadata, then the schemas. */
 function diffTool(o: ToolModel, n: ToolModel, add: AddChange): void {
   const od = o.definition;
   const nd = n.definition;
-  const tool = (rule: RuleId, at: Segments, detail: string, b?: unknown, a?: unknown) =>
-    add(rule, 'tool', at, detail, b, a);
+  const tool: AddToolChange = (rule, at, detail, b, a) => add(rule, 'tool', at, detail, b, a);
   const field = (rule: RuleId, at: Segments, b: unknown, a: unknown) => {
     if (!sameData(b, a)) tool(rule, at, presence(b, a), b, a);
   };
@@ -146,11 +125,7 @@ function diffTool(o: ToolModel, n: ToolModel, add: AddChange): void {
 }
 
 /** The four hints by their effective values (MCP's defaults when absent; a read-only tool destroys nothing and is idempotent). */
-function hints(
-  o: ToolAnnotations | undefined,
-  n: ToolAnnotations | undefined,
-  add: (rule: RuleId, at: Segments, detail: string, b?: unknown, a?: unknown) => void,
-): void {
+function hints(o: ToolAnnotations | undefined, n: ToolAnnotations | undefined, add: AddToolChange): void {
   const eff = (a: ToolAnnotations | undefined) => {
     const readOnly = a?.readOnlyHint ?? false;
     return {

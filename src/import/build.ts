@@ -111,27 +111,16 @@ export interface Built {
 export function buildSpec(input: BuildInput): Built {
   const { listing } = input;
   const notes: ImportNote[] = [];
-  const tools: Record<string, unknown>[] = [];
-  const positions: number[] = [];
-  listing.tools.forEach((raw, i) => {
-    const tool = cleanTool(raw, i, notes);
-    if (!tool) return;
-    tools.push(tool);
-    positions.push(i);
-  });
+  const cleaned = listing.tools.map((raw, i) => cleanTool(raw, i, notes));
+  const positions = cleaned.flatMap((tool, i) => (tool ? [i] : []));
+  const tools = positions.map((i) => cleaned[i]!);
 
-  const info = listing.serverInfo ?? {};
-  const server: Record<string, unknown> = {};
-  for (const key of SERVER_FIELDS) if (info[key] !== undefined) server[key] = structuredClone(info[key]);
-  if (input.name !== undefined) server['name'] = input.name;
-  if (input.version !== undefined) server['version'] = input.version;
-  if (server['name'] === undefined) server['name'] = input.fallbackName;
-  if (server['version'] === undefined) server['version'] = '0.0.0';
+  const { name = input.fallbackName, version = '0.0.0', ...info } = pick(listing.serverInfo ?? {}, SERVER_FIELDS);
+  // name and version first, as people write them; --name and --server-version win over what the server says.
+  const server: Record<string, unknown> = { name: input.name ?? name, version: input.version ?? version, ...info };
   if (listing.instructions !== undefined) server['instructions'] = listing.instructions;
-  // name and version first, as people write them.
-  const ordered: Record<string, unknown> = { name: server['name'], version: server['version'], ...server };
 
-  const data: SpecData = { server: ordered, tools };
+  const data: SpecData = { server, tools };
   const kept = primitives(listing, notes);
   for (const key of ['prompts', 'resources', 'resourceTemplates'] as const) if (kept[key].length) data[key] = kept[key];
   const paged = listing.pageSizes.length > 1 && listing.pageSizes[0]! > 0;
@@ -165,19 +154,8 @@ function cleanTool(raw: unknown, index: number, notes: ImportNote[]): Record<str
     });
     return undefined;
   }
-  const tool: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (!TOOL_FIELDS.includes(key)) {
-      notes.push({
-        severity: 'warning',
-        tool: name,
-        message: `field "${key}" is not part of MCP's Tool object and was left out`,
-      });
-      continue;
-    }
-    if (value === undefined) continue;
-    tool[key] = structuredClone(value);
-  }
+  const tool = structuredClone(raw);
+  keepKnown(tool, TOOL_FIELDS, undefined, name, notes);
   keepKnown(tool['annotations'], ANNOTATION_FIELDS, 'annotations', name, notes);
   keepKnown(tool['execution'], EXECUTION_FIELDS, 'execution', name, notes);
   if (Array.isArray(tool['icons'])) {
@@ -186,16 +164,17 @@ function cleanTool(raw: unknown, index: number, notes: ImportNote[]): Record<str
   return tool;
 }
 
-/** Drops (and notes) the keys of `value` that MCP does not define there. */
-function keepKnown(value: unknown, known: string[], where: string, name: string, notes: ImportNote[]): void {
+/** Drops (and notes) the keys of `value` that MCP does not define there: the tool's own (`where` undefined), or a part's. */
+function keepKnown(value: unknown, known: string[], where: string | undefined, name: string, notes: ImportNote[]) {
   if (!isObject(value)) return;
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
     delete value[key];
+    const field = where === undefined ? `field "${key}"` : `${where}.${key}`;
     notes.push({
       severity: 'warning',
       tool: name,
-      message: `${where}.${key} is not part of MCP's Tool object and was left out`,
+      message: `${field} is not part of MCP's Tool object and was left out`,
     });
   }
 }

@@ -42,13 +42,7 @@ export async function listFromCommand(
   child: { cwd: string; env: NodeJS.ProcessEnv },
   options: ConnectOptions,
 ): Promise<Listing> {
-  let words: string[];
-  try {
-    words = splitCommand(commandLine);
-  } catch (e) {
-    throw new UserError(`cannot read --from-command ${JSON.stringify(commandLine)}: ${(e as Error).message}`);
-  }
-  const [command, ...args] = words;
+  const [command, ...args] = splitCommand(commandLine);
   if (!command)
     throw new UserError(
       '--from-command is empty: give the command that starts the server, e.g. --from-command "node build/index.js"',
@@ -87,14 +81,11 @@ export async function listFromUrl(
   headers: Record<string, string>,
   options: ConnectOptions,
 ): Promise<Listing> {
-  let endpoint: URL;
-  try {
-    endpoint = new URL(url);
-  } catch {
+  if (!URL.canParse(url))
     throw new UserError(
       `--from-url ${JSON.stringify(url)} is not a URL; give the server's MCP endpoint, e.g. http://127.0.0.1:3000/mcp`,
     );
-  }
+  const endpoint = new URL(url);
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
     throw new UserError(
       `--from-url ${JSON.stringify(url)} must be an http: or https: URL of a Streamable HTTP endpoint`,
@@ -206,39 +197,33 @@ async function read(
       timeout: options.timeoutMs,
       ...(legacy ? { prior: { kind: 'legacy' as const } } : {}),
     });
-    const info = client.getServerVersion();
     const capabilities = client.getServerCapabilities() ?? {};
-    const listing = {
-      serverInfo: info ? { ...info } : undefined,
-      instructions: client.getInstructions(),
-      declaresTools: capabilities.tools !== undefined,
-      pageSizes: [] as number[],
-    };
-    const tools = await listAll('tools/list', 'tools', listing.pageSizes).catch((e: unknown) => {
+    const pageSizes: number[] = [];
+    const tools = await listAll('tools/list', 'tools', pageSizes).catch((e: unknown) => {
       if (phase !== 'tools/list' || !isMethodNotFound(e)) throw e;
       // A server without the tools capability may well not know the method: it has no tools.
       if (capabilities.tools === undefined) return undefined;
       throw new UserError(`${who} declares tools but does not answer tools/list (${e.message}); nothing was written`);
     });
-    if (!tools) return { ...listing, tools: [] };
-    // The prompts and resources, when the server declares them.
-    const prompts = capabilities.prompts === undefined ? undefined : await listAll('prompts/list', 'prompts');
-    const resources = capabilities.resources === undefined ? undefined : await listAll('resources/list', 'resources');
-    const resourceTemplates =
-      capabilities.resources === undefined
-        ? undefined
-        : await listAll('resources/templates/list', 'resourceTemplates').catch((e: unknown) => {
-            // A server with resources but no templates may not know the method.
-            if (isMethodNotFound(e)) return [];
-            throw e;
-          });
-    return {
-      ...listing,
-      tools,
-      ...(prompts && { prompts }),
-      ...(resources && { resources }),
-      ...(resourceTemplates && { resourceTemplates }),
+    const info = client.getServerVersion();
+    const found: Listing = {
+      serverInfo: info ? { ...info } : undefined,
+      instructions: client.getInstructions(),
+      declaresTools: capabilities.tools !== undefined,
+      tools: tools ?? [],
+      pageSizes,
     };
+    if (!tools) return found;
+    if (capabilities.prompts !== undefined) found.prompts = await listAll('prompts/list', 'prompts');
+    if (capabilities.resources !== undefined) {
+      found.resources = await listAll('resources/list', 'resources');
+      found.resourceTemplates = await listAll('resources/templates/list', 'resourceTemplates').catch((e: unknown) => {
+        // A server with resources but no templates may not know the method.
+        if (isMethodNotFound(e)) return [];
+        throw e;
+      });
+    }
+    return found;
   } catch (e) {
     if (e instanceof UserError) throw e;
     throw describe(e, phase);

@@ -32,15 +32,11 @@ interface Occurrence {
 const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /**
- * Hoists shared sub-schemas out of `tools` (mutated in place: pass copies) into new `$defs`. `taken` are names
- * that must not be used: the spec's own $defs and every name under a tool schema's own $defs (a tool's own entry
- * would shadow a shared one of the same name).
+ * Hoists shared sub-schemas out of `tools` (mutated in place: pass copies) into new `$defs`, named apart from every
+ * name under a tool schema's own $defs (a tool's own entry would shadow a shared one of the same name).
  */
-export function hoist(
-  tools: Record<string, unknown>[],
-  taken: ReadonlySet<string>,
-): { defs: Record<string, unknown>; hoisted: Hoisted[] } {
-  const used = new Set(taken);
+export function hoist(tools: Record<string, unknown>[]): { defs: Record<string, unknown>; hoisted: Hoisted[] } {
+  const used = new Set<string>();
   for (const t of tools)
     for (const s of [t['inputSchema'], t['outputSchema']])
       if (isObject(s)) for (const n of localDefNames(s)) used.add(n);
@@ -74,12 +70,7 @@ export function hoist(
 }
 
 /** Every movable sub-schema below `node`, grouped by its exact JSON text. */
-function collect(
-  node: Record<string, unknown>,
-  tool: number,
-  path: SchemaPath,
-  groups: Map<string, Occurrence[]>,
-): void {
+function collect(node: Record<string, unknown>, tool: number, path: SchemaPath, groups: Map<string, Occurrence[]>) {
   for (const [key, value] of Object.entries(node)) {
     if (key === '$defs' || key === 'definitions') continue;
     for (const [child, sub] of children(key, value)) {

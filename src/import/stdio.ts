@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { UserError } from '../core/diagnostics.js';
 
 /** How much of the server's stderr is kept for messages. */
 const STDERR_TAIL_BYTES = 4096;
@@ -87,13 +88,10 @@ export class ChildProcessTransport implements Transport {
         });
       });
       child.once('error', (error: NodeJS.ErrnoException) => {
-        if (!child.pid) {
-          this.spawnError = error;
-          this.exit = { code: null, signal: null };
-          reject(error);
-        } else {
-          this.onerror?.(error);
-        }
+        if (child.pid) return this.onerror?.(error);
+        this.spawnError = error;
+        this.exit = { code: null, signal: null };
+        reject(error);
       });
       child.once('spawn', () => {
         process.once('exit', this.#killOnExit);
@@ -156,48 +154,36 @@ export class ChildProcessTransport implements Transport {
     const wait = (ms: number) =>
       Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     child.stdin?.end();
-    if (graceMs > 0 && (await wait(graceMs))) {
-      this.#signal('SIGTERM'); // what it started may still run
-      return;
-    }
-    this.#signal('SIGTERM');
-    if (await wait(2000)) return;
+    const ended = graceMs > 0 && (await wait(graceMs));
+    this.#signal('SIGTERM'); // when it ended, for what it started, which may still run
+    if (ended || (await wait(2000))) return;
     this.#signal('SIGKILL');
     await exited;
   }
 }
 
+/**
+ * The parts of a command line, in order: a double-quoted string (in which a backslash escapes ", \, $ and `), a
+ * single-quoted one, a backslash and the character it escapes, white space, a quote never closed, any other character.
+ */
+const PART = /"((?:\\.|[^"\\])*)"|'([^']*)'|\\(.)|(\s)|(["'])|(.)/gs;
+
 /** Splits a command line into words as a POSIX shell would for simple commands: quotes and backslashes, no expansion. */
 export function splitCommand(line: string): string[] {
   const words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
-      else word += c;
-    } else if (quote === '"') {
-      if (c === '"') quote = undefined;
-      else if (c === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]!)) word += line[++i];
-      else word += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && i + 1 < line.length) {
-      word += line[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(word);
-      word = '';
-      inWord = false;
-    } else {
-      word += c;
-      inWord = true;
+  let word: string | undefined;
+  for (const [, double, single, escaped, space, unclosed, other] of line.matchAll(PART)) {
+    if (unclosed)
+      throw new UserError(
+        `cannot read --from-command ${JSON.stringify(line)}: the command has an unclosed ${unclosed} quote`,
+      );
+    if (space === undefined)
+      word = (word ?? '') + (double?.replace(/\\(["\\$`])/g, '$1') ?? single ?? escaped ?? other);
+    else if (word !== undefined) {
+      words.push(word);
+      word = undefined;
     }
   }
-  if (quote) throw new Error(`the command has an unclosed ${quote} quote`);
-  if (inWord) words.push(word);
+  if (word !== undefined) words.push(word);
   return words;
 }

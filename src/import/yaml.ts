@@ -7,11 +7,6 @@
 import { Document, isMap, isScalar, isSeq, parse, visit, type Scalar } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 
-export interface YamlOptions {
-  /** Comment lines at the top (without "# "). */
-  header: string[];
-}
-
 /** Longer descriptions than this become folded block scalars. */
 export const FOLD_AFTER = 80;
 const LINE_WIDTH = 100;
@@ -23,9 +18,10 @@ const INVISIBLE =
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f\u2060\u3000\ufeff]/;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'g');
 
-export function specYaml(data: Record<string, unknown>, options: YamlOptions): string {
+/** `data` as YAML, under the `header` comment lines (without "# "). */
+export function specYaml(data: Record<string, unknown>, header: string[]): string {
   for (const styled of [true, false]) {
-    const text = render(data, options, styled);
+    const text = render(data, header, styled);
     const back: unknown = parse(text, { uniqueKeys: true, strict: true });
     if (isDeepStrictEqual(back, data)) return text;
   }
@@ -33,9 +29,9 @@ export function specYaml(data: Record<string, unknown>, options: YamlOptions): s
   throw new Error('the YAML written for the imported spec does not read back as the same data');
 }
 
-function render(data: Record<string, unknown>, options: YamlOptions, styled: boolean): string {
+function render(data: Record<string, unknown>, header: string[], styled: boolean): string {
   const doc = new Document(data);
-  doc.commentBefore = options.header.map((l) => (l ? ` ${l}` : '')).join('\n');
+  doc.commentBefore = header.map((l) => (l ? ` ${l}` : '')).join('\n');
   if (isMap(doc.contents)) {
     doc.contents.items.forEach((pair, i) => {
       const key = isScalar(pair.key) ? pair.key.value : undefined;
@@ -62,9 +58,7 @@ function render(data: Record<string, unknown>, options: YamlOptions, styled: boo
     },
     Seq(_, seq) {
       if (!styled) return;
-      const scalars = seq.items.every(
-        (item) => isScalar(item) && (typeof item.value !== 'string' || !/[\n]/.test(item.value)),
-      );
+      const scalars = seq.items.every((item) => isScalar(item) && !String(item.value).includes('\n'));
       if (scalars && seq.items.length > 0 && JSON.stringify(seq.toJSON()).length <= FLOW_LIST_MAX) seq.flow = true;
     },
     Scalar(_, node) {

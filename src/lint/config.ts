@@ -3,6 +3,7 @@
  * (options.lint.ignore, each with a reason), and findings about the suppressions themselves.
  */
 import type { LintOptions } from '../core/options.js';
+import type { JsonPath } from '../pipeline/load/source.js';
 import { didYouMean } from '../core/suggest.js';
 import { quoted } from './words.js';
 import { CONFIG_RULES, type Locator, type RawFinding, type Rule, type RuleId } from './types.js';
@@ -21,53 +22,47 @@ export const unusedIgnore: Rule = {
 
 /** options.lint.ignore, keeping track of which entries (and which of their tools) silenced something. */
 export class Suppressions {
-  readonly #entries: LintOptions['ignore'];
   /** Per entry, the tools it silenced a finding for. */
   readonly #used: Set<string>[];
 
-  constructor(entries: LintOptions['ignore']) {
-    this.#entries = entries;
+  constructor(private readonly entries: LintOptions['ignore']) {
     this.#used = entries.map(() => new Set());
   }
 
   /** True when an entry silences `rule` for `tool`. */
   matches(rule: RuleId, tool: string): boolean {
-    const hits = this.#entries.flatMap((e, i) => (e.rule === rule && e.tools.includes(tool) ? [i] : []));
+    const hits = this.entries.flatMap((e, i) => (e.rule === rule && e.tools.includes(tool) ? [i] : []));
     for (const i of hits) this.#used[i]!.add(tool);
     return hits.length > 0;
   }
 
   /** A finding is silenced when an entry for its rule names any of the tools it is about. */
   silences(f: RawFinding): boolean {
-    if (CONFIG_RULES.includes(f.rule)) return false;
-    return f.tools.map((t) => this.matches(f.rule, t)).some(Boolean);
+    return !CONFIG_RULES.includes(f.rule) && f.tools.map((t) => this.matches(f.rule, t)).some(Boolean);
   }
 
   /** Findings about the entries: no reason, a tool that does not exist, a tool for which nothing was silenced. */
   check(toolNames: readonly string[], active: (rule: RuleId) => boolean, at: Locator): RawFinding[] {
     const out: RawFinding[] = [];
+    const report = (rule: RuleId, path: JsonPath, message: string, hint: string) =>
+      out.push({ rule, tools: [], span: at.inSpec(path), message, hint });
     const known = new Set(toolNames);
-    this.#entries.forEach((e, i) => {
+    this.entries.forEach((e, i) => {
       const where = ['options', 'lint', 'ignore', i];
-      if (!e.reason?.trim()) {
-        out.push({
-          rule: 'ignore-without-reason',
-          tools: [],
-          span: at.inSpec([...where, 'rule']),
-          message: `options.lint.ignore[${i}] silences ${e.rule} for ${e.tools.map(quoted).join(', ')} without a reason`,
-          hint: 'add reason: "…" saying why the finding does not apply here, so the next reader need not guess',
-        });
-      }
-      if (!active(e.rule as RuleId)) {
-        out.push({
-          rule: 'unused-ignore',
-          tools: [],
-          span: at.inSpec([...where, 'rule']),
-          message: `options.lint.ignore[${i}] silences ${e.rule}, but that rule is off`,
-          hint: 'remove the entry: options.lint.rules turns the rule off for every tool',
-        });
-        return;
-      }
+      if (!e.reason?.trim())
+        report(
+          'ignore-without-reason',
+          [...where, 'rule'],
+          `options.lint.ignore[${i}] silences ${e.rule} for ${e.tools.map(quoted).join(', ')} without a reason`,
+          'add reason: "…" saying why the finding does not apply here, so the next reader need not guess',
+        );
+      if (!active(e.rule as RuleId))
+        return void report(
+          'unused-ignore',
+          [...where, 'rule'],
+          `options.lint.ignore[${i}] silences ${e.rule}, but that rule is off`,
+          'remove the entry: options.lint.rules turns the rule off for every tool',
+        );
       e.tools.forEach((tool, j) => {
         if (this.#used[i]!.has(tool)) return;
         const [message, hint] = known.has(tool)
@@ -79,7 +74,7 @@ export class Suppressions {
               `options.lint.ignore[${i}] names ${quoted(tool)}, which is not a tool of this server`,
               didYouMean(tool, toolNames) || 'remove it, or correct the name',
             ];
-        out.push({ rule: 'unused-ignore', tools: [], span: at.inSpec([...where, 'tools', j]), message, hint });
+        report('unused-ignore', [...where, 'tools', j], message, hint);
       });
     });
     return out;

@@ -67,14 +67,11 @@ export interface LintResult {
   tokens?: TokenReport;
 }
 
-export interface LintRun {
-  /** Where findings point; without one, every finding points at its tool. */
-  locator?: Locator;
-  /** Count tokens even when the spec sets no budget (for the table). */
-  tokens?: boolean;
-}
-
-export async function lint(model: ServerModel, run: LintRun = {}): Promise<LintResult> {
+/**
+ * Findings point where `run.locator` says (without one, each at its tool); tokens are counted when `run.tokens`
+ * asks for the table, else only when the spec sets a budget or a context window (options.lint.toolSearch).
+ */
+export async function lint(model: ServerModel, run: { locator?: Locator; tokens?: boolean } = {}): Promise<LintResult> {
   const options = model.options.lint;
   const at = run.locator ?? sourceLocator(model);
   // The spec's choice, else the rule's default.
@@ -128,8 +125,5 @@ export function lintLoaded(
   loaded: { model: ServerModel; sources: ReadonlyMap<string, string>; parsed?: ReadonlyMap<string, SourceFile> },
   opts: { tokens?: boolean } = {},
 ): Promise<LintResult> {
-  return lint(loaded.model, {
-    locator: sourceLocator(loaded.model, loaded.sources, loaded.parsed),
-    tokens: opts.tokens ?? false,
-  });
+  return lint(loaded.model, { ...opts, locator: sourceLocator(loaded.model, loaded.sources, loaded.parsed) });
 }

@@ -48,36 +48,33 @@ export function lintSummary(result: LintResult): string {
   return `lint: ${n(result.errors, 'error')}, ${n(result.warnings, 'warning')} — ${verdict} (options.lint.failOn: ${result.failOn})`;
 }
 
-function formatTokenTable(report: TokenReport, style: Style = PLAIN): string {
+function formatTokenTable(report: TokenReport, style: Style): string {
   const perTool = report.budget.perTool;
   const pct = (n: number) => `${report.total ? Math.round((n / report.total) * 100) : 0}%`;
   const alt = report.alternativeRefs === 'inline' ? 'if inlined' : 'if bundled';
   const change = (now: number, other: number) => (now === other ? ['-', ''] : [String(other), signed(other - now)]);
-  const sum = (f: (t: TokenReport['tools'][number]) => number) => report.tools.reduce((n, t) => n + f(t), 0);
+  const sum = (key: 'description' | 'inputSchema' | 'alternative') => report.tools.reduce((n, t) => n + t[key], 0);
+  // The last row sums the tools up.
+  const sums = {
+    name: 'total',
+    tokens: report.total,
+    description: sum('description'),
+    inputSchema: sum('inputSchema'),
+    alternative: sum('alternative'),
+    overBudget: 0,
+  };
   const [head, ...rows] = table(
     [
       ['tool', 'tokens', 'share', 'description', 'inputSchema', alt, 'change', ...(perTool ? ['over budget'] : [])],
-      ...report.tools.map((t) => [
+      ...[...report.tools, sums].map((t) => [
         t.name,
         String(t.tokens),
-        pct(t.tokens),
+        t === sums ? '100%' : pct(t.tokens),
         String(t.description),
         String(t.inputSchema),
         ...change(t.inputSchema, t.alternative),
         ...(perTool ? [t.overBudget ? `+${t.overBudget}` : ''] : []),
       ]),
-      [
-        'total',
-        String(report.total),
-        '100%',
-        String(sum((t) => t.description)),
-        String(sum((t) => t.inputSchema)),
-        ...change(
-          sum((t) => t.inputSchema),
-          sum((t) => t.alternative),
-        ),
-        ...(perTool ? [''] : []),
-      ],
     ],
     (c) => c > 0,
   );
@@ -145,7 +142,7 @@ export function lintJson(spec: string, result: LintResult | undefined, diagnosti
     valid: result !== undefined,
     spec,
     ...(result && { failOn: result.failOn, errors: result.errors, warnings: result.warnings }),
-    findings: result ? result.findings.map(lintItem) : [],
+    findings: result ? result.findings.map((f) => renderJson(asFinding(f))) : [],
     tokens: result?.tokens ?? null,
     diagnostics: diagnostics.map(renderJson),
   };
@@ -160,7 +157,7 @@ export function withLint(json: string, result: LintResult): string {
 
 /** A lint result as check's and validate's JSON hold it: findings in the shape every command reports. */
 export function lintResultJson(result: LintResult): Record<string, unknown> {
-  return { ...result, findings: result.findings.map(lintItem) };
+  return { ...result, findings: result.findings.map((f) => renderJson(asFinding(f))) };
 }
 
 /** `toolspec lint`: the findings with code frames, the token table, and the verdict. */
@@ -200,8 +197,4 @@ function signed(n: number): string {
 export function asFinding(f: LintFinding): Finding {
   const { rule, tools, ...rest } = f;
   return { ...rest, code: rule, data: { tools } };
-}
-
-function lintItem(f: LintFinding): Record<string, unknown> {
-  return renderJson(asFinding(f));
 }

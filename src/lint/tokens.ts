@@ -11,10 +11,7 @@ import type { Locator, RawFinding, Rule } from './types.js';
 export type Encoding = LintOptions['encoding'];
 
 /** The encodings toolspec can count with, and the models that use them. */
-export const ENCODINGS: Record<
-  Encoding,
-  { models: string; load: () => Promise<{ countTokens(text: string): number }> }
-> = {
+const ENCODINGS = {
   o200k_base: {
     models: 'GPT-4o, GPT-4.1, GPT-5 and the o-series',
     load: () => import('gpt-tokenizer/encoding/o200k_base'),
@@ -174,10 +171,9 @@ export const toolSearch: Rule = {
   },
 };
 
-/** The tools' share of the context window options.lint.toolSearch names, as a finding when past its share. */
+/** A finding when the tools pass their share of options.lint.toolSearch's context window (asked only when set). */
 export function searchFindings(report: TokenReport, model: ServerModel, at: Locator): RawFinding[] {
   const { contextWindow, share } = model.options.lint.toolSearch;
-  if (!contextWindow) return [];
   const used = (report.total / contextWindow) * 100;
   if (used <= share) return [];
   return [

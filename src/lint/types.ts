@@ -33,23 +33,19 @@ export type RuleId = (typeof RULE_IDS)[number];
 /** Rules about the lint options themselves: they cannot be suppressed per tool. */
 export const CONFIG_RULES: readonly RuleId[] = ['ignore-without-reason', 'unused-ignore'];
 
-/** One finding, as printed and as JSON. */
-export interface LintFinding extends Span {
-  rule: RuleId;
-  severity: Severity;
-  message: string;
-  hint: string;
-  /** The tools the finding is about (the one it is reported on first); empty for server-wide findings. */
-  tools: string[];
-}
-
 /** What a rule reports, before severity and suppressions. */
 export interface RawFinding {
   rule: RuleId;
+  /** The tools the finding is about (the one it is reported on first); empty for server-wide findings. */
   tools: string[];
   span: Span;
   message: string;
   hint: string;
+}
+
+/** One finding, as printed and as JSON: a raw one with its severity, at its span. */
+export interface LintFinding extends Span, Omit<RawFinding, 'span'> {
+  severity: Severity;
 }
 
 /** What a rule's check reports: the runner adds the rule's id. */

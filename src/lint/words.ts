@@ -49,9 +49,8 @@ export function looksEnglish(text: string): boolean {
 
 /** Words that carry no meaning of their own in a tool description. */
 export const STOPWORDS: ReadonlySet<string> = new Set(
-  'a an the this that these those it its of to in on at by for from with and or but as is are be was were been this tool tools function api endpoint via using use used one all any some given'.split(
-    ' ',
-  ),
+  `a an the this that these those it its of to in on at by for from with and or but as is are be was were been this
+  tool tools function api endpoint via using use used one all any some given`.split(/\s+/),
 );
 
 /** Content words: not stop words. */

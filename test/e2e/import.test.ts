@@ -565,7 +565,7 @@ describe('the YAML writer', () => {
     server: { name: 's', version: '1.0.0' },
     tools: [{ name: 't', description, inputSchema: { type: 'object', ...extra } }],
   });
-  const written = (d: Record<string, unknown>) => specYaml(d, { header: ['h'] });
+  const written = (d: Record<string, unknown>) => specYaml(d, ['h']);
 
   it('reads back as the very data it was written from, whatever the text holds', () => {
     const texts = [
@@ -667,7 +667,7 @@ describe('hoisting', () => {
         again: { type: 'integer', minimum: 0, maximum: 9 },
       }),
     ];
-    const { defs, hoisted } = hoist(tools, new Set());
+    const { defs, hoisted } = hoist(tools);
     expect(hoisted).toEqual([{ name: 'TagsItem2', tools: ['a', 'b'], uses: 3 }]);
     expect(defs).toEqual({ TagsItem2: tag() });
     expect(tools[0]!.inputSchema.properties).toEqual({
@@ -682,7 +682,7 @@ describe('hoisting', () => {
     const own = () => ({ X: { type: 'string', minLength: 1, maxLength: 5 } });
     const tools = [tool('a', { p: withRef() }, { $defs: own() }), tool('b', { q: withRef() }, { $defs: own() })];
     const before = structuredClone(tools);
-    expect(hoist(tools, new Set())).toEqual({ defs: {}, hoisted: [] });
+    expect(hoist(tools)).toEqual({ defs: {}, hoisted: [] });
     expect(tools).toEqual(before);
   });
 });

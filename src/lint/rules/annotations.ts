@@ -6,17 +6,12 @@ import type { ToolModel } from '../../pipeline/model.js';
 import type { Rule } from '../types.js';
 import { nameWords } from '../words.js';
 
-/** Words in a tool name that say it destroys or replaces data. */
-export const DESTRUCTIVE_WORDS = 'delete remove drop overwrite destroy purge erase wipe truncate'.split(' ');
-const DESTRUCTIVE: ReadonlySet<string> = new Set(DESTRUCTIVE_WORDS.flatMap((w) => [w, `${w}s`]));
-
 /**
- * The destructive verb in a tool's name ("delete_note", "dropTable", "files.removes"), or undefined. Only the verb
- * itself counts: "list_deleted_items" lists, it does not delete.
+ * Words in a tool name that say it destroys or replaces data ("delete_note", "dropTable", "files.removes"). Only the
+ * verb itself counts: "list_deleted_items" lists, it does not delete.
  */
-export function destructiveWord(name: string): string | undefined {
-  return nameWords(name).find((w) => DESTRUCTIVE.has(w));
-}
+const DESTRUCTIVE_WORDS = 'delete remove drop overwrite destroy purge erase wipe truncate'.split(' ');
+const DESTRUCTIVE: ReadonlySet<string> = new Set(DESTRUCTIVE_WORDS.flatMap((w) => [w, `${w}s`]));
 
 const hints = (tool: ToolModel) => tool.definition.annotations ?? {};
 
@@ -26,7 +21,7 @@ export const destructiveNotMarked: Rule = {
   summary: `a tool whose name says it destroys data (${DESTRUCTIVE_WORDS.join(', ')}) but is read-only or not marked destructiveHint: true`,
   check: (ctx) =>
     ctx.model.tools.flatMap((tool) => {
-      const word = destructiveWord(tool.name);
+      const word = nameWords(tool.name).find((w) => DESTRUCTIVE.has(w));
       const h = hints(tool);
       if (word === undefined || (h.destructiveHint === true && h.readOnlyHint !== true)) return [];
       const [what, where]: [string, string[]] =

@@ -47,9 +47,8 @@ export function nameStyle(name: string): NameStyle | 'lower' | 'mixed' {
   for (const part of name.split('.').filter(Boolean)) {
     found.add(LOWER_WORD.test(part) ? 'lower' : (NAME_STYLES.find((s) => STYLES[s][0].test(part)) ?? 'mixed'));
   }
-  const styles = [...found].filter((s) => s !== 'lower');
-  if (!styles.length) return 'lower';
-  return styles.length === 1 ? styles[0]! : 'mixed';
+  found.delete('lower');
+  return found.size > 1 ? 'mixed' : ([...found][0] ?? 'lower');
 }
 
 /** `name` rewritten in `style`, namespaces kept. */

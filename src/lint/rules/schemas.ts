@@ -2,7 +2,7 @@
 import { clientSchema } from '../../pipeline/emit/manifest.js';
 import type { ToolModel } from '../../pipeline/model.js';
 import { isObject, objectRoot, walkSchema, type SchemaPath } from '../../pipeline/schema/keywords.js';
-import type { Found, Rule } from '../types.js';
+import type { Rule } from '../types.js';
 
 /** Keywords that constrain an object's properties some other way than `properties`. */
 const SHAPING = 'patternProperties propertyNames dependentSchemas $ref $dynamicRef allOf anyOf oneOf if not'.split(' ');
@@ -80,28 +80,26 @@ export const schemaRefs: Rule = {
     }
     const first = uses[0];
     if (!first) return [];
-    const names = listed(uses.map((u) => u.tool.name));
-    const inline = options.refs === 'inline';
-    const finding: Found = inline
-      ? {
-          tools: uses.map((u) => u.tool.name),
+    const tools = uses.map((u) => u.tool.name);
+    if (options.refs === 'inline') {
+      const shown = uses.slice(0, 5).map((u) => `${u.tool.name} (${u.refs.join(', ')})`);
+      return [
+        {
+          tools,
           span: ctx.at.inSpec(['options', 'refs']),
-          message: `"$ref" stays in the schemas of ${uses.length} tool${uses.length === 1 ? '' : 's'} with options.refs: inline, where a schema refers to itself: ${uses
-            .map((u) => `${u.tool.name} (${u.refs.join(', ')})`)
-            .slice(0, 5)
-            .join(', ')}${uses.length > 5 ? ', …' : ''}`,
+          message: `"$ref" stays in the schemas of ${uses.length} tool${uses.length === 1 ? '' : 's'} with options.refs: inline, where a schema refers to itself: ${shown.join(', ')}${uses.length > 5 ? ', …' : ''}`,
           hint: 'recursion cannot be inlined; if your clients cannot resolve $ref, make that part of the schema non-recursive (e.g. a fixed depth), else turn this rule off',
-        }
-      : {
-          tools: uses.map((u) => u.tool.name),
-          span: first.at ? ctx.at.inTool(first.tool, first.at, { key: true }) : ctx.at.inTool(first.tool, ['name']),
-          message: `"$ref" and "$defs" in the schemas of ${uses.length} of the ${ctx.model.tools.length} tools (${names}): some clients and model APIs cannot resolve them`,
-          hint: 'set options.refs: inline to send each schema with its refs replaced by their targets (`toolspec lint` shows what that costs in tokens), or turn this rule off if your clients resolve $ref',
-        };
-    return [finding];
+        },
+      ];
+    }
+    const names = tools.length > 5 ? `${tools.slice(0, 5).join(', ')} and ${tools.length - 5} more` : tools.join(', ');
+    return [
+      {
+        tools,
+        span: first.at ? ctx.at.inTool(first.tool, first.at, { key: true }) : ctx.at.inTool(first.tool, ['name']),
+        message: `"$ref" and "$defs" in the schemas of ${uses.length} of the ${ctx.model.tools.length} tools (${names}): some clients and model APIs cannot resolve them`,
+        hint: 'set options.refs: inline to send each schema with its refs replaced by their targets (`toolspec lint` shows what that costs in tokens), or turn this rule off if your clients resolve $ref',
+      },
+    ];
   },
 };
-
-function listed(names: string[]): string {
-  return names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
-}
