@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import type { CompiledValidators, ServerModel } from '../model.js';
-import { emitRegistry, emitTools, handlerFileName } from './bindings.js';
+import { handlerFileName } from '../../core/names.js';
+import { emitRegistry, emitTools } from './bindings.js';
 import { emitClient } from './client.js';
 import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';

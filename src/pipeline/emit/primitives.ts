@@ -19,7 +19,8 @@ export function resourceHandlerFile(model: ServerModel, resource: ResourceModel)
   return path.posix.join(model.options.handlersDir, RESOURCES_FOLDER, handlerFileName(resource));
 }
 
-function importFromGenerated(model: ServerModel, file: string): string {
+/** The import specifier of a module of the project, from the generated folder. */
+export function importFromGenerated(model: ServerModel, file: string): string {
   const rel = path.posix.relative(model.options.generatedDir, file).replace(/\.ts$/, '.js');
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
@@ -102,7 +103,8 @@ ${modules(
   ];
 }
 
-function generatedFrom(model: ServerModel, file: string): string {
+/** The generated folder, as a module of the project at `file` imports from it. */
+export function generatedFrom(model: ServerModel, file: string): string {
   const gen = path.posix.relative(path.posix.dirname(file), model.options.generatedDir);
   return gen.startsWith('.') ? gen : `./${gen}`;
 }
