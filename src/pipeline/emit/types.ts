@@ -117,7 +117,6 @@ export async function emitTypes(
   for (const tool of model.tools) {
     const n = names.get(tool.name)!;
     const before = new Set(Object.keys(defs));
-    keysOf.set(tool.name, []);
     if (n.hasDefaults) {
       add(tool.input, n.args, (s) => s);
       add(tool.input, n.input, withDefaultsRequired);
@@ -333,11 +332,7 @@ function forTypes(schema: unknown, rename: (ref: string) => string): unknown {
     delete node['minItems'];
     delete node['maxItems'];
   }
-  delete node['title'];
-  delete node['$id'];
-  delete node['$schema'];
-  delete node['$anchor'];
-  delete node['$comment'];
+  for (const k of ['title', '$id', '$schema', '$anchor', '$comment']) delete node[k];
   if (typeof node['$ref'] === 'string') node['$ref'] = rename(node['$ref']);
   if (Array.isArray(node['prefixItems'])) {
     const rest = node['items'];
