@@ -54,12 +54,14 @@ export function emitPrimitives(model: ServerModel): string[] {
     ...(r.definition.mimeType === undefined ? {} : { mimeType: r.definition.mimeType }),
     complete: Object.fromEntries(r.variables.flatMap((v) => (v.complete ? [[v.name, complete(v.complete)]] : []))),
   }));
-  const modules = (name: string, list: { name: string; file: string }[], type: string, nameType: string): string =>
-    list.length
-      ? `export const ${name}: { [Name in ${nameType}]: () => Promise<${type}<Name>> } = {\n${list
-          .map((x) => `${key(x.name)}: () => import(${str(importFromGenerated(model, x.file))}),`)
-          .join('\n')}\n};\n`
+  /** `promptModules` or `resourceModules`: each name bound to its module (`[name, file]`). */
+  const modules = (kind: 'Prompt' | 'Resource', list: [string, string][]): string => {
+    const name = `${kind.toLowerCase()}Modules`;
+    const rows = list.map(([n, file]) => `${key(n)}: () => import(${str(importFromGenerated(model, file))}),`);
+    return list.length
+      ? `export const ${name}: { [Name in ${kind}Name]: () => Promise<${kind}Module<Name>> } = {\n${rows.join('\n')}\n};\n`
       : `export const ${name} = {};\n`;
+  };
   const contractImports = [
     ...(model.prompts.length ? ['PromptModule', 'PromptName'] : []),
     ...(model.resources.length ? ['ResourceModule', 'ResourceName'] : []),
@@ -88,17 +90,13 @@ export const subscriptions: boolean = ${String(model.options.subscriptions)};
 `,
     `/** Each prompt bound to its handler module, loaded on first use. */
 ${modules(
-  'promptModules',
-  model.prompts.map((p) => ({ name: p.name, file: promptHandlerFile(model, p) })),
-  'PromptModule',
-  'PromptName',
+  'Prompt',
+  model.prompts.map((p) => [p.name, promptHandlerFile(model, p)]),
 )}
 /** Each resource and template bound to its handler module, loaded on first use. */
 ${modules(
-  'resourceModules',
-  model.resources.map((r) => ({ name: r.name, file: resourceHandlerFile(model, r) })),
-  'ResourceModule',
-  'ResourceName',
+  'Resource',
+  model.resources.map((r) => [r.name, resourceHandlerFile(model, r)]),
 )}`,
   ];
 }

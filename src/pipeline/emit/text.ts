@@ -3,11 +3,9 @@
  * file except through these functions (or as JSON data).
  */
 
-/** A JavaScript string literal: JSON quoting, plus the two line terminators JSON leaves raw. */
+/** A JavaScript string literal: JSON quoting, plus the two line terminators JSON leaves raw (see literal). */
 export function str(text: string): string {
-  return JSON.stringify(text)
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  return literal(text);
 }
 
 /**

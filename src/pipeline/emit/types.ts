@@ -149,13 +149,7 @@ export async function emitTypes(
   try {
     pieces = await typesInPieces(defs, keysOf, sharedKeys(), tails, finish, store);
   } catch {
-    const all = await typesWithout(
-      await untypable(model, defs, keysOf, sharedKeys()),
-      defs,
-      keysOf,
-      names,
-      sharedKeys(),
-    );
+    const all = await typesWithLoose(defs, keysOf, names, sharedKeys());
     pieces = await finish([[cleaned(all), ...tails.values()].join('\n')]);
   }
   // A tool's type that json-schema-to-typescript named otherwise (it happens with some anyOf shapes) still exists.
@@ -273,39 +267,26 @@ export async function typesOf(defs: Schema): Promise<string> {
 }
 
 /**
- * The tools whose schemas json-schema-to-typescript cannot turn into types (it throws on a few valid shapes, such as
- * some recursive refs with siblings): each tool is tried alone, with the shared definitions.
+ * The types with loose object types for the tools whose schemas json-schema-to-typescript cannot turn into types (it
+ * throws on a few valid shapes, such as some recursive refs with siblings; their arguments are still validated
+ * against their schemas at run time). Each tool is tried alone, with the shared definitions; if the shared
+ * definitions themselves are the trouble, every tool is loose.
  */
-async function untypable(
-  model: ServerModel,
-  defs: Schema,
-  keysOf: Map<string, string[]>,
-  shared: Set<string>,
-): Promise<Set<string>> {
-  const failing = new Set<string>();
-  const sharedDefs = Object.fromEntries(Object.entries(defs).filter(([k]) => shared.has(k)));
-  for (const tool of model.tools) {
-    const own = Object.fromEntries(keysOf.get(tool.name)!.map((k) => [k, defs[k]]));
-    try {
-      await typesOf({ ...sharedDefs, ...own });
-    } catch {
-      failing.add(tool.name);
-    }
-  }
-  return failing;
-}
-
-/**
- * The types with the tools that cannot be typed given loose object types (their arguments are still validated
- * against their schemas at run time); if the shared definitions themselves are the trouble, every tool is loose.
- */
-async function typesWithout(
-  failing: Set<string>,
+async function typesWithLoose(
   defs: Schema,
   keysOf: Map<string, string[]>,
   names: Map<string, ToolTypeNames>,
   shared: Set<string>,
 ): Promise<string> {
+  const failing: string[] = [];
+  const sharedDefs = Object.fromEntries(Object.entries(defs).filter(([k]) => shared.has(k)));
+  for (const [tool, keys] of keysOf) {
+    try {
+      await typesOf({ ...sharedDefs, ...Object.fromEntries(keys.map((k) => [k, defs[k]])) });
+    } catch {
+      failing.push(tool);
+    }
+  }
   const loosen = (tools: Iterable<string>, into: Schema) => {
     for (const t of tools) {
       for (const k of keysOf.get(t)!) delete into[k];
