@@ -88,7 +88,6 @@ export function renderCatalog(input: CatalogInput): string {
       auth: model.auth,
       tokens: cost.get(t.name) ?? 0,
       most,
-      encoding: tokens.encoding,
       changed: changed.get(`tool:${t.name}`),
     }),
   );
@@ -108,16 +107,16 @@ export function renderCatalog(input: CatalogInput): string {
       model.auth,
     ),
   );
-  const nav = (title: string, list: { id: string; name: string }[]) =>
+  // The same ids as the items' (`tool-0`, …).
+  const nav = (title: string, kind: string, list: readonly { name: string }[]) =>
     list.length
       ? markup`<h3>${title}</h3>
           <ul>
-            ${list.map((l) => markup`<li data-item="${l.id}"><a href="#${l.id}">${l.name}</a></li>`)}
+            ${list.map((l, i) => markup`<li data-item="${kind}-${i}"><a href="#${kind}-${i}">${l.name}</a></li>`)}
           </ul>`
       : '';
   const { server } = model;
-  const script = SEARCH_SCRIPT;
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${createHash('sha256').update(script).digest('base64')}'`;
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${createHash('sha256').update(SEARCH_SCRIPT).digest('base64')}'`;
   const page = markup`<!doctype html>
     <html lang="en">
       <head>
@@ -162,18 +161,9 @@ export function renderCatalog(input: CatalogInput): string {
         </header>
         <div class="layout">
           <nav>
-            ${nav(
-              'Tools',
-              model.tools.map((t, i) => ({ id: `tool-${i}`, name: t.name })),
-            )}
-            ${nav(
-              'Prompts',
-              model.prompts.map((p, i) => ({ id: `prompt-${i}`, name: p.name })),
-            )}
-            ${nav(
-              'Resources',
-              model.resources.map((r, i) => ({ id: `resource-${i}`, name: r.name })),
-            )}
+            ${nav('Tools', 'tool', model.tools)}
+            ${nav('Prompts', 'prompt', model.prompts)}
+            ${nav('Resources', 'resource', model.resources)}
           </nav>
           <main>
             ${diff ? changesSection(diff) : ''}
@@ -188,7 +178,7 @@ export function renderCatalog(input: CatalogInput): string {
         <script type="application/json" id="catalog-index">
           ${new Html(scriptJson(index))}
         </script>
-        <script>${new Html(script)}</script>
+        <script>${new Html(SEARCH_SCRIPT)}</script>
       </body>
     </html> `;
   return page.text;
@@ -257,7 +247,7 @@ function scopesBadge(own: readonly string[] | undefined, auth: AuthModel | undef
 function toolItem(
   tool: ToolModel,
   id: string,
-  o: { auth: AuthModel | undefined; tokens: number; most: number; encoding: string; changed: ChangeClass | undefined },
+  o: { auth: AuthModel | undefined; tokens: number; most: number; changed: ChangeClass | undefined },
 ): Html {
   const def = tool.definition;
   const hints = HINTS.filter(([k]) => typeof def.annotations?.[k] === 'boolean').map(([k, label]) => {
