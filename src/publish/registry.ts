@@ -22,13 +22,8 @@ export const SERVER_JSON_MARK = '"generator": "toolspec"';
 const DESCRIPTION_CHARS = 100;
 const PACKAGE_JSON_BYTES = 1024 * 1024;
 
-interface PackageJson {
-  name?: unknown;
-  version?: unknown;
-  private?: unknown;
-  mcpName?: unknown;
-  repository?: unknown;
-}
+/** The fields of package.json that server.json takes. */
+type PackageJson = Partial<Record<'name' | 'version' | 'private' | 'mcpName' | 'repository', unknown>>;
 
 /** server.json's text, or the diagnostics that say why it cannot be written. */
 export function serverJson(
