@@ -51,12 +51,7 @@ export function renderText(f: Finding, style: Style, opts: TextOptions = {}): st
     `${place ? `${style.bold(visible(place.trimEnd()))} ` : ''}${colour(style.bold(f.severity))} ${style.dim(visible(f.code))}${f.tool === undefined ? '' : ` ${style.dim(visible(f.tool))}`} ${visible(f.message)}`,
   ];
   if (!opts.compact && opts.source !== undefined && f.line !== undefined && f.column !== undefined) {
-    const frame = codeFrame(opts.source, {
-      line: f.line,
-      column: f.column,
-      endLine: f.endLine,
-      endColumn: f.endColumn,
-    });
+    const frame = codeFrame(opts.source, { ...f, line: f.line, column: f.column });
     if (frame) {
       const gutter = String(f.line);
       lines.push(style.dim(`  ${gutter} | `) + frame.text);
