@@ -113,9 +113,7 @@ export function diagnostic(
   hint?: string,
   severity: Severity = 'error',
 ): Diagnostic {
-  const d: Diagnostic = { code, severity, ...span, message };
-  if (hint !== undefined) d.hint = hint;
-  return d;
+  return { code, severity, ...span, message, ...(hint !== undefined && { hint }) };
 }
 
 /** Collects diagnostics, drops exact repeats (a shared definition checked once per tool that uses it). */

@@ -67,8 +67,7 @@ export async function createBuilder(rootDir: string, cwd: string): Promise<Build
       {},
       { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => problems.push(d) },
     );
-    if (!parsed) return { options: {}, fileNames: [], errors: problems };
-    return parsed;
+    return parsed ?? { options: {}, fileNames: [], errors: problems };
   };
 
   return {
@@ -84,9 +83,7 @@ export async function createBuilder(rootDir: string, cwd: string): Promise<Build
           .getOutputFileNames({ ...config, options }, source, !ts.sys.useCaseSensitiveFileNames)
           .find((f) => /\.[cm]?js$/.test(f));
       const outDir = options.outDir;
-      if (config.errors.length) {
-        return { errors: config.errors.map(format), emitted: [], read, outputOf, outDir };
-      }
+      if (config.errors.length) return { errors: config.errors.map(format), emitted: [], read, outputOf, outDir };
       const key = JSON.stringify(options);
       if (!host || key !== hostOptions) {
         // New options: a new host, and a fresh start.

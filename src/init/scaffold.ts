@@ -114,12 +114,10 @@ export function toolspecDependency(origin: ToolspecOrigin, exists: (file: string
       return { spec: `file:${slash(target)}`, why: `toolspec was installed from ${kind} ${slash(target)}` };
     return gone(`${kind} ${slash(target)},`);
   }
-  if (resolved && /^(git\+|git:|github:|gitlab:|bitbucket:)/.test(resolved)) {
+  if (resolved && /^(git\+|git:|github:|gitlab:|bitbucket:)/.test(resolved))
     return { spec: resolved, why: `toolspec was installed from git (${resolved})` };
-  }
-  if (resolved && /^https?:/.test(resolved) && !resolved.includes('/-/')) {
+  if (resolved && /^https?:/.test(resolved) && !resolved.includes('/-/'))
     return { spec: resolved, why: `toolspec was installed from the tarball at ${resolved}` };
-  }
   if (!resolved && origin.packedAs) {
     const tarball = origin.packedAs;
     if (exists(tarball))

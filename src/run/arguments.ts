@@ -167,17 +167,11 @@ export function typesOf(schema: Schema | undefined, root: Schema): JsonType[] | 
   if (Array.isArray(t)) return t.filter((x): x is JsonType => typeof x === 'string');
   const values = Array.isArray(s['enum']) ? s['enum'] : 'const' in s ? [s['const']] : undefined;
   if (values) return [...new Set(values.map(jsonTypeOf))];
-  const branches = [s['anyOf'], s['oneOf']].find(Array.isArray) as unknown[] | undefined;
-  if (branches) {
-    const all = new Set<JsonType>();
-    for (const b of branches) {
-      const bt = isObject(b) ? typesOf(b, root) : undefined;
-      if (!bt) return undefined;
-      bt.forEach((x) => all.add(x));
-    }
-    return [...all];
-  }
-  return undefined;
+  // Every branch must say its types, or the schema allows any.
+  const branches = ([s['anyOf'], s['oneOf']].find(Array.isArray) as unknown[] | undefined)?.map((b) =>
+    isObject(b) ? typesOf(b, root) : undefined,
+  );
+  return branches?.every((b) => b !== undefined) ? [...new Set(branches.flat())] : undefined;
 }
 
 export interface ArgumentRow {
