@@ -66,12 +66,6 @@ const HINTS = [
   ['openWorldHint', 'open world'],
 ] as const;
 
-const CLASS_TITLES: Record<ChangeClass, string> = {
-  breaking: 'Breaking',
-  compatible: 'Compatible',
-  prompt: 'Prompt',
-};
-
 /** The whole page. The same input gives the same bytes: no dates, no absolute paths. */
 export function renderCatalog(input: CatalogInput): string {
   const { model, tokens, diff } = input;
@@ -207,7 +201,8 @@ function changesSection(diff: CatalogDiff): Html {
   const groups = CLASS_ORDER.map((cls) => {
     const list = diff.changes.filter((c) => c.class === cls);
     if (!list.length) return '';
-    return markup`<h3 class="${cls}">${CLASS_TITLES[cls]} (${list.length})</h3>
+    // Titled by the class: Breaking, Compatible, Prompt.
+    return markup`<h3 class="${cls}">${cls[0]!.toUpperCase()}${cls.slice(1)} (${list.length})</h3>
       <ul class="changes">
         ${list.map(
           (c) =>
