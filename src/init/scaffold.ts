@@ -182,12 +182,9 @@ export function projectRelative(
 export function runningToolspec(root: string = packageRoot): ToolspecOrigin {
   const real = fs.realpathSync(root);
   const { version } = JSON.parse(fs.readFileSync(path.join(real, 'package.json'), 'utf8')) as { version: string };
-  const origin: ToolspecOrigin = { root: real, version };
-  const resolved = lockRecord(real);
-  if (resolved !== undefined) origin.resolved = resolved;
   const packedAs = readJson(path.join(real, 'dist', 'packed.json'))?.['tarball'];
-  if (typeof packedAs === 'string' && path.isAbsolute(packedAs)) origin.packedAs = packedAs;
-  return origin;
+  const packed = typeof packedAs === 'string' && path.isAbsolute(packedAs) ? packedAs : undefined;
+  return { root: real, version, resolved: lockRecord(real), packedAs: packed };
 }
 
 /**
