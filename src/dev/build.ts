@@ -28,13 +28,8 @@ export interface BuildResult {
   outDir: string | undefined;
 }
 
-export interface Builder {
-  /** One cycle; `write` writes an emitted file and says whether its bytes changed. */
-  build(write: (file: string, text: string) => boolean): BuildResult;
-}
-
 /** A builder for the project in `rootDir` (its tsconfig.json; without one, the options `toolspec init` writes). */
-export async function createBuilder(rootDir: string, cwd: string): Promise<Builder> {
+export async function createBuilder(rootDir: string, cwd: string) {
   const ts = await typescriptFor(rootDir);
   const configPath = path.join(rootDir, 'tsconfig.json');
   let host: TS.CompilerHost | undefined;
@@ -71,7 +66,8 @@ export async function createBuilder(rootDir: string, cwd: string): Promise<Build
   };
 
   return {
-    build(write) {
+    /** One cycle; `write` writes an emitted file and says whether its bytes changed. */
+    build(write: (file: string, text: string) => boolean): BuildResult {
       const config = parse();
       // dev builds to run: whatever the config says about emitting for editors or CI, it emits here.
       const options: TS.CompilerOptions = { ...config.options, noEmit: false, emitDeclarationOnly: false };
