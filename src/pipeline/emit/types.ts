@@ -74,32 +74,31 @@ export async function emitTypes(
   const sharedNames = new Map<string, string>();
   const aliases: string[] = [];
   const add = (schema: SchemaModel, base: string, transform: (s: Schema) => Schema) => {
+    // Each definition is named first, then compiled: a ref may point to one named after it.
     const own = new Map<string, string>();
     const newShared: [string, unknown][] = [];
+    const newOwn: [string, unknown][] = [];
     for (const container of ['$defs', 'definitions'] as const) {
       const d = schema.schema[container];
       if (!isObject(d)) continue;
       for (const [name, value] of Object.entries(d)) {
         if (container === '$defs' && schema.sharedDefs.includes(name)) {
           if (sharedNames.has(name)) continue;
-          sharedNames.set(name, unique(pascalCase(name) ?? 'Def'));
-          newShared.push([name, value]);
+          const n = unique(pascalCase(name) ?? 'Def');
+          sharedNames.set(name, n);
+          newShared.push([n, value]);
         } else {
-          own.set(`${container}/${name}`, unique(`${base}${pascalCase(name) ?? 'Def'}`));
+          const n = unique(`${base}${pascalCase(name) ?? 'Def'}`);
+          own.set(`${container}/${name}`, n);
+          newOwn.push([n, value]);
         }
       }
     }
     // Bundling is transitive, so every shared def these refer to is named by now.
-    for (const [name, value] of newShared) {
-      const n = sharedNames.get(name)!;
+    for (const [n, value] of newShared)
       defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, new Map(), sharedNames, n));
-    }
-    for (const [path, n] of own) {
-      const slash = path.indexOf('/'); // "$defs/<name>": the name may hold slashes of its own
-      const [container, name] = [path.slice(0, slash), path.slice(slash + 1)];
-      const value = (schema.schema[container] as Schema)[name];
+    for (const [n, value] of newOwn)
       defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, own, sharedNames, base));
-    }
     const body: Schema = Object.fromEntries(
       Object.entries(schema.schema).filter(([k]) => k !== '$defs' && k !== 'definitions'),
     );
