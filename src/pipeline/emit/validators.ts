@@ -20,6 +20,8 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
   const types = toolTypeNames(model);
   const helpers = new Map<string, string>();
   let guarded = false;
+  const exports: string[] = [];
+  const imported: string[] = [];
   const exportOf = (tool: string, which: 'inputSchema' | 'outputSchema', type: string, v: ValidatorCode) => {
     const head = HEADER.exec(v.source);
     if (!head) throw new Error(`ajv's standalone code for ${tool} ${which} has an unexpected shape`);
@@ -33,20 +35,15 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
       ? `guardInherited(${fn}, ${JSON.stringify(v.inherited)}, ${v.kind === 'output'})`
       : fn;
     guarded ||= v.inherited.length > 0;
+    imported.push(type);
     return `/** ${commentLine(tool)}: ${which}. */\nexport const ${validatorName(type)}: Validator<${type}> = ${value};`;
   };
-  const exports: string[] = [];
-  const imported: string[] = [];
   for (const tool of model.tools) {
     const t = types.get(tool.name)!;
     const v = compiled.get(tool.name);
     if (!v) throw new Error(`no compiled validator for tool ${tool.name}`);
     exports.push(exportOf(tool.name, 'inputSchema', t.input, v.input));
-    imported.push(t.input);
-    if (t.output && v.output) {
-      exports.push(exportOf(tool.name, 'outputSchema', t.output, v.output));
-      imported.push(t.output);
-    }
+    if (t.output && v.output) exports.push(exportOf(tool.name, 'outputSchema', t.output, v.output));
   }
   // Node gives a CommonJS module's exports as the default import; bundlers (vite, esbuild) may give its
   // `default` export instead. `cjs` restores module.exports either way.
