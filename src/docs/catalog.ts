@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { AuthModel, ExampleModel, PromptModel, ResourceModel, ServerModel, ToolModel } from '../pipeline/model.js';
 import type { TokenReport } from '../lint/tokens.js';
 import { CLASS_ORDER, formatPath, type Change, type ChangeClass } from '../diff/rules.js';
+import { unicodeEscape } from '../core/visible.js';
 
 export interface CatalogDiff {
   /** The old side as shown: `<rev>:<path>`. */
@@ -34,10 +35,7 @@ export function escapeHtml(text: string): string {
 
 /** JSON for the inside of a <script> element: nothing in it can close the element or break a line of JavaScript. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, unicodeEscape);
 }
 
 /** Markup: made only by `markup`, so a plain string is always text. */
