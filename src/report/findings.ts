@@ -93,18 +93,9 @@ export function fullMessage(f: Finding): string {
   return [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n');
 }
 
-/** One annotation per finding, titled `<command>: <code>` (e.g. `toolspec check: stale-file`). */
+/** One annotation per finding, at its file, line and column, titled `<command>: <code>` (`toolspec check: stale-file`). */
 export function renderGithub(list: readonly Finding[], command: string): string {
   return list
-    .map((f) =>
-      annotation({
-        level: f.severity,
-        ...(f.file !== undefined && { file: f.file }),
-        ...(f.line !== undefined && { line: f.line }),
-        ...(f.column !== undefined && { column: f.column }),
-        title: `${command}: ${f.code}`,
-        message: fullMessage(f),
-      }),
-    )
+    .map((f) => annotation({ ...f, level: f.severity, title: `${command}: ${f.code}`, message: fullMessage(f) }))
     .join('\n');
 }
