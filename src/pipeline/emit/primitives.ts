@@ -25,10 +25,9 @@ export function importFromGenerated(model: ServerModel, file: string): string {
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
-const completes = (c: CompletionModel | undefined) => c === 'handler';
-
-function complete(c: CompletionModel | undefined): string[] | 'handler' | undefined {
-  return c === undefined ? undefined : c === 'handler' ? 'handler' : c.values;
+/** How a value completes, as the runtime reads it: by the module's handler, or from a fixed list. */
+function complete(c: CompletionModel): string[] | 'handler' {
+  return c === 'handler' ? c : c.values;
 }
 
 /** primitives.ts: written for every spec; its lists are empty when the spec has no prompts or resources. */
@@ -114,7 +113,7 @@ export function emitPromptStub(model: ServerModel, prompt: PromptModel, file: st
     doc: [prompt.name, prompt.definition.title, prompt.definition.description],
     params: '_args',
     returns: 'Return text (one user message), a list of messages, or a whole GetPromptResult.',
-    completed: prompt.arguments.filter((a) => completes(a.complete)).map((a) => a.name),
+    completed: prompt.arguments.filter((a) => a.complete === 'handler').map((a) => a.name),
   });
 }
 
@@ -126,7 +125,7 @@ export function emitResourceStub(model: ServerModel, resource: ResourceModel, fi
     params: '_variables',
     returns:
       'Return text, bytes (a Uint8Array), contents with their own URI and MIME type, or undefined: no such resource.',
-    completed: resource.variables.filter((v) => completes(v.complete)).map((v) => v.name),
+    completed: resource.variables.filter((v) => v.complete === 'handler').map((v) => v.name),
   });
 }
 
