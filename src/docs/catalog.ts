@@ -83,22 +83,14 @@ export function renderCatalog(input: CatalogInput): string {
       changed: changed.get(`tool:${t.name}`),
     }),
   );
-  const prompts = model.prompts.map((p, i) =>
-    promptItem(
-      p,
-      indexed(`prompt-${i}`, p.name, p.definition.title, p.definition.description),
-      changed.get(`prompts:${p.name}`),
-      model.auth,
-    ),
-  );
-  const resources = model.resources.map((r, i) =>
-    resourceItem(
-      r,
-      indexed(`resource-${i}`, r.name, r.definition.title, r.definition.description, r.uri),
-      changed.get(`resources:${r.name}`),
-      model.auth,
-    ),
-  );
+  const prompts = model.prompts.map((p, i) => {
+    const id = indexed(`prompt-${i}`, p.name, p.definition.title, p.definition.description);
+    return promptItem(p, id, changed.get(`prompts:${p.name}`), model.auth);
+  });
+  const resources = model.resources.map((r, i) => {
+    const id = indexed(`resource-${i}`, r.name, r.definition.title, r.definition.description, r.uri);
+    return resourceItem(r, id, changed.get(`resources:${r.name}`), model.auth);
+  });
   // The same ids as the items' (`tool-0`, …).
   const nav = (title: string, kind: string, list: readonly { name: string }[]) =>
     list.length
