@@ -178,11 +178,8 @@ function repositoryUrl(repository: unknown): string | undefined {
   return url.replace(/^git\+/, '').replace(/\.git$/, '');
 }
 
+/** The repository's host by its name: github.com → github, gitlab.com → gitlab, codeberg.org → codeberg. */
 function sourceOf(url: string): string {
   const host = /^https?:\/\/([^/]+)/.exec(url)?.[1]?.toLowerCase() ?? '';
-  return host === 'github.com'
-    ? 'github'
-    : host === 'gitlab.com'
-      ? 'gitlab'
-      : host.split('.').slice(-2, -1)[0] || 'git';
+  return host.split('.').slice(-2, -1)[0] || 'git';
 }
