@@ -104,12 +104,9 @@ function accessPolicy(model: ServerModel): Record<string, unknown> {
 
 /** The x-mcp-header declarations, by tool (only tools that have some). */
 function mcpHeaders(model: ServerModel): Record<string, unknown> {
+  const declaring = model.tools.filter((t) => t.mcpHeaders.length);
   return Object.fromEntries(
-    model.tools.flatMap((t) =>
-      t.mcpHeaders.length
-        ? [[t.name, t.mcpHeaders.map((d) => ({ header: d.header, path: d.path, type: d.type }))]]
-        : [],
-    ),
+    declaring.map((t) => [t.name, t.mcpHeaders.map((d) => ({ header: d.header, path: d.path, type: d.type }))]),
   );
 }
 
@@ -122,10 +119,6 @@ export function objectOutputs(model: ServerModel): string[] {
 
 /** Time limits in milliseconds, by tool (only tools that have one). */
 function timeouts(model: ServerModel): Record<string, number> {
-  return Object.fromEntries(
-    model.tools.flatMap((t) => {
-      const ms = t.timeoutMs ?? model.options.timeoutMs;
-      return ms > 0 ? [[t.name, ms]] : [];
-    }),
-  );
+  const limits = model.tools.map((t) => [t.name, t.timeoutMs ?? model.options.timeoutMs] as const);
+  return Object.fromEntries(limits.filter(([, ms]) => ms > 0));
 }
