@@ -75,14 +75,11 @@ export function renderCatalog(input: CatalogInput): string {
     index.push({ id, text: texts.filter(Boolean).join(' ').toLowerCase() });
     return id;
   };
-  const tools = model.tools.map((t, i) =>
-    toolItem(t, indexed(`tool-${i}`, t.name, t.definition.title, t.definition.description), {
-      auth: model.auth,
-      tokens: cost.get(t.name) ?? 0,
-      most,
-      changed: changed.get(`tool:${t.name}`),
-    }),
-  );
+  const tools = model.tools.map((t, i) => {
+    const id = indexed(`tool-${i}`, t.name, t.definition.title, t.definition.description);
+    const o = { auth: model.auth, tokens: cost.get(t.name) ?? 0, most, changed: changed.get(`tool:${t.name}`) };
+    return toolItem(t, id, o);
+  });
   const prompts = model.prompts.map((p, i) => {
     const id = indexed(`prompt-${i}`, p.name, p.definition.title, p.definition.description);
     return promptItem(p, id, changed.get(`prompts:${p.name}`), model.auth);
