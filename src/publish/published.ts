@@ -51,10 +51,8 @@ export async function publishedFiles(
     const text = readProjectText(abs, 'create it with the two marker lines, or take it out of options.toolTables');
     if (typeof text !== 'string') return void unusable('TS051', ['options', 'toolTables', i], shown, text);
     const spliced = spliceTable(text, table);
-    if ('text' in spliced) {
-      files.push({ path: rel, contents: spliced.text, kind: 'published', based: text });
-      return;
-    }
+    if ('text' in spliced)
+      return void files.push({ path: rel, contents: spliced.text, kind: 'published', based: text });
     const { line, column, message, hint } = spliced;
     const span = { file: shown, line, column, endLine: line, endColumn: column };
     diagnostics.push(diagnostic('TS051', span, `${shown} ${message}`, hint));
