@@ -97,7 +97,8 @@ export function renderCatalog(input: CatalogInput): string {
           </ul>`
       : '';
   const { server } = model;
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${createHash('sha256').update(SEARCH_SCRIPT).digest('base64')}'`;
+  const hash = createHash('sha256').update(SEARCH_SCRIPT).digest('base64');
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${hash}'`;
   const page = markup`<!doctype html>
     <html lang="en">
       <head>

@@ -93,7 +93,7 @@ export function fullMessage(f: Finding): string {
   return [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n');
 }
 
-/** One annotation per finding, at its file, line and column, titled `<command>: <code>` (`toolspec check: stale-file`). */
+/** One annotation per finding, at its place, titled `<command>: <code>` (e.g. `toolspec check: stale-file`). */
 export function renderGithub(list: readonly Finding[], command: string): string {
   return list
     .map((f) => annotation({ ...f, level: f.severity, title: `${command}: ${f.code}`, message: fullMessage(f) }))

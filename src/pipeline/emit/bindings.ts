@@ -72,10 +72,10 @@ ${rows.join('\n')}
 }
 
 export function emitRegistry(model: ServerModel): string[] {
-  const rows = model.tools.map(
-    (t) =>
-      `${key(t.name)}: lazy(() => import(${str(importFromGenerated(model, path.posix.join(model.options.handlersDir, handlerFileName(t))))})),`,
-  );
+  const rows = model.tools.map((t) => {
+    const handler = importFromGenerated(model, path.posix.join(model.options.handlersDir, handlerFileName(t)));
+    return `${key(t.name)}: lazy(() => import(${str(handler)})),`;
+  });
   return [
     // (A spec with no tools yet imports no lazy: a project compiled with noUnusedLocals stays clean.)
     `import type { ToolHandlers } from './contract.js';

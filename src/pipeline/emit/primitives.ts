@@ -57,9 +57,8 @@ export function emitPrimitives(model: ServerModel): string[] {
   const modules = (kind: 'Prompt' | 'Resource', list: [string, string][]): string => {
     const name = `${kind.toLowerCase()}Modules`;
     const rows = list.map(([n, file]) => `${key(n)}: () => import(${str(importFromGenerated(model, file))}),`);
-    return list.length
-      ? `export const ${name}: { [Name in ${kind}Name]: () => Promise<${kind}Module<Name>> } = {\n${rows.join('\n')}\n};\n`
-      : `export const ${name} = {};\n`;
+    const type = `{ [Name in ${kind}Name]: () => Promise<${kind}Module<Name>> }`;
+    return list.length ? `export const ${name}: ${type} = {\n${rows.join('\n')}\n};\n` : `export const ${name} = {};\n`;
   };
   const contractImports = [
     ...(model.prompts.length ? ['PromptModule', 'PromptName'] : []),

@@ -36,7 +36,8 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
       : fn;
     guarded ||= v.inherited.length > 0;
     imported.push(type);
-    return `/** ${commentLine(tool)}: ${which}. */\nexport const ${validatorName(type)}: Validator<${type}> = ${value};`;
+    const name = validatorName(type);
+    return `/** ${commentLine(tool)}: ${which}. */\nexport const ${name}: Validator<${type}> = ${value};`;
   };
   for (const tool of model.tools) {
     const t = types.get(tool.name)!;
