@@ -1,6 +1,6 @@
 /** What the check reads of a project: its folders and, per tool, its type names, input schema and handler module. */
 import path from 'node:path';
-import { handlerFileName } from '../pipeline/emit/bindings.js';
+import { handlerFileName } from '../core/names.js';
 import { toolTypeNames } from '../pipeline/emit/types.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { promptHandlerFile, resourceHandlerFile } from '../pipeline/emit/primitives.js';

@@ -113,25 +113,21 @@ export function diagnostic(
   hint?: string,
   severity: Severity = 'error',
 ): Diagnostic {
-  const d: Diagnostic = { code, severity, ...span, message };
-  if (hint !== undefined) d.hint = hint;
-  return d;
+  return { code, severity, ...span, message, ...(hint !== undefined && { hint }) };
 }
 
 /** Collects diagnostics, drops exact repeats (a shared definition checked once per tool that uses it). */
 export class Diagnostics {
-  readonly #seen = new Set<string>();
-  readonly #list: Diagnostic[] = [];
+  /** The first of each repeat, by what makes it one. */
+  readonly #list = new Map<string, Diagnostic>();
 
   add(d: Diagnostic): void {
     const key = `${d.code}\0${d.file}\0${d.line}\0${d.column}\0${d.message}`;
-    if (this.#seen.has(key)) return;
-    this.#seen.add(key);
-    this.#list.push(d);
+    if (!this.#list.has(key)) this.#list.set(key, d);
   }
 
   get hasErrors(): boolean {
-    return this.#list.some((d) => d.severity === 'error');
+    return [...this.#list.values()].some((d) => d.severity === 'error');
   }
 
   /** Sorted by the order files were loaded in, then by position, so output is stable. */
@@ -140,7 +136,7 @@ export class Diagnostics {
       const i = fileOrder.indexOf(f);
       return i === -1 ? fileOrder.length : i;
     };
-    return [...this.#list].sort(
+    return [...this.#list.values()].sort(
       (a, b) =>
         rank(a.file) - rank(b.file) ||
         a.file.localeCompare(b.file) ||

@@ -13,7 +13,7 @@ const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028\u2
  * \u001b, so a key holding one shows why it differs from the name it looks like.
  */
 export function visible(text: string): string {
-  return text.replace(INVISIBLE, escapeChar);
+  return text.replace(INVISIBLE, unicodeEscape);
 }
 
 /** True when `text` holds a character that `visible` escapes. */
@@ -26,6 +26,7 @@ export function withoutInvisible(text: string): string {
   return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '').replace(INVISIBLE, '');
 }
 
-function escapeChar(c: string): string {
+/** A character as its JavaScript (and JSON) escape: `\\u001b`. */
+export function unicodeEscape(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -28,13 +28,8 @@ export interface BuildResult {
   outDir: string | undefined;
 }
 
-export interface Builder {
-  /** One cycle; `write` writes an emitted file and says whether its bytes changed. */
-  build(write: (file: string, text: string) => boolean): BuildResult;
-}
-
 /** A builder for the project in `rootDir` (its tsconfig.json; without one, the options `toolspec init` writes). */
-export async function createBuilder(rootDir: string, cwd: string): Promise<Builder> {
+export async function createBuilder(rootDir: string, cwd: string) {
   const ts = await typescriptFor(rootDir);
   const configPath = path.join(rootDir, 'tsconfig.json');
   let host: TS.CompilerHost | undefined;
@@ -67,12 +62,12 @@ export async function createBuilder(rootDir: string, cwd: string): Promise<Build
       {},
       { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => problems.push(d) },
     );
-    if (!parsed) return { options: {}, fileNames: [], errors: problems };
-    return parsed;
+    return parsed ?? { options: {}, fileNames: [], errors: problems };
   };
 
   return {
-    build(write) {
+    /** One cycle; `write` writes an emitted file and says whether its bytes changed. */
+    build(write: (file: string, text: string) => boolean): BuildResult {
       const config = parse();
       // dev builds to run: whatever the config says about emitting for editors or CI, it emits here.
       const options: TS.CompilerOptions = { ...config.options, noEmit: false, emitDeclarationOnly: false };
@@ -84,9 +79,7 @@ export async function createBuilder(rootDir: string, cwd: string): Promise<Build
           .getOutputFileNames({ ...config, options }, source, !ts.sys.useCaseSensitiveFileNames)
           .find((f) => /\.[cm]?js$/.test(f));
       const outDir = options.outDir;
-      if (config.errors.length) {
-        return { errors: config.errors.map(format), emitted: [], read, outputOf, outDir };
-      }
+      if (config.errors.length) return { errors: config.errors.map(format), emitted: [], read, outputOf, outDir };
       const key = JSON.stringify(options);
       if (!host || key !== hostOptions) {
         // New options: a new host, and a fresh start.

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { AuthModel, ExampleModel, PromptModel, ResourceModel, ServerModel, ToolModel } from '../pipeline/model.js';
 import type { TokenReport } from '../lint/tokens.js';
 import { CLASS_ORDER, formatPath, type Change, type ChangeClass } from '../diff/rules.js';
+import { unicodeEscape } from '../core/visible.js';
 
 export interface CatalogDiff {
   /** The old side as shown: `<rev>:<path>`. */
@@ -34,10 +35,7 @@ export function escapeHtml(text: string): string {
 
 /** JSON for the inside of a <script> element: nothing in it can close the element or break a line of JavaScript. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, unicodeEscape);
 }
 
 /** Markup: made only by `markup`, so a plain string is always text. */
@@ -66,12 +64,6 @@ const HINTS = [
   ['openWorldHint', 'open world'],
 ] as const;
 
-const CLASS_TITLES: Record<ChangeClass, string> = {
-  breaking: 'Breaking',
-  compatible: 'Compatible',
-  prompt: 'Prompt',
-};
-
 /** The whole page. The same input gives the same bytes: no dates, no absolute paths. */
 export function renderCatalog(input: CatalogInput): string {
   const { model, tokens, diff } = input;
@@ -83,41 +75,30 @@ export function renderCatalog(input: CatalogInput): string {
     index.push({ id, text: texts.filter(Boolean).join(' ').toLowerCase() });
     return id;
   };
-  const tools = model.tools.map((t, i) =>
-    toolItem(t, indexed(`tool-${i}`, t.name, t.definition.title, t.definition.description), {
-      auth: model.auth,
-      tokens: cost.get(t.name) ?? 0,
-      most,
-      encoding: tokens.encoding,
-      changed: changed.get(`tool:${t.name}`),
-    }),
-  );
-  const prompts = model.prompts.map((p, i) =>
-    promptItem(
-      p,
-      indexed(`prompt-${i}`, p.name, p.definition.title, p.definition.description),
-      changed.get(`prompts:${p.name}`),
-      model.auth,
-    ),
-  );
-  const resources = model.resources.map((r, i) =>
-    resourceItem(
-      r,
-      indexed(`resource-${i}`, r.name, r.definition.title, r.definition.description, r.uri),
-      changed.get(`resources:${r.name}`),
-      model.auth,
-    ),
-  );
-  const nav = (title: string, list: { id: string; name: string }[]) =>
+  const tools = model.tools.map((t, i) => {
+    const id = indexed(`tool-${i}`, t.name, t.definition.title, t.definition.description);
+    const o = { auth: model.auth, tokens: cost.get(t.name) ?? 0, most, changed: changed.get(`tool:${t.name}`) };
+    return toolItem(t, id, o);
+  });
+  const prompts = model.prompts.map((p, i) => {
+    const id = indexed(`prompt-${i}`, p.name, p.definition.title, p.definition.description);
+    return promptItem(p, id, changed.get(`prompts:${p.name}`), model.auth);
+  });
+  const resources = model.resources.map((r, i) => {
+    const id = indexed(`resource-${i}`, r.name, r.definition.title, r.definition.description, r.uri);
+    return resourceItem(r, id, changed.get(`resources:${r.name}`), model.auth);
+  });
+  // The same ids as the items' (`tool-0`, …).
+  const nav = (title: string, kind: string, list: readonly { name: string }[]) =>
     list.length
       ? markup`<h3>${title}</h3>
           <ul>
-            ${list.map((l) => markup`<li data-item="${l.id}"><a href="#${l.id}">${l.name}</a></li>`)}
+            ${list.map((l, i) => markup`<li data-item="${kind}-${i}"><a href="#${kind}-${i}">${l.name}</a></li>`)}
           </ul>`
       : '';
   const { server } = model;
-  const script = SEARCH_SCRIPT;
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${createHash('sha256').update(script).digest('base64')}'`;
+  const hash = createHash('sha256').update(SEARCH_SCRIPT).digest('base64');
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${hash}'`;
   const page = markup`<!doctype html>
     <html lang="en">
       <head>
@@ -162,18 +143,9 @@ export function renderCatalog(input: CatalogInput): string {
         </header>
         <div class="layout">
           <nav>
-            ${nav(
-              'Tools',
-              model.tools.map((t, i) => ({ id: `tool-${i}`, name: t.name })),
-            )}
-            ${nav(
-              'Prompts',
-              model.prompts.map((p, i) => ({ id: `prompt-${i}`, name: p.name })),
-            )}
-            ${nav(
-              'Resources',
-              model.resources.map((r, i) => ({ id: `resource-${i}`, name: r.name })),
-            )}
+            ${nav('Tools', 'tool', model.tools)}
+            ${nav('Prompts', 'prompt', model.prompts)}
+            ${nav('Resources', 'resource', model.resources)}
           </nav>
           <main>
             ${diff ? changesSection(diff) : ''}
@@ -188,7 +160,7 @@ export function renderCatalog(input: CatalogInput): string {
         <script type="application/json" id="catalog-index">
           ${new Html(scriptJson(index))}
         </script>
-        <script>${new Html(script)}</script>
+        <script>${new Html(SEARCH_SCRIPT)}</script>
       </body>
     </html> `;
   return page.text;
@@ -217,7 +189,8 @@ function changesSection(diff: CatalogDiff): Html {
   const groups = CLASS_ORDER.map((cls) => {
     const list = diff.changes.filter((c) => c.class === cls);
     if (!list.length) return '';
-    return markup`<h3 class="${cls}">${CLASS_TITLES[cls]} (${list.length})</h3>
+    // Titled by the class: Breaking, Compatible, Prompt.
+    return markup`<h3 class="${cls}">${cls[0]!.toUpperCase()}${cls.slice(1)} (${list.length})</h3>
       <ul class="changes">
         ${list.map(
           (c) =>
@@ -257,7 +230,7 @@ function scopesBadge(own: readonly string[] | undefined, auth: AuthModel | undef
 function toolItem(
   tool: ToolModel,
   id: string,
-  o: { auth: AuthModel | undefined; tokens: number; most: number; encoding: string; changed: ChangeClass | undefined },
+  o: { auth: AuthModel | undefined; tokens: number; most: number; changed: ChangeClass | undefined },
 ): Html {
   const def = tool.definition;
   const hints = HINTS.filter(([k]) => typeof def.annotations?.[k] === 'boolean').map(([k, label]) => {

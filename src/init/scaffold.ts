@@ -114,12 +114,10 @@ export function toolspecDependency(origin: ToolspecOrigin, exists: (file: string
       return { spec: `file:${slash(target)}`, why: `toolspec was installed from ${kind} ${slash(target)}` };
     return gone(`${kind} ${slash(target)},`);
   }
-  if (resolved && /^(git\+|git:|github:|gitlab:|bitbucket:)/.test(resolved)) {
+  if (resolved && /^(git\+|git:|github:|gitlab:|bitbucket:)/.test(resolved))
     return { spec: resolved, why: `toolspec was installed from git (${resolved})` };
-  }
-  if (resolved && /^https?:/.test(resolved) && !resolved.includes('/-/')) {
+  if (resolved && /^https?:/.test(resolved) && !resolved.includes('/-/'))
     return { spec: resolved, why: `toolspec was installed from the tarball at ${resolved}` };
-  }
   if (!resolved && origin.packedAs) {
     const tarball = origin.packedAs;
     if (exists(tarball))
@@ -184,12 +182,9 @@ export function projectRelative(
 export function runningToolspec(root: string = packageRoot): ToolspecOrigin {
   const real = fs.realpathSync(root);
   const { version } = JSON.parse(fs.readFileSync(path.join(real, 'package.json'), 'utf8')) as { version: string };
-  const origin: ToolspecOrigin = { root: real, version };
-  const resolved = lockRecord(real);
-  if (resolved !== undefined) origin.resolved = resolved;
   const packedAs = readJson(path.join(real, 'dist', 'packed.json'))?.['tarball'];
-  if (typeof packedAs === 'string' && path.isAbsolute(packedAs)) origin.packedAs = packedAs;
-  return origin;
+  const packed = typeof packedAs === 'string' && path.isAbsolute(packedAs) ? packedAs : undefined;
+  return { root: real, version, resolved: lockRecord(real), packedAs: packed };
 }
 
 /**

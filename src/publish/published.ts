@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { diagnostic, type Diagnostic, type Span } from '../core/diagnostics.js';
+import { diagnostic, type Diagnostic, type DiagnosticCode, type Span } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import { countTokens } from '../lint/tokens.js';
 import { MAX_FILE_BYTES } from '../pipeline/load/limits.js';
@@ -30,23 +30,17 @@ export async function publishedFiles(
       files.push({ path: 'server.json', contents: entry.text, kind: 'published', mark: SERVER_JSON_MARK });
     else diagnostics.push(...entry.diagnostics);
   }
+  /** Why the file that `options.<at[1]>` names cannot be kept. */
+  const unusable = (code: DiagnosticCode, at: JsonPath, shown: string, { why, hint }: { why: string; hint: string }) =>
+    diagnostics.push(diagnostic(code, locate(at), `options.${at[1]} names ${shown}, which ${why}`, hint));
   const bundle = model.options.bundleManifest;
   if (bundle !== undefined) {
     const abs = path.resolve(model.rootDir, bundle);
-    const shown = displayPath(abs, cwd);
     const text = readProjectText(abs, 'create it (an MCP bundle manifest), or take out options.bundleManifest');
     const manifest = typeof text === 'string' ? bundleManifest(model, text) : text;
     if ('text' in manifest)
       files.push({ path: bundle, contents: manifest.text, kind: 'published', based: text as string });
-    else
-      diagnostics.push(
-        diagnostic(
-          'TS053',
-          locate(['options', 'bundleManifest']),
-          `options.bundleManifest names ${shown}, which ${manifest.why}`,
-          manifest.hint,
-        ),
-      );
+    else unusable('TS053', ['options', 'bundleManifest'], displayPath(abs, cwd), manifest);
   }
   if (!model.options.toolTables.length) return { files, diagnostics };
   const report = await countTokens(model);
@@ -55,22 +49,10 @@ export async function publishedFiles(
     const abs = path.resolve(model.rootDir, rel);
     const shown = displayPath(abs, cwd);
     const text = readProjectText(abs, 'create it with the two marker lines, or take it out of options.toolTables');
-    if (typeof text !== 'string') {
-      diagnostics.push(
-        diagnostic(
-          'TS051',
-          locate(['options', 'toolTables', i]),
-          `options.toolTables names ${shown}, which ${text.why}`,
-          text.hint,
-        ),
-      );
-      return;
-    }
+    if (typeof text !== 'string') return void unusable('TS051', ['options', 'toolTables', i], shown, text);
     const spliced = spliceTable(text, table);
-    if ('text' in spliced) {
-      files.push({ path: rel, contents: spliced.text, kind: 'published', based: text });
-      return;
-    }
+    if ('text' in spliced)
+      return void files.push({ path: rel, contents: spliced.text, kind: 'published', based: text });
     const { line, column, message, hint } = spliced;
     const span = { file: shown, line, column, endLine: line, endColumn: column };
     diagnostics.push(diagnostic('TS051', span, `${shown} ${message}`, hint));

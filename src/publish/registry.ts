@@ -22,13 +22,8 @@ export const SERVER_JSON_MARK = '"generator": "toolspec"';
 const DESCRIPTION_CHARS = 100;
 const PACKAGE_JSON_BYTES = 1024 * 1024;
 
-interface PackageJson {
-  name?: unknown;
-  version?: unknown;
-  private?: unknown;
-  mcpName?: unknown;
-  repository?: unknown;
-}
+/** The fields of package.json that server.json takes. */
+type PackageJson = Partial<Record<'name' | 'version' | 'private' | 'mcpName' | 'repository', unknown>>;
 
 /** server.json's text, or the diagnostics that say why it cannot be written. */
 export function serverJson(
@@ -183,11 +178,8 @@ function repositoryUrl(repository: unknown): string | undefined {
   return url.replace(/^git\+/, '').replace(/\.git$/, '');
 }
 
+/** The repository's host by its name: github.com → github, gitlab.com → gitlab, codeberg.org → codeberg. */
 function sourceOf(url: string): string {
   const host = /^https?:\/\/([^/]+)/.exec(url)?.[1]?.toLowerCase() ?? '';
-  return host === 'github.com'
-    ? 'github'
-    : host === 'gitlab.com'
-      ? 'gitlab'
-      : host.split('.').slice(-2, -1)[0] || 'git';
+  return host.split('.').slice(-2, -1)[0] || 'git';
 }

@@ -61,12 +61,10 @@ function cell(text: string): string {
   return text
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|');
+    .replace(/[&<>\\|]/g, (c) => CELL_ESCAPES[c]!);
 }
+
+const CELL_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\\': '\\\\', '|': '\\|' };
 
 export type Spliced = { text: string } | { line: number; column: number; message: string; hint: string };
 

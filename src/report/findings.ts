@@ -51,12 +51,7 @@ export function renderText(f: Finding, style: Style, opts: TextOptions = {}): st
     `${place ? `${style.bold(visible(place.trimEnd()))} ` : ''}${colour(style.bold(f.severity))} ${style.dim(visible(f.code))}${f.tool === undefined ? '' : ` ${style.dim(visible(f.tool))}`} ${visible(f.message)}`,
   ];
   if (!opts.compact && opts.source !== undefined && f.line !== undefined && f.column !== undefined) {
-    const frame = codeFrame(opts.source, {
-      line: f.line,
-      column: f.column,
-      endLine: f.endLine,
-      endColumn: f.endColumn,
-    });
+    const frame = codeFrame(opts.source, { ...f, line: f.line, column: f.column });
     if (frame) {
       const gutter = String(f.line);
       lines.push(style.dim(`  ${gutter} | `) + frame.text);
@@ -98,18 +93,9 @@ export function fullMessage(f: Finding): string {
   return [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n');
 }
 
-/** One annotation per finding, titled `<command>: <code>` (e.g. `toolspec check: stale-file`). */
+/** One annotation per finding, at its place, titled `<command>: <code>` (e.g. `toolspec check: stale-file`). */
 export function renderGithub(list: readonly Finding[], command: string): string {
   return list
-    .map((f) =>
-      annotation({
-        level: f.severity,
-        ...(f.file !== undefined && { file: f.file }),
-        ...(f.line !== undefined && { line: f.line }),
-        ...(f.column !== undefined && { column: f.column }),
-        title: `${command}: ${f.code}`,
-        message: fullMessage(f),
-      }),
-    )
+    .map((f) => annotation({ ...f, level: f.severity, title: `${command}: ${f.code}`, message: fullMessage(f) }))
     .join('\n');
 }

@@ -34,13 +34,9 @@ export function renderSarif(list: readonly Finding[], tool: SarifTool): string {
           physicalLocation: {
             // Relative to where the command ran (the repository's root in CI), as code scanning expects.
             artifactLocation: { uri: encodeURI(f.file.split('\\').join('/')), uriBaseId: '%SRCROOT%' },
+            // (JSON.stringify leaves out the fields a finding does not have.)
             ...(f.line !== undefined && {
-              region: {
-                startLine: f.line,
-                ...(f.column !== undefined && { startColumn: f.column }),
-                ...(f.endLine !== undefined && { endLine: f.endLine }),
-                ...(f.endColumn !== undefined && { endColumn: f.endColumn }),
-              },
+              region: { startLine: f.line, startColumn: f.column, endLine: f.endLine, endColumn: f.endColumn },
             }),
           },
         },

@@ -7,23 +7,16 @@ import { visible } from '../core/visible.js';
 
 export { hasInvisible, visible, withoutInvisible } from '../core/visible.js';
 
-export interface Style {
-  red(s: string): string;
-  yellow(s: string): string;
-  dim(s: string): string;
-  bold(s: string): string;
-  cyan(s: string): string;
-}
-
 const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
 
-export const COLOR: Style = {
+export const COLOR = {
   red: ansi(31, 39),
   yellow: ansi(33, 39),
   dim: ansi(2, 22),
   bold: ansi(1, 22),
   cyan: ansi(36, 39),
 };
+export type Style = typeof COLOR;
 export const PLAIN: Style = { red: (s) => s, yellow: (s) => s, dim: (s) => s, bold: (s) => s, cyan: (s) => s };
 
 /**

@@ -59,29 +59,22 @@ export function parseArguments(
       } catch (e) {
         throw new ArgumentError(`${key}:= takes JSON, and ${JSON.stringify(text)} is not: ${(e as Error).message}`);
       }
+    } else if (given.has(key)) {
+      // A repeated key adds items to an array property; anything else given twice is a mistake.
+      const current = args[key];
+      const array = typesOf(property, inputSchema)?.includes('array');
+      if (!array || !Array.isArray(current)) throw new ArgumentError(`${key} is given twice`);
+      current.push(...arrayItems(text, property, inputSchema, key));
     } else {
-      const types = typesOf(property, inputSchema);
-      if (given.has(key)) {
-        // A repeated key adds items to an array property; anything else given twice is a mistake.
-        const current = args[key];
-        if (!types?.includes('array') || !Array.isArray(current)) throw new ArgumentError(`${key} is given twice`);
-        current.push(...arrayItems(text, property, inputSchema, key));
-      } else {
-        args[key] = coerce(text, types, property, inputSchema, key);
-      }
+      args[key] = coerce(text, property, inputSchema, key);
     }
     given.add(key);
   }
   return args;
 }
 
-function coerce(
-  text: string,
-  types: readonly JsonType[] | undefined,
-  property: Schema | undefined,
-  root: Schema,
-  key: string,
-): unknown {
+function coerce(text: string, property: Schema | undefined, root: Schema, key: string): unknown {
+  const types = typesOf(property, root);
   if (types?.length === 1 && types[0] === 'string') return text;
   const parsed = readJson(text);
   if (types?.length === 1 && types[0] === 'object') {
@@ -106,8 +99,7 @@ function coerce(
 function arrayItems(text: string, property: Schema | undefined, root: Schema, key: string): unknown[] {
   if (text === '') return [];
   const items = property && isObject(property['items']) ? resolve(property['items'], root) : undefined;
-  const types = typesOf(items, root);
-  return text.split(',').map((item) => coerce(item, types, items, root, `${key} item`));
+  return text.split(',').map((item) => coerce(item, items, root, `${key} item`));
 }
 
 function readJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -167,17 +159,11 @@ export function typesOf(schema: Schema | undefined, root: Schema): JsonType[] | 
   if (Array.isArray(t)) return t.filter((x): x is JsonType => typeof x === 'string');
   const values = Array.isArray(s['enum']) ? s['enum'] : 'const' in s ? [s['const']] : undefined;
   if (values) return [...new Set(values.map(jsonTypeOf))];
-  const branches = [s['anyOf'], s['oneOf']].find(Array.isArray) as unknown[] | undefined;
-  if (branches) {
-    const all = new Set<JsonType>();
-    for (const b of branches) {
-      const bt = isObject(b) ? typesOf(b, root) : undefined;
-      if (!bt) return undefined;
-      bt.forEach((x) => all.add(x));
-    }
-    return [...all];
-  }
-  return undefined;
+  // Every branch must say its types, or the schema allows any.
+  const branches = ([s['anyOf'], s['oneOf']].find(Array.isArray) as unknown[] | undefined)?.map((b) =>
+    isObject(b) ? typesOf(b, root) : undefined,
+  );
+  return branches?.every((b) => b !== undefined) ? [...new Set(branches.flat())] : undefined;
 }
 
 export interface ArgumentRow {

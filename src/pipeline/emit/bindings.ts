@@ -3,18 +3,21 @@
  * registry.ts: each tool bound to its handler module.
  */
 import path from 'node:path';
-import type { ServerModel, ToolModel } from '../model.js';
+import type { ServerModel } from '../model.js';
 import { handlerFileName } from '../../core/names.js';
 import { objectRoot } from '../schema/keywords.js';
+import { importFromGenerated } from './primitives.js';
 import { commentLine, key, literal, str } from './text.js';
-import { validatorNames } from './validators.js';
+import { toolTypeNames } from './types.js';
+import { validatorName } from './validators.js';
 
 export function emitTools(model: ServerModel): string[] {
-  const v = validatorNames(model);
+  const types = toolTypeNames(model);
   const { instructions, ...info } = model.server;
   const rows = model.tools.map((t) => {
-    const n = v.get(t.name)!;
-    return `[${str(t.name)}, { input: v.${n.input}${n.output ? `, output: v.${n.output}` : ''} }],`;
+    const { input, output } = types.get(t.name)!;
+    const bound = [`input: v.${validatorName(input)}`, ...(output ? [`output: v.${validatorName(output)}`] : [])];
+    return `[${str(t.name)}, { ${bound.join(', ')} }],`;
   });
   const { ttlMs } = model.options.cache;
   // A list that depends on the caller's token is no one else's to cache.
@@ -68,18 +71,11 @@ ${rows.join('\n')}
   ];
 }
 
-/** The import specifier of a tool's handler module, from the generated folder. */
-export function handlerImport(model: ServerModel, tool: ToolModel): string {
-  const from = path.posix.join(model.options.generatedDir);
-  const to = path.posix.join(model.options.handlersDir, handlerFileName(tool));
-  const rel = path.posix.relative(from, to).replace(/\.ts$/, '.js');
-  return rel.startsWith('.') ? rel : `./${rel}`;
-}
-
-export { handlerFileName } from '../../core/names.js';
-
 export function emitRegistry(model: ServerModel): string[] {
-  const rows = model.tools.map((t) => `${key(t.name)}: lazy(() => import(${str(handlerImport(model, t))})),`);
+  const rows = model.tools.map((t) => {
+    const handler = importFromGenerated(model, path.posix.join(model.options.handlersDir, handlerFileName(t)));
+    return `${key(t.name)}: lazy(() => import(${str(handler)})),`;
+  });
   return [
     // (A spec with no tools yet imports no lazy: a project compiled with noUnusedLocals stays clean.)
     `import type { ToolHandlers } from './contract.js';
@@ -108,12 +104,9 @@ function accessPolicy(model: ServerModel): Record<string, unknown> {
 
 /** The x-mcp-header declarations, by tool (only tools that have some). */
 function mcpHeaders(model: ServerModel): Record<string, unknown> {
+  const declaring = model.tools.filter((t) => t.mcpHeaders.length);
   return Object.fromEntries(
-    model.tools.flatMap((t) =>
-      t.mcpHeaders.length
-        ? [[t.name, t.mcpHeaders.map((d) => ({ header: d.header, path: d.path, type: d.type }))]]
-        : [],
-    ),
+    declaring.map((t) => [t.name, t.mcpHeaders.map((d) => ({ header: d.header, path: d.path, type: d.type }))]),
   );
 }
 
@@ -126,10 +119,6 @@ export function objectOutputs(model: ServerModel): string[] {
 
 /** Time limits in milliseconds, by tool (only tools that have one). */
 function timeouts(model: ServerModel): Record<string, number> {
-  return Object.fromEntries(
-    model.tools.flatMap((t) => {
-      const ms = t.timeoutMs ?? model.options.timeoutMs;
-      return ms > 0 ? [[t.name, ms]] : [];
-    }),
-  );
+  const limits = model.tools.map((t) => [t.name, t.timeoutMs ?? model.options.timeoutMs] as const);
+  return Object.fromEntries(limits.filter(([, ms]) => ms > 0));
 }

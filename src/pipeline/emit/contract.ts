@@ -9,20 +9,8 @@ import { jsdoc, key, str } from './text.js';
 import { toolInterface } from './types.js';
 
 export function emitContract(model: ServerModel): string[] {
-  const pieces = [
-    `${model.tools.length ? "import type * as T from './types.js';\n\n" : ''}export type * from './types.js';
-export type * from './handler-types.js';
-`,
-  ];
   const table = (doc: string, name: string, rows: string[]) =>
     `/** ${doc} */\nexport interface ${name} {\n${rows.join('\n')}\n}\n`;
-  pieces.push(
-    table(
-      'Every tool by name: what its handler receives and returns (Handler, ToolInputs, ToolResults: handler-types.ts).',
-      'ToolTypes',
-      model.tools.map((t) => `${key(t.name)}: T.${toolInterface(t.typeName)};`),
-    ),
-  );
   const fields = (list: { name: string; required: boolean; description?: string | undefined }[]) =>
     list.length
       ? `{\n${list.map((f) => `${jsdoc(f.description)}${key(f.name)}${f.required ? '' : '?'}: string;`).join('\n')}\n}`
@@ -31,7 +19,15 @@ export type * from './handler-types.js';
     const names = list.filter((x) => x.complete === 'handler').map((x) => str(x.name));
     return names.length ? ` completes: ${names.join(' | ')};` : '';
   };
-  pieces.push(
+  return [
+    `${model.tools.length ? "import type * as T from './types.js';\n\n" : ''}export type * from './types.js';
+export type * from './handler-types.js';
+`,
+    table(
+      'Every tool by name: what its handler receives and returns (Handler, ToolInputs, ToolResults: handler-types.ts).',
+      'ToolTypes',
+      model.tools.map((t) => `${key(t.name)}: T.${toolInterface(t.typeName)};`),
+    ),
     table(
       "Every prompt by name: its arguments, and those its module's `complete` export completes.",
       'PromptTypes',
@@ -50,6 +46,5 @@ export type * from './handler-types.js';
           )};${completes(r.variables)} };`,
       ),
     ),
-  );
-  return pieces;
+  ];
 }

@@ -13,61 +13,53 @@ import { literal, str } from './text.js';
 
 /** Whether the spec has any example, and so an examples.test.ts. */
 export function hasExamples(model: ServerModel): boolean {
-  return (
-    model.tools.some((t) => t.examples.length > 0) ||
-    model.prompts.some((p) => p.examples.length > 0) ||
-    model.resources.some((r) => r.examples.length > 0)
-  );
+  return [model.tools, model.prompts, model.resources].some((list) => list.some((x) => x.examples.length > 0));
 }
 
-const row = (owner: string, title: string, data: Record<string, unknown>) =>
-  `[${str(owner)}, ${str(title)}, ${literal(data)}],`;
+/** A tool's, prompt's or resource's example (a resource's reads a URI; only tools' and prompts' are invalid). */
+type Example = {
+  name?: string;
+  arguments?: unknown;
+  uri?: string;
+  invalid?: boolean;
+  rejected?: string[];
+  expect?: object;
+};
+
+/** `[owner, example name (or its number), the example as data],` for each example of each owner, in order. */
+const rows = (owners: readonly { name: string; examples: readonly Example[] }[]) =>
+  owners.flatMap((owner) =>
+    owner.examples.map((ex, i) => {
+      const data: Record<string, unknown> = ex.uri === undefined ? { arguments: ex.arguments } : { uri: ex.uri };
+      if (ex.invalid) data['invalid'] = true;
+      if (ex.rejected?.length) data['rejected'] = ex.rejected;
+      if (ex.expect && Object.keys(ex.expect).length) data['expect'] = ex.expect;
+      return `[${str(owner.name)}, ${str(ex.name ?? `#${i + 1}`)}, ${literal(data)}],`;
+    }),
+  );
 
 export function emitExamples(model: ServerModel): string[] {
-  const tools: string[] = [];
-  for (const tool of model.tools) {
-    tool.examples.forEach((ex, i) => {
-      const data: Record<string, unknown> = { arguments: ex.arguments };
-      if (ex.invalid) data['invalid'] = true;
-      if (ex.rejected?.length) data['rejected'] = ex.rejected;
-      if (ex.expect && Object.keys(ex.expect).length) data['expect'] = ex.expect;
-      tools.push(row(tool.name, ex.name ?? `#${i + 1}`, data));
-    });
-  }
-  const prompts: string[] = [];
-  for (const prompt of model.prompts) {
-    prompt.examples.forEach((ex, i) => {
-      const data: Record<string, unknown> = { arguments: ex.arguments };
-      if (ex.invalid) data['invalid'] = true;
-      if (ex.rejected?.length) data['rejected'] = ex.rejected;
-      if (ex.expect && Object.keys(ex.expect).length) data['expect'] = ex.expect;
-      prompts.push(row(prompt.name, ex.name ?? `#${i + 1}`, data));
-    });
-  }
-  const resources: string[] = [];
-  for (const resource of model.resources) {
-    resource.examples.forEach((ex, i) => {
-      const data: Record<string, unknown> = { uri: ex.uri };
-      if (ex.expect && Object.keys(ex.expect).length) data['expect'] = ex.expect;
-      resources.push(row(resource.name, ex.name ?? `#${i + 1}`, data));
-    });
-  }
   const spec = path.posix.basename(model.specFile);
   type Block = [runner: string, doc: string, title: string, rows: string[]];
   const blocks = (
     [
-      ['runExamples', "[tool, example name (or its number among the tool's examples), the example]", 'examples', tools],
+      [
+        'runExamples',
+        "[tool, example name (or its number among the tool's examples), the example]",
+        'examples',
+        rows(model.tools),
+      ],
       [
         'runPromptExamples',
         "[prompt, example name (or its number among the prompt's examples), the example]",
         'prompt examples',
-        prompts,
+        rows(model.prompts),
       ],
       [
         'runResourceExamples',
         '[resource or template, example name (or its number among its examples), the example]',
         'resource examples',
-        resources,
+        rows(model.resources),
       ],
     ] satisfies Block[]
   ).filter((b) => b[3].length);

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import type { CompiledValidators, ServerModel } from '../model.js';
-import { emitRegistry, emitTools, handlerFileName } from './bindings.js';
+import { handlerFileName } from '../../core/names.js';
+import { emitRegistry, emitTools } from './bindings.js';
 import { emitClient } from './client.js';
 import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';
@@ -96,26 +97,16 @@ export async function generate(
   // Code review tools (GitHub's linguist) fold this folder's files in pull requests: nobody reviews them by hand.
   files.push(file('.gitattributes', `${header(path.posix.basename(model.specFile), '#')}* linguist-generated=true`));
 
-  const stub = async (target: string, pieces: string[], tool?: string) =>
-    files.push({
-      path: target,
-      contents: normalizeText(await formatPieces(pieces, store)),
-      kind: 'handler',
-      ...(tool ? { tool } : {}),
-    });
-  for (const tool of model.tools) {
-    const target = `${model.options.handlersDir}/${handlerFileName(tool)}`;
-    if (stubs(target)) await stub(target, emitStub(model, tool, target), tool.name);
-  }
+  const stub = async (target: string, pieces: (file: string) => string[], tool?: string) => {
+    if (!stubs(target)) return;
+    const contents = normalizeText(await formatPieces(pieces(target), store));
+    files.push({ path: target, contents, kind: 'handler', ...(tool ? { tool } : {}) });
+  };
+  for (const t of model.tools)
+    await stub(`${model.options.handlersDir}/${handlerFileName(t)}`, (f) => emitStub(model, t, f), t.name);
   // Prompts' and resources' stubs: created once, never overwritten, like the tools'.
-  for (const prompt of model.prompts) {
-    const target = promptHandlerFile(model, prompt);
-    if (stubs(target)) await stub(target, emitPromptStub(model, prompt, target));
-  }
-  for (const resource of model.resources) {
-    const target = resourceHandlerFile(model, resource);
-    if (stubs(target)) await stub(target, emitResourceStub(model, resource, target));
-  }
+  for (const p of model.prompts) await stub(promptHandlerFile(model, p), (f) => emitPromptStub(model, p, f));
+  for (const r of model.resources) await stub(resourceHandlerFile(model, r), (f) => emitResourceStub(model, r, f));
   return files.sort((a, b) =>
     a.kind === b.kind ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.kind === 'generated' ? -1 : 1,
   );

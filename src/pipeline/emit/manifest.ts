@@ -12,15 +12,12 @@ export function clientSchema(schema: SchemaModel, options: Options): Record<stri
 }
 
 export function manifestTools(model: ServerModel): ToolDefinition[] {
-  return model.tools.map((t) => {
-    const def: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(t.definition)) {
-      if (k === 'inputSchema') def[k] = clientSchema(t.input, model.options);
-      else if (k === 'outputSchema' && t.output) def[k] = clientSchema(t.output, model.options);
-      else def[k] = v;
-    }
-    return def as unknown as ToolDefinition;
-  });
+  // The schemas replace the definition's own in place: its keys keep their order.
+  return model.tools.map((t) => ({
+    ...t.definition,
+    inputSchema: clientSchema(t.input, model.options),
+    ...(t.output && { outputSchema: clientSchema(t.output, model.options) }),
+  }));
 }
 
 export function emitManifestJson(model: ServerModel): string {

@@ -19,15 +19,15 @@ export function resourceHandlerFile(model: ServerModel, resource: ResourceModel)
   return path.posix.join(model.options.handlersDir, RESOURCES_FOLDER, handlerFileName(resource));
 }
 
-function importFromGenerated(model: ServerModel, file: string): string {
+/** The import specifier of a module of the project, from the generated folder. */
+export function importFromGenerated(model: ServerModel, file: string): string {
   const rel = path.posix.relative(model.options.generatedDir, file).replace(/\.ts$/, '.js');
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
-const completes = (c: CompletionModel | undefined) => c === 'handler';
-
-function complete(c: CompletionModel | undefined): string[] | 'handler' | undefined {
-  return c === undefined ? undefined : c === 'handler' ? 'handler' : c.values;
+/** How a value completes, as the runtime reads it: by the module's handler, or from a fixed list. */
+function complete(c: CompletionModel): string[] | 'handler' {
+  return c === 'handler' ? c : c.values;
 }
 
 /** primitives.ts: written for every spec; its lists are empty when the spec has no prompts or resources. */
@@ -53,12 +53,13 @@ export function emitPrimitives(model: ServerModel): string[] {
     ...(r.definition.mimeType === undefined ? {} : { mimeType: r.definition.mimeType }),
     complete: Object.fromEntries(r.variables.flatMap((v) => (v.complete ? [[v.name, complete(v.complete)]] : []))),
   }));
-  const modules = (name: string, list: { name: string; file: string }[], type: string, nameType: string): string =>
-    list.length
-      ? `export const ${name}: { [Name in ${nameType}]: () => Promise<${type}<Name>> } = {\n${list
-          .map((x) => `${key(x.name)}: () => import(${str(importFromGenerated(model, x.file))}),`)
-          .join('\n')}\n};\n`
-      : `export const ${name} = {};\n`;
+  /** `promptModules` or `resourceModules`: each name bound to its module (`[name, file]`). */
+  const modules = (kind: 'Prompt' | 'Resource', list: [string, string][]): string => {
+    const name = `${kind.toLowerCase()}Modules`;
+    const rows = list.map(([n, file]) => `${key(n)}: () => import(${str(importFromGenerated(model, file))}),`);
+    const type = `{ [Name in ${kind}Name]: () => Promise<${kind}Module<Name>> }`;
+    return list.length ? `export const ${name}: ${type} = {\n${rows.join('\n')}\n};\n` : `export const ${name} = {};\n`;
+  };
   const contractImports = [
     ...(model.prompts.length ? ['PromptModule', 'PromptName'] : []),
     ...(model.resources.length ? ['ResourceModule', 'ResourceName'] : []),
@@ -87,22 +88,19 @@ export const subscriptions: boolean = ${String(model.options.subscriptions)};
 `,
     `/** Each prompt bound to its handler module, loaded on first use. */
 ${modules(
-  'promptModules',
-  model.prompts.map((p) => ({ name: p.name, file: promptHandlerFile(model, p) })),
-  'PromptModule',
-  'PromptName',
+  'Prompt',
+  model.prompts.map((p) => [p.name, promptHandlerFile(model, p)]),
 )}
 /** Each resource and template bound to its handler module, loaded on first use. */
 ${modules(
-  'resourceModules',
-  model.resources.map((r) => ({ name: r.name, file: resourceHandlerFile(model, r) })),
-  'ResourceModule',
-  'ResourceName',
+  'Resource',
+  model.resources.map((r) => [r.name, resourceHandlerFile(model, r)]),
 )}`,
   ];
 }
 
-function generatedFrom(model: ServerModel, file: string): string {
+/** The generated folder, as a module of the project at `file` imports from it. */
+export function generatedFrom(model: ServerModel, file: string): string {
   const gen = path.posix.relative(path.posix.dirname(file), model.options.generatedDir);
   return gen.startsWith('.') ? gen : `./${gen}`;
 }
@@ -114,7 +112,7 @@ export function emitPromptStub(model: ServerModel, prompt: PromptModel, file: st
     doc: [prompt.name, prompt.definition.title, prompt.definition.description],
     params: '_args',
     returns: 'Return text (one user message), a list of messages, or a whole GetPromptResult.',
-    completed: prompt.arguments.filter((a) => completes(a.complete)).map((a) => a.name),
+    completed: prompt.arguments.filter((a) => a.complete === 'handler').map((a) => a.name),
   });
 }
 
@@ -126,7 +124,7 @@ export function emitResourceStub(model: ServerModel, resource: ResourceModel, fi
     params: '_variables',
     returns:
       'Return text, bytes (a Uint8Array), contents with their own URI and MIME type, or undefined: no such resource.',
-    completed: resource.variables.filter((v) => completes(v.complete)).map((v) => v.name),
+    completed: resource.variables.filter((v) => v.complete === 'handler').map((v) => v.name),
   });
 }
 

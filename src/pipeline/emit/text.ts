@@ -2,12 +2,11 @@
  * The one choke point for user text that lands in generated code. Nothing from the spec reaches a generated
  * file except through these functions (or as JSON data).
  */
+import { unicodeEscape } from '../../core/visible.js';
 
-/** A JavaScript string literal: JSON quoting, plus the two line terminators JSON leaves raw. */
+/** A JavaScript string literal: JSON quoting, plus the two line terminators JSON leaves raw (see literal). */
 export function str(text: string): string {
-  return JSON.stringify(text)
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  return literal(text);
 }
 
 /**
@@ -25,10 +24,7 @@ export function literal(value: unknown, indent?: number): string {
 
 /** Control characters written as \uXXXX: a comment must not carry a NUL or a terminal escape into source code. */
 export function visibleControls(text: string): string {
-  return text.replace(
-    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, unicodeEscape);
 }
 
 /** Text for the inside of a block comment: `*\/` cannot close it, and every line starts with " * ". */

@@ -74,32 +74,31 @@ export async function emitTypes(
   const sharedNames = new Map<string, string>();
   const aliases: string[] = [];
   const add = (schema: SchemaModel, base: string, transform: (s: Schema) => Schema) => {
+    // Each definition is named first, then compiled: a ref may point to one named after it.
     const own = new Map<string, string>();
     const newShared: [string, unknown][] = [];
+    const newOwn: [string, unknown][] = [];
     for (const container of ['$defs', 'definitions'] as const) {
       const d = schema.schema[container];
       if (!isObject(d)) continue;
       for (const [name, value] of Object.entries(d)) {
         if (container === '$defs' && schema.sharedDefs.includes(name)) {
           if (sharedNames.has(name)) continue;
-          sharedNames.set(name, unique(pascalCase(name) ?? 'Def'));
-          newShared.push([name, value]);
+          const n = unique(pascalCase(name) ?? 'Def');
+          sharedNames.set(name, n);
+          newShared.push([n, value]);
         } else {
-          own.set(`${container}/${name}`, unique(`${base}${pascalCase(name) ?? 'Def'}`));
+          const n = unique(`${base}${pascalCase(name) ?? 'Def'}`);
+          own.set(`${container}/${name}`, n);
+          newOwn.push([n, value]);
         }
       }
     }
     // Bundling is transitive, so every shared def these refer to is named by now.
-    for (const [name, value] of newShared) {
-      const n = sharedNames.get(name)!;
+    for (const [n, value] of newShared)
       defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, new Map(), sharedNames, n));
-    }
-    for (const [path, n] of own) {
-      const slash = path.indexOf('/'); // "$defs/<name>": the name may hold slashes of its own
-      const [container, name] = [path.slice(0, slash), path.slice(slash + 1)];
-      const value = (schema.schema[container] as Schema)[name];
+    for (const [n, value] of newOwn)
       defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, own, sharedNames, base));
-    }
     const body: Schema = Object.fromEntries(
       Object.entries(schema.schema).filter(([k]) => k !== '$defs' && k !== 'definitions'),
     );
@@ -117,7 +116,6 @@ export async function emitTypes(
   for (const tool of model.tools) {
     const n = names.get(tool.name)!;
     const before = new Set(Object.keys(defs));
-    keysOf.set(tool.name, []);
     if (n.hasDefaults) {
       add(tool.input, n.args, (s) => s);
       add(tool.input, n.input, withDefaultsRequired);
@@ -150,13 +148,7 @@ export async function emitTypes(
   try {
     pieces = await typesInPieces(defs, keysOf, sharedKeys(), tails, finish, store);
   } catch {
-    const all = await typesWithout(
-      await untypable(model, defs, keysOf, sharedKeys()),
-      defs,
-      keysOf,
-      names,
-      sharedKeys(),
-    );
+    const all = await typesWithLoose(defs, keysOf, names, sharedKeys());
     pieces = await finish([[cleaned(all), ...tails.values()].join('\n')]);
   }
   // A tool's type that json-schema-to-typescript named otherwise (it happens with some anyOf shapes) still exists.
@@ -274,39 +266,26 @@ export async function typesOf(defs: Schema): Promise<string> {
 }
 
 /**
- * The tools whose schemas json-schema-to-typescript cannot turn into types (it throws on a few valid shapes, such as
- * some recursive refs with siblings): each tool is tried alone, with the shared definitions.
+ * The types with loose object types for the tools whose schemas json-schema-to-typescript cannot turn into types (it
+ * throws on a few valid shapes, such as some recursive refs with siblings; their arguments are still validated
+ * against their schemas at run time). Each tool is tried alone, with the shared definitions; if the shared
+ * definitions themselves are the trouble, every tool is loose.
  */
-async function untypable(
-  model: ServerModel,
-  defs: Schema,
-  keysOf: Map<string, string[]>,
-  shared: Set<string>,
-): Promise<Set<string>> {
-  const failing = new Set<string>();
-  const sharedDefs = Object.fromEntries(Object.entries(defs).filter(([k]) => shared.has(k)));
-  for (const tool of model.tools) {
-    const own = Object.fromEntries(keysOf.get(tool.name)!.map((k) => [k, defs[k]]));
-    try {
-      await typesOf({ ...sharedDefs, ...own });
-    } catch {
-      failing.add(tool.name);
-    }
-  }
-  return failing;
-}
-
-/**
- * The types with the tools that cannot be typed given loose object types (their arguments are still validated
- * against their schemas at run time); if the shared definitions themselves are the trouble, every tool is loose.
- */
-async function typesWithout(
-  failing: Set<string>,
+async function typesWithLoose(
   defs: Schema,
   keysOf: Map<string, string[]>,
   names: Map<string, ToolTypeNames>,
   shared: Set<string>,
 ): Promise<string> {
+  const failing: string[] = [];
+  const sharedDefs = Object.fromEntries(Object.entries(defs).filter(([k]) => shared.has(k)));
+  for (const [tool, keys] of keysOf) {
+    try {
+      await typesOf({ ...sharedDefs, ...Object.fromEntries(keys.map((k) => [k, defs[k]])) });
+    } catch {
+      failing.push(tool);
+    }
+  }
   const loosen = (tools: Iterable<string>, into: Schema) => {
     for (const t of tools) {
       for (const k of keysOf.get(t)!) delete into[k];
@@ -333,11 +312,7 @@ function forTypes(schema: unknown, rename: (ref: string) => string): unknown {
     delete node['minItems'];
     delete node['maxItems'];
   }
-  delete node['title'];
-  delete node['$id'];
-  delete node['$schema'];
-  delete node['$anchor'];
-  delete node['$comment'];
+  for (const k of ['title', '$id', '$schema', '$anchor', '$comment']) delete node[k];
   if (typeof node['$ref'] === 'string') node['$ref'] = rename(node['$ref']);
   if (Array.isArray(node['prefixItems'])) {
     const rest = node['items'];

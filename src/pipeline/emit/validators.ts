@@ -9,33 +9,20 @@ import type { CompiledValidators, ServerModel, ValidatorCode } from '../model.js
 import { commentLine } from './text.js';
 import { toolTypeNames } from './types.js';
 
-/** The export name of each tool's validators in validators.ts. */
-export function validatorNames(model: ServerModel): Map<string, { input: string; output?: string }> {
-  const types = toolTypeNames(model);
-  return new Map(
-    model.tools.map((t) => {
-      const n = types.get(t.name)!;
-      return [t.name, { input: `validate${n.input}`, ...(n.output ? { output: `validate${n.output}` } : {}) }];
-    }),
-  );
-}
+/** The export name in validators.ts of the validator of a type of types.ts (a tool's input or output). */
+export const validatorName = (type: string) => `validate${type}`;
 
 /** ajv's standalone header for one exported function, and the helpers it may require. */
 const HEADER = /^"use strict";\nmodule\.exports = (validate\d+);\nmodule\.exports\.default = \1;\n/;
 const REQUIRE = /require\("(ajv\/dist\/runtime\/[a-z0-9_]+|ajv-formats\/dist\/formats)"\)/g;
 
 export function emitValidators(model: ServerModel, compiled: CompiledValidators): string {
-  const names = validatorNames(model);
   const types = toolTypeNames(model);
   const helpers = new Map<string, string>();
   let guarded = false;
-  const exportOf = (
-    tool: string,
-    which: 'inputSchema' | 'outputSchema',
-    name: string,
-    type: string,
-    v: ValidatorCode,
-  ) => {
+  const exports: string[] = [];
+  const imported: string[] = [];
+  const exportOf = (tool: string, which: 'inputSchema' | 'outputSchema', type: string, v: ValidatorCode) => {
     const head = HEADER.exec(v.source);
     if (!head) throw new Error(`ajv's standalone code for ${tool} ${which} has an unexpected shape`);
     const body = v.source.slice(head[0].length).replace(REQUIRE, (_m, mod: string) => {
@@ -48,21 +35,16 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
       ? `guardInherited(${fn}, ${JSON.stringify(v.inherited)}, ${v.kind === 'output'})`
       : fn;
     guarded ||= v.inherited.length > 0;
+    imported.push(type);
+    const name = validatorName(type);
     return `/** ${commentLine(tool)}: ${which}. */\nexport const ${name}: Validator<${type}> = ${value};`;
   };
-  const exports: string[] = [];
-  const imported: string[] = [];
   for (const tool of model.tools) {
-    const n = names.get(tool.name)!;
     const t = types.get(tool.name)!;
     const v = compiled.get(tool.name);
     if (!v) throw new Error(`no compiled validator for tool ${tool.name}`);
-    exports.push(exportOf(tool.name, 'inputSchema', n.input, t.input, v.input));
-    imported.push(t.input);
-    if (n.output && t.output && v.output) {
-      exports.push(exportOf(tool.name, 'outputSchema', n.output, t.output, v.output));
-      imported.push(t.output);
-    }
+    exports.push(exportOf(tool.name, 'inputSchema', t.input, v.input));
+    if (t.output && v.output) exports.push(exportOf(tool.name, 'outputSchema', t.output, v.output));
   }
   // Node gives a CommonJS module's exports as the default import; bundlers (vite, esbuild) may give its
   // `default` export instead. `cjs` restores module.exports either way.
