@@ -10,6 +10,8 @@ import type { Finding } from './findings.js';
 
 export function checkGenerated(model: ServerModel, files: readonly OutputFile[], cwd: string): Finding[] {
   const findings: Finding[] = [];
+  /** A finding about a file as a whole: at its first line. */
+  const add = (f: Omit<Finding, 'line' | 'column'>) => findings.push({ ...f, line: 1, column: 1 });
   const show = (rel: string) => displayPath(path.resolve(model.rootDir, rel), cwd);
   const produced = new Set<string>();
   for (const f of files) {
@@ -20,11 +22,9 @@ export function checkGenerated(model: ServerModel, files: readonly OutputFile[],
     try {
       current = fs.readFileSync(abs, 'utf8');
     } catch {
-      findings.push({
+      add({
         kind: 'missing-file',
         file: show(f.path),
-        line: 1,
-        column: 1,
         message: 'missing: generate has not written it',
         fix: 'generate',
       });
@@ -44,11 +44,9 @@ export function checkGenerated(model: ServerModel, files: readonly OutputFile[],
   }
   for (const abs of listOwned(path.resolve(model.rootDir, model.options.generatedDir))) {
     if (produced.has(abs)) continue;
-    findings.push({
+    add({
       kind: 'extra-file',
       file: displayPath(abs, cwd),
-      line: 1,
-      column: 1,
       message: 'no longer produced by the spec; generate removes it',
       fix: 'generate',
     });
