@@ -9,14 +9,10 @@ import { fileSystemError, UserError } from '../core/diagnostics.js';
 import { displayPath, isInside } from '../core/paths.js';
 import { sha256 } from '../cache/store.js';
 
-export interface WatchInput extends GenerateInput {
+export interface WatchInput extends GenerateInput, Pick<LoopInput, 'stop' | 'debounceMs'> {
   /** Prints one line on stdout / text on stderr. */
   out: (line: string) => void;
   err: (text: string) => void;
-  /** Stops watching; without one, SIGINT or SIGTERM does. */
-  stop?: AbortSignal;
-  /** Quiet time after the last file event before a check. */
-  debounceMs?: number;
 }
 
 /** What made a run: a file whose content differs from what the previous run started from. */
@@ -29,29 +25,23 @@ const YAML = /\.ya?ml$/i;
 
 /** Watches until stopped, then resolves with exit code 0. */
 export async function watchGenerate(input: WatchInput): Promise<number> {
-  const specPath = path.resolve(input.cwd, input.spec);
-  const signals = input.stop ? undefined : stopOnSignals();
   let skip: string[] = [];
-  try {
-    await watchLoop({
-      always: [specPath],
-      tracked: YAML,
-      cwd: input.cwd,
-      stop: input.stop ?? signals!.signal,
-      ...(input.debounceMs === undefined ? {} : { debounceMs: input.debounceMs }),
-      onCrash: input.err,
-      run: async (cause) => {
-        const started = performance.now();
-        const { result, problem } = await runGenerate(input);
-        report(input, cause, result, problem, Math.round(performance.now() - started));
-        if (!result) return undefined;
-        if (result.outputDirs.length) skip = result.outputDirs; // an invalid spec names none: keep the last ones
-        return { files: result.inputs.files, folders: result.inputs.folders, loose: result.code === 2, skip };
-      },
-    });
-  } finally {
-    signals?.dispose();
-  }
+  await watchLoop({
+    always: [path.resolve(input.cwd, input.spec)],
+    tracked: YAML,
+    cwd: input.cwd,
+    stop: input.stop,
+    debounceMs: input.debounceMs,
+    onCrash: input.err,
+    run: async (cause) => {
+      const started = performance.now();
+      const { result, problem } = await runGenerate(input);
+      report(input, cause, result, problem, Math.round(performance.now() - started));
+      if (!result) return undefined;
+      if (result.outputDirs.length) skip = result.outputDirs; // an invalid spec names none: keep the last ones
+      return { files: result.inputs.files, folders: result.inputs.folders, loose: result.code === 2, skip };
+    },
+  });
   return 0;
 }
 
@@ -117,7 +107,8 @@ export interface LoopInput {
   tracked: RegExp;
   /** One run: what it read, or undefined when it failed before reading anything (the last set is kept, loosely). */
   run: (cause: Change[] | undefined) => Promise<WatchSet | undefined>;
-  stop: AbortSignal;
+  /** Stops the loop; without one, SIGINT or SIGTERM does. */
+  stop?: AbortSignal;
   cwd: string;
   /** Quiet time after the last file event before a check. */
   debounceMs?: number;
@@ -136,7 +127,9 @@ export interface LoopInput {
  * `stop` aborts and the run in flight has ended.
  */
 export async function watchLoop(input: LoopInput): Promise<void> {
-  const { stop, tracked } = input;
+  const { tracked } = input;
+  const signals = input.stop ? undefined : stopOnSignals();
+  const stop = input.stop ?? signals!.signal;
   const debounceMs = input.debounceMs ?? 100;
 
   // What the last run read, and how the files it may read looked when it started.
@@ -300,6 +293,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
     clearTimeout(timer);
     for (const w of watchers.values()) w.watcher.close();
     watchers.clear();
+    signals?.dispose();
   }
 }
 
@@ -307,7 +301,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
  * An AbortSignal that SIGINT (Ctrl-C) or SIGTERM aborts. Only the first signal is caught: a second one, while a run
  * finishes, ends the process the default way.
  */
-export function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
+function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const onSignal = () => {
     dispose();
