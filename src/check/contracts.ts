@@ -10,7 +10,6 @@ import type { ts } from 'ts-morph';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import { displayPath } from '../core/paths.js';
 import { isObject } from '../pipeline/schema/keywords.js';
-import type { HandlerModule } from './coverage.js';
 import type { CheckSubject, SubjectTool } from './subject.js';
 import type { Finding } from './findings.js';
 
@@ -158,38 +157,36 @@ export function lineAndColumn(sf: ts.SourceFile, pos: number): { line: number; c
 
 export async function checkContracts(
   subject: CheckSubject,
-  handlers: readonly HandlerModule[],
+  handlers: readonly SubjectTool[],
   cwd: string,
   files: readonly OutputFile[],
 ): Promise<Finding[]> {
   if (!handlers.length) return [];
   const { ts } = await import('@ts-morph/common');
-  const tools = new Map(subject.tools.map((t) => [t.name, t]));
-  const order = [...handlers].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
+  const order = [...handlers].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
   // One assignment per handler, `export const c3: Handler<'tool'> = handler3;`.
   const { program, checkSf } = await checkProgram(ts, subject, files, {
     name: '__toolspec_check__.ts',
     head: "import type { Handler } from './contract.js';",
-    modules: order.map((h) => h.abs),
+    modules: order.map((t) => t.handler),
     lines: (spec, i) =>
-      `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(order[i]!.tool)}> = handler${i};`,
+      `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(order[i]!.name)}> = handler${i};`,
   });
   const checker = program.getTypeChecker();
   const mismatches = new Map<string, ts.Diagnostic[]>();
   for (const d of program.getSemanticDiagnostics(checkSf)) {
     if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
     const h = order[(checkSf.getLineAndCharacterOfPosition(d.start).line - 2) / 2];
-    if (h) mismatches.set(h.abs, [...(mismatches.get(h.abs) ?? []), d]);
+    if (h) mismatches.set(h.handler, [...(mismatches.get(h.handler) ?? []), d]);
   }
   const text = (t: ts.Type, at: ts.Node) =>
     checker.typeToString(t, at, ts.TypeFormatFlags.NoTruncation).replace(/import\("[^"]*"\)\./g, '');
 
   const findings: Finding[] = [];
-  for (const h of handlers) {
-    const sf = program.getSourceFile(h.abs)!;
-    const tool = tools.get(h.tool)!;
+  for (const tool of handlers) {
+    const sf = program.getSourceFile(tool.handler)!;
     const expected = `(args: ${tool.input}, ctx: ToolContext) => ${tool.output ? `StructuredResult<${tool.output}>` : 'TextResult'} (or a Promise of it)`;
-    const file = displayPath(h.abs, cwd);
+    const file = displayPath(tool.handler, cwd);
     const moduleSymbol = checker.getSymbolAtLocation(sf);
     let symbol = moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((e) => e.name === 'handler');
     if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
@@ -197,12 +194,12 @@ export async function checkContracts(
     if (!symbol || !decl) {
       findings.push({
         kind: 'handler-export',
-        tool: h.tool,
+        tool: tool.name,
         file,
         line: 1,
         column: 1,
         fix: 'handler',
-        expected: `export const handler: Handler<'${h.tool}'> = …`,
+        expected: `export const handler: Handler<'${tool.name}'> = …`,
         message: 'exports no `handler`; the registry imports { handler } from it',
       });
       continue;
@@ -214,7 +211,7 @@ export async function checkContracts(
     const actual = init ? checker.getTypeAtLocation(init) : checker.getTypeOfSymbolAtLocation(symbol, decl);
     const declared = checker.getTypeOfSymbolAtLocation(symbol, decl);
     const anyProblem = anyIn(ts, checker, declared, actual, decl);
-    const about = { tool: h.tool, file, fix: 'handler', expected } as const;
+    const about = { tool: tool.name, file, fix: 'handler', expected } as const;
     if (anyProblem) {
       findings.push({
         kind: 'handler-any',
@@ -225,7 +222,7 @@ export async function checkContracts(
       });
       continue;
     }
-    for (const d of mismatches.get(h.abs) ?? [])
+    for (const d of mismatches.get(tool.handler) ?? [])
       findings.push({
         kind: 'handler-contract',
         ...about,
@@ -238,7 +235,7 @@ export async function checkContracts(
       const againstContract = againstHandler(ts, d.messageText);
       findings.push({
         kind: 'handler-contract',
-        tool: h.tool,
+        tool: tool.name,
         file,
         ...lineAndColumn(sf, d.start ?? 0),
         fix: 'handler',

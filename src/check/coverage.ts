@@ -14,24 +14,17 @@ import {
   renamedFromLine,
   renameQuestions,
 } from '../write/renames.js';
-import type { CheckSubject } from './subject.js';
+import type { CheckSubject, SubjectTool } from './subject.js';
 import type { Finding } from './findings.js';
 
-export interface HandlerModule {
-  tool: string;
-  abs: string;
-}
-
-export function checkCoverage(subject: CheckSubject, cwd: string): { findings: Finding[]; handlers: HandlerModule[] } {
+export function checkCoverage(subject: CheckSubject, cwd: string): { findings: Finding[]; handlers: SubjectTool[] } {
   const plan = planHandlers(subject.handlersDir, subject.tools);
   const findings: Finding[] = [];
   /** A finding about a file as a whole: at its first line. */
   const add = (f: Omit<Finding, 'line' | 'column'>) => findings.push({ ...f, line: 1, column: 1 });
   const moving = new Set(plan.moves.map((m) => m.tool));
   const missing = new Set(plan.missing.map((t) => t.name));
-  const handlers: HandlerModule[] = subject.tools
-    .filter((t) => !moving.has(t.name) && !missing.has(t.name))
-    .map((t) => ({ tool: t.name, abs: t.handler }));
+  const handlers = subject.tools.filter((t) => !moving.has(t.name) && !missing.has(t.name));
   const base = (abs: string) => path.basename(abs);
 
   for (const m of plan.moves) {
@@ -84,12 +77,10 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
     }
   }
 
+  const toolNames = subject.tools.map((t) => t.name);
   for (const o of plan.orphans) {
     if (paired.has(o.abs)) continue;
-    const guess = likelyName(
-      o.tool,
-      subject.tools.map((t) => t.name),
-    );
+    const guess = likelyName(o.tool, toolNames);
     const target = guess && subject.tools.find((t) => t.name === guess);
     add({
       kind: 'orphan-handler',

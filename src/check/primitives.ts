@@ -20,7 +20,7 @@ export async function checkPrimitiveHandlers(
   cwd: string,
   files: readonly OutputFile[],
 ): Promise<Finding[]> {
-  const items = subject.primitives ?? [];
+  const items = subject.primitives;
   const findings: Finding[] = [];
   /** A finding about a file as a whole: at its first line. */
   const add = (f: Omit<Finding, 'line' | 'column'>) => findings.push({ ...f, line: 1, column: 1 });

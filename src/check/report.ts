@@ -26,23 +26,17 @@ export function asFinding(f: Finding): Reported {
 export function formatFindingsText(findings: readonly Finding[], style: Style, opts: { diff: boolean }): string {
   if (!findings.length) return '';
   const out: string[] = [];
-  const group = (title: string, list: readonly Finding[]) => {
-    if (!list.length) return;
+  const files = findings.filter((f) => f.kind.endsWith('-file'));
+  const groups = { 'Generated files': files, Handlers: findings.filter((f) => !files.includes(f)) };
+  for (const [title, list] of Object.entries(groups)) {
+    if (!list.length) continue;
     out.push(style.bold(title));
     for (const f of list) {
       out.push(renderText(asFinding(f), style, { compact: true, indent: '  ' }));
       if (opts.diff && f.diff) out.push(colourDiff(f.diff, style).replace(/^/gm, '      '));
     }
     out.push('');
-  };
-  group(
-    'Generated files',
-    findings.filter((f) => f.kind.endsWith('-file')),
-  );
-  group(
-    'Handlers',
-    findings.filter((f) => !f.kind.endsWith('-file')),
-  );
+  }
   out.push(summary(findings));
   return `${out.join('\n')}\n`;
 }

@@ -203,7 +203,7 @@ async function loadRuntime(
 
 /** `--prompt` and `--read`: one prompt got or one resource read, as the server would. */
 async function callPrimitive(input: CallInput, project: Project): Promise<CommandResult> {
-  const items = project.primitives ?? [];
+  const items = project.primitives;
   const kind = input.prompt !== undefined ? 'prompt' : 'resource';
   let args: Record<string, string> = {};
   if (kind === 'prompt') {

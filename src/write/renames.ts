@@ -143,21 +143,14 @@ function toolOfModule(abs: string): string | undefined {
  * of each, else the closest name (or none).
  */
 export function likelyRenames(plan: HandlerPlan): Map<RenameTool, OrphanHandler | undefined> {
-  const out = new Map<RenameTool, OrphanHandler | undefined>();
-  for (const tool of plan.missing) {
-    const name =
-      plan.orphans.length === 1 && plan.missing.length === 1
-        ? plan.orphans[0]!.tool
-        : likelyName(
-            tool.name,
-            plan.orphans.map((o) => o.tool),
-          );
-    out.set(
-      tool,
-      plan.orphans.find((o) => o.tool === name),
-    );
-  }
-  return out;
+  const only = plan.orphans.length === 1 && plan.missing.length === 1;
+  const orphanNames = plan.orphans.map((o) => o.tool);
+  return new Map(
+    plan.missing.map((tool) => {
+      const name = only ? orphanNames[0] : likelyName(tool.name, orphanNames);
+      return [tool, plan.orphans.find((o) => o.tool === name)];
+    }),
+  );
 }
 
 /**
