@@ -232,8 +232,7 @@ function isFile(file: string): boolean {
   }
 }
 
-/** Writes through a temporary file and a rename, so that two calls at once never read half a module. */
-/** Writes a copy under `root` (the run/ folder), by rename, unless it holds that text already. */
+/** Writes a copy under `root` (run/) unless it holds that text already; by rename: no call reads half a module. */
 function writeIfChanged(root: string, file: string, text: string): void {
   if (readText(file) === text) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -236,17 +236,11 @@ function writeLocked(
       throw e;
     }
     report.written = changes.map((c) => c.rel);
-    report.removed = stale.map((abs) => path.relative(rootDir, abs).split(path.sep).join('/'));
+    report.removed = stale.map(rel);
   }
   // The project's own files with a part toolspec keeps: written whole beside them, then renamed over them.
   for (const p of published) {
-    const temp = path.join(path.dirname(p.abs), `.${path.basename(p.abs)}.toolspec-${process.pid}`);
-    try {
-      writeFile(temp, p.contents);
-      fs.renameSync(temp, p.abs);
-    } finally {
-      fs.rmSync(temp, { force: true });
-    }
+    viaTemp(p.abs, p.contents, (temp) => fs.renameSync(temp, p.abs));
     report.published.push(p.rel);
   }
   // Written whole beside its place, then linked in: a kill or a full disk never leaves an empty stub, and a link
@@ -267,11 +261,18 @@ function writeLocked(
  */
 function placeWhole(abs: string, contents: string, point?: string): boolean {
   fs.mkdirSync(path.dirname(abs), { recursive: true });
+  return viaTemp(abs, contents, (temp) => {
+    if (point) failpoint(point);
+    return linkUnlessExists(temp, abs);
+  });
+}
+
+/** Writes `contents` beside `abs` (`.<name>.toolspec-<pid>`), hands that file to `place`, then removes it. */
+function viaTemp<T>(abs: string, contents: string, place: (temp: string) => T): T {
   const temp = path.join(path.dirname(abs), `.${path.basename(abs)}.toolspec-${process.pid}`);
   try {
     writeFile(temp, contents);
-    if (point) failpoint(point);
-    return linkUnlessExists(temp, abs);
+    return place(temp);
   } finally {
     fs.rmSync(temp, { force: true });
   }
