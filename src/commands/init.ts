@@ -17,7 +17,7 @@ import {
 import { displayPath } from '../core/paths.js';
 import { writeOutput } from '../write/write.js';
 import { CLIENTS, clientLines, projectMcpJson } from './clients.js';
-import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+import { EXIT, loadForCommand, type CommandResult, type Styles } from './result.js';
 
 export interface InitInput {
   /** The project folder as the user named it. */
@@ -29,7 +29,7 @@ export interface InitInput {
   toolspec?: string;
   /** Start from a spec with no tools: no example tool, prompt or resource. */
   blank?: boolean;
-  style?: Styles;
+  style: Styles;
 }
 
 /** The template's example tool, prompt and resource beyond its spec: their handlers. */
@@ -93,12 +93,11 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   }
   const spec = path.join(abs, 'toolspec.yaml');
   const { result, stderr, code } = await loadForCommand(
-    path.relative(cwd, spec) || spec,
-    cwd,
+    { spec: path.relative(cwd, spec) || spec, cwd, style: input.style },
     'text',
-    (input.style ?? PLAIN_STYLES).err,
-    undefined,
-    { stubs: (file) => !fs.existsSync(path.join(abs, file)) },
+    {
+      stubs: (file) => !fs.existsSync(path.join(abs, file)),
+    },
   );
   if (!result.model) return { code, stdout: '', stderr };
   // A blank project has no tools on purpose: the warning that says so would be noise here.

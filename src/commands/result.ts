@@ -34,7 +34,7 @@ export interface SpecInput {
   /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
-  style?: Styles;
+  style: Styles;
 }
 
 /** How the commands that report findings print them: for people, for machines, as GitHub annotations, as SARIF. */
@@ -54,18 +54,15 @@ export function sarifOf(
  * text (code frames) for stderr when the format is text.
  */
 export async function loadForCommand(
-  spec: string,
-  cwd: string,
+  { spec, cwd, lookedIn, style }: SpecInput,
   format: string,
-  style: Style,
-  lookedIn?: string,
   emit?: CompileOptions['emit'],
 ): Promise<{ result: Compiled; stderr: string; code: number }> {
   const { compile } = await import('../compile.js');
   const result = await compile(spec, { cwd, lookedIn, ...(emit ? { emit } : {}) });
   let stderr =
     format === 'text' && result.diagnostics.length
-      ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n`
+      ? `${renderTexts(result.diagnostics, style.err, result.sources)}\n\n`
       : '';
   if (result.model) return { result, stderr, code: EXIT.ok };
   if (format === 'text') {
