@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { ts } from 'ts-morph';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import { displayPath } from '../core/paths.js';
+import { namesIn } from '../write/write.js';
 import { checkProgram, lineAndColumn, moduleFindings, ownModules } from './contracts.js';
 import type { Finding } from './findings.js';
 import type { CheckSubject, PrimitiveHandler } from './subject.js';
@@ -37,12 +38,7 @@ export async function checkPrimitiveHandlers(
   }
   for (const kind of ['prompt', 'resource'] as const) {
     const dir = path.join(subject.handlersDir, FOLDERS[kind]);
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts'));
-    } catch {
-      continue;
-    }
+    const names = namesIn(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts'));
     const owned = new Set(items.filter((i) => i.kind === kind).map((i) => path.basename(i.handler)));
     for (const n of names.sort()) {
       if (owned.has(n)) continue;

@@ -8,6 +8,7 @@ import { generateCommand, formatSummary, type GenerateInput, type GenerateResult
 import { fileSystemError, UserError } from '../core/diagnostics.js';
 import { displayPath, isInside } from '../core/paths.js';
 import { sha256 } from '../cache/store.js';
+import { namesIn } from '../write/write.js';
 
 export interface WatchInput extends GenerateInput, Pick<LoopInput, 'stop' | 'debounceMs'> {
   /** Prints one line on stdout / text on stderr. */
@@ -168,7 +169,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
     const files = new Set([...inputs].filter((f) => !without.has(path.dirname(f))));
     for (const dir of new Set([...watchedDirs(), ...folders])) {
       if (without.has(dir)) continue;
-      for (const name of listDir(dir)) if (tracked.test(name)) files.add(path.join(dir, name));
+      for (const name of namesIn(dir)) if (tracked.test(name)) files.add(path.join(dir, name));
     }
     return files;
   };
@@ -337,14 +338,6 @@ function hashOf(file: string): string | null {
     return sha256(fs.readFileSync(file));
   } catch {
     return null;
-  }
-}
-
-function listDir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 

@@ -11,6 +11,7 @@ import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { handlerFileName, pascalCase } from '../core/names.js';
 import { displayPath } from '../core/paths.js';
 import { closest } from '../core/suggest.js';
+import { namesIn } from './write.js';
 
 /** A module that exports `handler` is a handler module; other modules in the folder are shared code. */
 export const EXPORTS_HANDLER =
@@ -54,13 +55,7 @@ export interface HandlerPlan {
 
 /** The handler modules of a folder: `.ts` files, no declarations or tests, that export `handler`. */
 export function handlerModules(dir: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
+  return namesIn(dir)
     .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n))
     .sort()
     .filter((n) => {

@@ -127,13 +127,7 @@ function takeOverDead(file: string, held: string): void {
 
 /** Stubs a killed run was writing (".<name>.toolspec-<pid>" whose process is gone): never the user's files. */
 function removeDeadTemps(dir: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir, { recursive: true }) as string[];
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of namesIn(dir, true)) {
     const m = /(?:^|[\\/])\.[^\\/]+\.toolspec-(\d+)$/.exec(name);
     if (m && !processAlive(Number(m[1]))) fs.rmSync(path.join(dir, name), { force: true });
   }
@@ -371,13 +365,7 @@ export function failpoint(name: string): void {
 
 /** Files in the generated folder that toolspec made: its header, or its manifest.json. */
 export function listOwned(genDir: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(genDir);
-  } catch {
-    return [];
-  }
-  return names
+  return namesIn(genDir)
     .sort()
     .map((n) => path.join(genDir, n))
     .filter((abs) => {
@@ -386,6 +374,15 @@ export function listOwned(genDir: string): string[] {
       const head = readHead(abs, HEADER_MARK.length + 2);
       return head === `//${HEADER_MARK}` || head.startsWith(`#${HEADER_MARK}`);
     });
+}
+
+/** The names in a folder (with `recursive`, its subfolders' too, as relative paths); none when it cannot be read. */
+export function namesIn(dir: string, recursive = false): string[] {
+  try {
+    return fs.readdirSync(dir, { recursive }) as string[];
+  } catch {
+    return [];
+  }
 }
 
 /** The first bytes of a file: enough to see the header without reading a multi-megabyte module. */
