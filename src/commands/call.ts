@@ -165,12 +165,12 @@ async function loadProject(input: CallInput): Promise<Project | CommandResult> {
     return { code: EXIT.invalid, stdout, stderr };
   }
   const { subjectOf } = await import('../check/subject.js');
-  const files = result.output!;
-  const subject = subjectOf(result.model);
-  const generated = new Map(
-    files.filter((f) => f.kind === 'generated').map((f) => [path.resolve(result.model!.rootDir, f.path), f.contents]),
-  );
-  return { ...subject, generated };
+  const { rootDir } = result.model;
+  const generated = result.output!.filter((f) => f.kind === 'generated');
+  return {
+    ...subjectOf(result.model),
+    generated: new Map(generated.map((f) => [path.resolve(rootDir, f.path), f.contents])),
+  };
 }
 
 /**

@@ -57,8 +57,6 @@ export interface GenerateResult {
   outputDirs: string[];
 }
 
-const linter = () => import('../lint/index.js');
-
 export async function generateCommand(input: GenerateInput): Promise<GenerateResult> {
   const started = performance.now();
   const { spec, format } = input;
@@ -101,7 +99,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     );
   }
 
-  const api = await linter();
+  const api = await import('../lint/index.js');
   const lint = await api.lintLoaded({
     model,
     sources: result.sources,
@@ -174,11 +172,9 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       report.created.map((f) => `created ${f}: a stub to fill in\n`).join('')
     : `${JSON.stringify(json, null, 2)}\n`;
   // Both files kept: the user decides what the renamed tool's handler holds.
-  const kept = report.notMoved.map(
-    (m) =>
-      `${m.from} was not moved to ${m.to}, which exists already; both are kept: move what you need from ${path.posix.basename(m.from)} into ${path.posix.basename(m.to)}, then remove ${path.posix.basename(m.from)}\n`,
-  );
-  if (text) notes += kept.join('');
+  const base = path.posix.basename;
+  for (const m of text ? report.notMoved : [])
+    notes += `${m.from} was not moved to ${m.to}, which exists already; both are kept: move what you need from ${base(m.from)} into ${base(m.to)}, then remove ${base(m.from)}\n`;
   if (text && model.auth && !listsJose(model.rootDir))
     notes += `${model.options.generatedDir}/auth.ts verifies tokens with jose, which your package.json does not list: npm install jose@^6\n`;
   return { code: 0, stdout, stderr: notes, notes, json, summary, inputs, outputDirs };
@@ -186,18 +182,15 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
 
 /** Whether the nearest package.json above the spec lists jose (auth.ts imports it); true when there is none to read. */
 function listsJose(dir: string): boolean {
-  for (let at = dir; ; at = path.dirname(at)) {
-    const file = path.join(at, 'package.json');
-    if (fs.existsSync(file)) {
-      try {
-        if (fs.statSync(file).size > 1024 * 1024) return true;
-        const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
-        return ['dependencies', 'devDependencies', 'peerDependencies'].some((k) => pkg[k]?.['jose'] !== undefined);
-      } catch {
-        return true; // not ours to judge: npm will say what is wrong with it
-      }
-    }
-    if (path.dirname(at) === at) return true;
+  let at = dir;
+  while (!fs.existsSync(path.join(at, 'package.json')) && path.dirname(at) !== at) at = path.dirname(at);
+  const file = path.join(at, 'package.json');
+  try {
+    if (!fs.existsSync(file) || fs.statSync(file).size > 1024 * 1024) return true;
+    const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    return ['dependencies', 'devDependencies', 'peerDependencies'].some((k) => pkg[k]?.['jose'] !== undefined);
+  } catch {
+    return true; // not ours to judge: npm will say what is wrong with it
   }
 }
 

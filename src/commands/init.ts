@@ -59,6 +59,16 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   );
   const name = packageName(abs);
   const kept: string[] = [];
+  /** Writes a file of the project unless it exists, which is kept. */
+  const create = (file: string, contents: string) => {
+    fs.mkdirSync(path.dirname(path.join(abs, file)), { recursive: true });
+    try {
+      fs.writeFileSync(path.join(abs, file), contents, { flag: 'wx' });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      kept.push(file);
+    }
+  };
   // Beside a spec of the user's own, or from a blank one, the example's handlers would describe what the spec does
   // not have: the project gets stubs for the spec's tools instead.
   const ownSpec = fs.existsSync(path.join(abs, 'toolspec.yaml'));
@@ -81,16 +91,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
           }
         : f,
     );
-  for (const f of files) {
-    const target = path.join(abs, f.path);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    try {
-      fs.writeFileSync(target, f.contents, { flag: 'wx' });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      kept.push(f.path);
-    }
-  }
+  for (const f of files) create(f.path, f.contents);
   const spec = path.join(abs, 'toolspec.yaml');
   const { result, stderr, code } = await loadForCommand(
     { spec: path.relative(cwd, spec) || spec, cwd, style: input.style },
@@ -107,12 +108,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   // Claude Code's project file, named after the spec's server (a spec of the user's own may name it otherwise than
   // the folder), with a relative path: it goes into git, and a teammate's clone starts the same server.
   const server = result.model.server.name;
-  try {
-    fs.writeFileSync(path.join(abs, '.mcp.json'), projectMcpJson(server), { flag: 'wx' });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    kept.push('.mcp.json');
-  }
+  create('.mcp.json', projectMcpJson(server));
   const main = path.join(abs, ...INIT_MAIN.split('/'));
   const lines = [
     ...kept.map((f) => `kept ${f}: it exists already`),
