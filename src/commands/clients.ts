@@ -8,7 +8,7 @@ import path from 'node:path';
 import { UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import { INIT_MAIN } from '../init/scaffold.js';
-import { EXIT, loadForCommand, type CommandResult, type SpecInput } from './result.js';
+import { EXIT, invalid, loadForCommand, type CommandResult, type SpecInput } from './result.js';
 
 export interface ClientsInput extends SpecInput {
   /** One client; all of them when absent. */
@@ -160,8 +160,4 @@ function writeEntry(file: string, key: string, name: string, entry: Entry): void
   fs.renameSync(temp, file);
 }
 
-const usage = (message: string): CommandResult => ({
-  code: EXIT.invalid,
-  stdout: '',
-  stderr: `toolspec: ${message}\n`,
-});
+const usage = (message: string) => invalid(`toolspec: ${message}\n`);

@@ -12,7 +12,7 @@ import { loadOperand, resolveOperands } from '../diff/sides.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { writeAtomically } from '../import/write.js';
-import { countsOf, EXIT, loadForCommand, plural, served } from './result.js';
+import { countsOf, EXIT, invalid, loadForCommand, plural, served } from './result.js';
 import type { CommandResult, SpecInput } from './result.js';
 import { notValid } from './diff.js';
 
@@ -34,7 +34,7 @@ export async function docsCommand(input: DocsInput): Promise<CommandResult> {
   let diff: CatalogDiff | undefined;
   if (input.diff !== undefined) {
     const changes = changesSince(input.diff, input, model);
-    if ('failed' in changes) return { code: EXIT.invalid, stdout: '', stderr: stderr + changes.failed };
+    if ('failed' in changes) return invalid(stderr + changes.failed);
     diff = changes;
     if (diff.missing) stderr += `note: ${diff.old} does not exist; every tool counts as added\n`;
   }

@@ -17,7 +17,7 @@ import {
 import { displayPath } from '../core/paths.js';
 import { writeOutput } from '../write/write.js';
 import { CLIENTS, clientLines, projectMcpJson } from './clients.js';
-import { EXIT, loadForCommand, type CommandResult, type Styles } from './result.js';
+import { EXIT, invalid, loadForCommand, type CommandResult, type Styles } from './result.js';
 
 export interface InitInput {
   /** The project folder as the user named it. */
@@ -43,11 +43,9 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   const { dir, cwd } = input;
   const abs = path.resolve(cwd, dir);
   if (fs.existsSync(abs) && fs.readdirSync(abs).length && !input.force) {
-    return {
-      code: EXIT.invalid,
-      stdout: '',
-      stderr: `toolspec: ${dir} is not empty; pass --force to add the project files beside what is there (no existing file is overwritten)\n`,
-    };
+    return invalid(
+      `toolspec: ${dir} is not empty; pass --force to add the project files beside what is there (no existing file is overwritten)\n`,
+    );
   }
   const running = runningToolspec();
   const dependency = projectRelative(

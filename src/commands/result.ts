@@ -20,6 +20,9 @@ export interface CommandResult {
   stderr: string;
 }
 
+/** Exit 2 with `stderr` and nothing on stdout: a usage error, or a spec or project that cannot be used. */
+export const invalid = (stderr: string): CommandResult => ({ code: EXIT.invalid, stdout: '', stderr });
+
 /** The style of each stream (colour on terminals). */
 export interface Styles {
   out: Style;

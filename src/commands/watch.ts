@@ -147,11 +147,8 @@ export async function watchLoop(input: LoopInput): Promise<void> {
   /** The folders to watch: where the inputs live, and the included ones (or their nearest existing parent). */
   const watchedDirs = (): Set<string> => {
     const dirs = new Set<string>();
-    for (const dir of [
-      ...input.always.map((f) => path.dirname(f)),
-      ...[...inputs].map((f) => path.dirname(f)),
-      ...folders,
-    ]) {
+    // (The inputs hold the files that always count.)
+    for (const dir of [...[...inputs].map((f) => path.dirname(f)), ...folders]) {
       let d = dir;
       while (inode(d) === undefined && path.dirname(d) !== d) d = path.dirname(d);
       if (!skip.some((o) => isInside(o, d))) dirs.add(d);
@@ -203,8 +200,13 @@ export async function watchLoop(input: LoopInput): Promise<void> {
       // Editors' swap and backup files, toolspec's own staging folders and the like: not what a run reads.
       if (!inputs.has(file) && !tracked.test(file) && ![...folders].some((f) => isInside(file, f))) return;
     }
+    schedule();
+  };
+
+  /** A check after the quiet time (again, when one was due). */
+  const schedule = () => {
     clearTimeout(timer);
-    timer = setTimeout(check, debounceMs);
+    if (!stop.aborted) timer = setTimeout(check, debounceMs);
   };
 
   const refreshWatchers = () => {
@@ -225,8 +227,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
           // The folder went away: drop its watcher and look again.
           watcher.close();
           watchers.delete(dir);
-          clearTimeout(timer);
-          timer = setTimeout(check, debounceMs);
+          schedule();
         });
         watchers.set(dir, { watcher, ino });
       } catch {
@@ -277,8 +278,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
         running = undefined;
         // Events during the run (they found it busy), or a file edited while it read: look once more, after the
         // usual quiet time.
-        clearTimeout(timer);
-        if (!stop.aborted) timer = setTimeout(check, debounceMs);
+        schedule();
       });
   };
 
