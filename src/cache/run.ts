@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import type { ts as TS } from 'ts-morph';
 import { UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
-import { cacheFolder, sha256 } from './store.js';
+import { cacheFolder, readText, sha256 } from './store.js';
 
 export interface Mirror {
   /** The runnable copy of a source module (absolute path in, absolute path out). */
@@ -214,14 +214,6 @@ function withSourceMap(code: string, map: string | undefined, file: string): str
   delete parsed.sourceRoot;
   const data = Buffer.from(JSON.stringify(parsed)).toString('base64');
   return `${body.trimEnd()}\n//# sourceMappingURL=data:application/json;base64,${data}\n`;
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 function isFile(file: string): boolean {

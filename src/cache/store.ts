@@ -35,6 +35,15 @@ const STALE_TMP_MS = 10 * 60_000;
 
 export const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
 
+/** A file's text; undefined when it cannot be read (not there, a folder, no permission). */
+export function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The cache folder for a project, made if need be, or undefined when no folder is safe to use: one the user owns,
  * no link, and writable by the user alone.

@@ -1,10 +1,10 @@
 /** The generated-file step: regenerate in memory and compare byte for byte with the disk. No type checker needed. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { displayPath } from '../core/paths.js';
+import { readText } from '../cache/store.js';
 import { listOwned } from '../write/write.js';
 import type { Finding } from './findings.js';
 
@@ -18,10 +18,8 @@ export function checkGenerated(model: ServerModel, files: readonly OutputFile[],
     if (f.kind === 'handler') continue;
     const abs = path.resolve(model.rootDir, f.path);
     produced.add(abs);
-    let current: string;
-    try {
-      current = fs.readFileSync(abs, 'utf8');
-    } catch {
+    const current = readText(abs);
+    if (current === undefined) {
       add({
         kind: 'missing-file',
         file: show(f.path),

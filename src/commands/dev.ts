@@ -14,6 +14,7 @@ import path from 'node:path';
 import { createBuilder, type BuildResult } from '../dev/build.js';
 import { DevServer } from '../dev/server.js';
 import { PLAIN, type Style } from '../report/text.js';
+import { readText } from '../cache/store.js';
 import { EXIT, plural } from './result.js';
 import { clock, describeChanges, runGenerate, watchLoop, type Change, type LoopInput } from './watch.js';
 
@@ -131,11 +132,7 @@ export async function devCommand(input: DevInput): Promise<number> {
 
 /** The build's writer: a file whose bytes are already there is left alone (false). */
 function writeIfChanged(file: string, text: string): boolean {
-  try {
-    if (fs.readFileSync(file, 'utf8') === text) return false;
-  } catch {
-    // not there yet
-  }
+  if (readText(file) === text) return false;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);
   return true;

@@ -11,6 +11,7 @@ import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { handlerFileName, pascalCase } from '../core/names.js';
 import { displayPath } from '../core/paths.js';
 import { closest } from '../core/suggest.js';
+import { readText } from '../cache/store.js';
 import { namesIn } from './write.js';
 
 /** A module that exports `handler` is a handler module; other modules in the folder are shared code. */
@@ -53,18 +54,15 @@ export interface HandlerPlan {
   missing: RenameTool[];
 }
 
-/** The handler modules of a folder: `.ts` files, no declarations or tests, that export `handler`. */
+/**
+ * The handler modules of a folder: `.ts` files, no declarations or tests, that export `handler` (a folder named x.ts,
+ * or a file gone meanwhile, is none).
+ */
 export function handlerModules(dir: string): string[] {
   return namesIn(dir)
     .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n))
     .sort()
-    .filter((n) => {
-      try {
-        return EXPORTS_HANDLER.test(fs.readFileSync(path.join(dir, n), 'utf8'));
-      } catch {
-        return false; // a folder named x.ts, or a file gone meanwhile
-      }
-    });
+    .filter((n) => EXPORTS_HANDLER.test(readText(path.join(dir, n)) ?? ''));
 }
 
 /**
@@ -112,25 +110,20 @@ const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
  */
 export function askableOrphans(plan: HandlerPlan, generatedDir: string): OrphanHandler[] {
   const file = path.join(generatedDir, 'manifest.json');
-  let names: Set<string>;
   try {
     if (fs.statSync(file).size > MAX_MANIFEST_BYTES) return plan.orphans;
     const tools = (JSON.parse(fs.readFileSync(file, 'utf8')) as { tools?: unknown }).tools;
     if (!Array.isArray(tools)) return plan.orphans;
-    names = new Set(tools.map((t) => (t as { name?: unknown } | null)?.name).filter((n) => typeof n === 'string'));
+    const names = new Set(tools.map((t) => (t as { name?: unknown } | null)?.name));
+    return plan.orphans.filter((o) => names.has(o.tool));
   } catch {
     return plan.orphans;
   }
-  return plan.orphans.filter((o) => names.has(o.tool));
 }
 
 /** The tool a handler module says it handles: the name in its `Handler<'…'>`. */
 function toolOfModule(abs: string): string | undefined {
-  try {
-    return /\bHandler<\s*(['"])([A-Za-z0-9._-]{1,128})\1\s*>/.exec(fs.readFileSync(abs, 'utf8'))?.[2];
-  } catch {
-    return undefined;
-  }
+  return /\bHandler<\s*(['"])([A-Za-z0-9._-]{1,128})\1\s*>/.exec(readText(abs) ?? '')?.[2];
 }
 
 /**
