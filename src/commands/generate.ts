@@ -10,14 +10,9 @@ import { countSummary, PLAIN, type Style } from '../report/text.js';
 import { renderJson, renderTexts } from '../report/findings.js';
 import { writeOutput, type WriteReport } from '../write/write.js';
 import { compile } from '../compile.js';
-import { countsOf, plural, served } from './result.js';
+import { countsOf, plural, served, type SpecInput } from './result.js';
 
-export interface GenerateInput {
-  /** The spec file as the user named it. */
-  spec: string;
-  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
-  lookedIn?: string | undefined;
-  cwd: string;
+export interface GenerateInput extends Omit<SpecInput, 'style'> {
   format: 'text' | 'json';
   /** Style of stderr, where diagnostics and lint findings go. */
   style?: Style;

@@ -194,9 +194,8 @@ async function run(input: ImportInput): Promise<CommandResult> {
     const paging =
       pages > 1 ? ` (${pages} pages of tools/list; options.pageSize: ${built.pageSize} keeps the paging)` : '';
     const line = `${plural(n, 'tool')} from ${origin}${paging}`;
-    if (toStdout) err.push(`imported ${line}`);
-    else out.push(`${shown}: imported ${line}`);
     const say = toStdout ? err : out;
+    say.push(toStdout ? `imported ${line}` : `${shown}: imported ${line}`);
     if (hoisted.length)
       say.push(`hoisted into $defs: ${hoisted.map((h) => `${h.name} (${h.tools.join(', ')})`).join('; ')}`);
     for (const i of lintIgnores)
