@@ -144,16 +144,9 @@ function relativeImports(ts: typeof TS, text: string): string[] {
     .filter((f) => f.startsWith('./') || f.startsWith('../'));
 }
 
+const tsMorph = createRequire(import.meta.url)('ts-morph/package.json') as { version: string };
 /** What the copies depend on besides their source: the transpiler's version and options (below). */
-const FINGERPRINT = `ts-morph ${tsMorphVersion()}; ESNext, ES2022, source maps, no verbatimModuleSyntax; 4`;
-
-function tsMorphVersion(): string {
-  try {
-    return (createRequire(import.meta.url)('ts-morph/package.json') as { version: string }).version;
-  } catch {
-    return '?';
-  }
-}
+const FINGERPRINT = `ts-morph ${tsMorph.version}; ESNext, ES2022, source maps, no verbatimModuleSyntax; 4`;
 
 function compilerOptions(ts: typeof TS): TS.CompilerOptions {
   return {
