@@ -86,12 +86,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   if (!model) {
     const where = `${spec}${result.files.length > 1 ? ' and the files it includes' : ''}`;
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson) };
-    return stop(
-      2,
-      json,
-      countSummary(result.diagnostics),
-      `${countSummary(result.diagnostics)} in ${where}; nothing was written\n`,
-    );
+    const counted = countSummary(result.diagnostics);
+    return stop(2, json, counted, `${counted} in ${where}; nothing was written\n`);
   }
 
   const api = await import('../lint/index.js');
@@ -107,11 +103,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
   if (lint.failed) {
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
-    return stop(
-      1,
-      json,
-      `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`,
-    );
+    const warnings = lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : '';
+    return stop(1, json, `lint fails (${plural(lint.errors, 'error')}${warnings})`);
   }
 
   const subject = (await import('../check/subject.js')).subjectOf(model);
@@ -125,13 +118,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     const diagnostics = [...result.diagnostics, ...asks];
     const json = { ok: false, spec, diagnostics: diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
     const confirm = `${plural(asks.length, 'rename')} to confirm`;
-    return stop(
-      2,
-      json,
-      confirm,
-      `${confirm}; nothing was written\n`,
-      `${renderTexts(asks, style, result.sources)}\n\n`,
-    );
+    const asked = `${renderTexts(asks, style, result.sources)}\n\n`;
+    return stop(2, json, confirm, `${confirm}; nothing was written\n`, asked);
   }
   const moves = await Promise.all(
     [...plan.moves, ...plan.blocked].map(async (m) => {

@@ -123,7 +123,8 @@ async function run(input: ImportInput): Promise<CommandResult> {
   const ignores = new Map<string, Set<string>>();
   for (;;) {
     if (!kept.length) return refuse(notes, input.format, total, 'none');
-    const tools = kept.map((i) => structuredClone(all[i]!));
+    const originals = kept.map((i) => all[i]!);
+    const tools = originals.map((t) => structuredClone(t));
     const { defs, hoisted } = input.hoist ? hoist(tools, new Set()) : { defs: {}, hoisted: [] };
     const lintIgnores = [...ignores].map(([rule, names]) => ({ rule, tools: [...names], reason: IGNORE_REASON }));
     const options = { ...base, ...(lintIgnores.length ? { lint: { ignore: lintIgnores } } : {}) };
@@ -137,11 +138,8 @@ async function run(input: ImportInput): Promise<CommandResult> {
     };
     const text = specYaml(data, { header });
     const names = tools.map((t) => String(t['name']));
-    const verified = await verifySpec(
-      text,
-      names,
-      kept.map((i) => built.positions[i]!),
-    );
+    const positions = kept.map((i) => built.positions[i]!);
+    const verified = await verifySpec(text, names, positions);
     const errors = verified.notes.filter((n) => n.severity === 'error');
     if (errors.length || (structural && !input.skipInvalid)) {
       const serverWide = errors.some((n) => n.tool === undefined);
@@ -161,11 +159,7 @@ async function run(input: ImportInput): Promise<CommandResult> {
     if (fresh.length) continue;
 
     notes.push(...verified.notes);
-    const difference = firstDifference(
-      verified.model!,
-      kept.map((i) => all[i]!),
-      defs,
-    );
+    const difference = firstDifference(verified.model!, originals, defs);
     if (difference)
       throw new Error(`the imported spec does not reproduce the server's tools/list: ${difference} differs`);
 
