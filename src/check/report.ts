@@ -50,16 +50,12 @@ export function summary(findings: readonly Finding[]): string {
   const byGenerate = findings.filter((f) => f.fix === 'generate').length;
   const questions = findings.filter((f) => f.fix === 'spec').map((f) => `${f.file}:${f.line}:${f.column}`);
   const people = [...new Set(findings.filter((f) => f.fix === 'handler').map((f) => f.file))];
+  const confirm = questions.length === 1 ? 'a rename to confirm' : `${questions.length} renames to confirm`;
+  const need = people.length === 1 ? 'a handler needs' : `${people.length} handlers need`;
   const parts = [];
-  if (questions.length)
-    parts.push(
-      `${questions.length === 1 ? 'a rename to confirm' : `${questions.length} renames to confirm`} in the spec first (generate stops until then): ${questions.join(', ')}`,
-    );
+  if (questions.length) parts.push(`${confirm} in the spec first (generate stops until then): ${questions.join(', ')}`);
   if (byGenerate) parts.push(`\`toolspec generate\` fixes ${byGenerate}${questions.length ? ' after that' : ''}`);
-  if (people.length)
-    parts.push(
-      `${people.length === 1 ? 'a handler needs' : `${people.length} handlers need`} a person: ${people.join(', ')}`,
-    );
+  if (people.length) parts.push(`${need} a person: ${people.join(', ')}`);
   return `${findings.length} problem${findings.length === 1 ? '' : 's'}: ${parts.join('; ')}`;
 }
 

@@ -48,11 +48,8 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
         : '';
     return { code: EXIT.invalid, stdout, stderr };
   }
-  const changes = locate(
-    diffServers(before.result.model ?? EMPTY_SUBJECT, after.result.model ?? EMPTY_SUBJECT),
-    after,
-    operands.new.kind === 'git' ? `${operands.new.rev}:` : '',
-  );
+  const found = diffServers(before.result.model ?? EMPTY_SUBJECT, after.result.model ?? EMPTY_SUBJECT);
+  const changes = locate(found, after, operands.new.kind === 'git' ? `${operands.new.rev}:` : '');
   const report: DiffReport = { old: before.label, new: after.label, changes, failed: fails(changes, input.failOn) };
   const [oldModel, newModel] = [before.result.model, after.result.model];
   if (oldModel && newModel) {
