@@ -223,9 +223,8 @@ function writeIfChanged(root: string, file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   // The rename replaces a link at the file itself; a folder on the way that is a link would lead the copy elsewhere.
   const inside = path.relative(fs.realpathSync(root), fs.realpathSync(path.dirname(file)));
-  if (inside.startsWith('..') || path.isAbsolute(inside)) {
+  if (inside.startsWith('..') || path.isAbsolute(inside))
     throw new UserError(`${path.dirname(file)} leads out of toolspec's cache folder (a link): remove ${root}`);
-  }
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, file);

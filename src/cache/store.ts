@@ -180,9 +180,8 @@ export function buildFingerprint(): string {
     }
   }
   const require = createRequire(import.meta.url);
-  for (const dep of ['prettier', 'json-schema-to-typescript', 'ajv', 'ajv-formats', 'yaml']) {
+  for (const dep of ['prettier', 'json-schema-to-typescript', 'ajv', 'ajv-formats', 'yaml'])
     h.update(`${dep}@${(require(`${dep}/package.json`) as { version: string }).version}\0`);
-  }
   fingerprint = h.digest('hex');
   return fingerprint;
 }

@@ -73,14 +73,12 @@ export const CLIENTS: Record<string, ClientKind> = {
 export async function clientsCommand(input: ClientsInput): Promise<CommandResult> {
   const names = input.client === undefined ? Object.keys(CLIENTS) : [input.client];
   const unknown = names.find((n) => !Object.hasOwn(CLIENTS, n));
-  if (unknown !== undefined) {
+  if (unknown !== undefined)
     return usage(`unknown client ${JSON.stringify(unknown)}: one of ${Object.keys(CLIENTS).join(', ')}`);
-  }
   if (input.write && input.client === undefined)
     return usage('--write needs the client to write for, e.g. clients vscode --write');
-  if (input.http !== undefined && !/^https?:\/\/[^\s/]+/.test(input.http)) {
+  if (input.http !== undefined && !/^https?:\/\/[^\s/]+/.test(input.http))
     return usage(`--http ${JSON.stringify(input.http)} is not an http(s) URL, e.g. http://127.0.0.1:3000/mcp`);
-  }
   const loaded = await loadForCommand(input, 'text');
   if (!loaded.result.model) return { code: loaded.code, stdout: '', stderr: loaded.stderr };
   const { server, rootDir } = loaded.result.model;
