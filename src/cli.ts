@@ -29,9 +29,10 @@ interface Run {
   finish: (r: CommandResult, options?: { raw?: boolean }) => void;
   /** Sets the exit code of a command that prints as it goes (watch, dev). */
   exit: (code: number) => void;
-  /** The spec a command works on: the one named, or toolspec.yaml here or in the nearest parent (core/discover.ts). */
-  specOf: (given: unknown) => { spec: string; lookedIn?: string | undefined };
-  /** The spec, where the search looked, the folder and the streams' styles: what most commands take. */
+  /**
+   * The spec a command works on (the one named, or toolspec.yaml here or in the nearest parent: core/discover.ts),
+   * where the search looked, the folder and the streams' styles: what most commands take.
+   */
   base: (given: unknown) => { spec: string; lookedIn?: string | undefined; cwd: string; style: Styles };
   styles: () => Styles;
   /** True when main() runs as the real process (not a test's call); isTTY: stdout is a terminal. */
@@ -166,7 +167,7 @@ const COMMANDS: CommandSpec[] = [
           format: o.format,
           failOn: o.failOn as 'breaking' | 'prompt' | 'any',
           checkVersion: o.checkVersion === true,
-          spec: r.specOf(o.spec).spec,
+          spec: r.base(o.spec).spec,
           cwd: r.cwd,
           style: r.styles(),
         }),
@@ -353,7 +354,7 @@ Examples:
         prompt: str(o.prompt),
         read: str(o.read),
         list: Boolean(o.list),
-        spec: r.specOf(o.spec).spec,
+        spec: r.base(o.spec).spec,
         cwd: r.cwd,
         format: o.format as 'text' | 'json',
         style: r.styles(),
@@ -393,7 +394,7 @@ Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the 
       const { devCommand } = await import('./commands/dev.js');
       r.exit(
         await devCommand({
-          spec: r.specOf(o.spec).spec,
+          spec: r.base(o.spec).spec,
           cwd: r.cwd,
           port,
           sessions: Boolean(o.sessions),
@@ -445,7 +446,6 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
   const err = (s: string) => void stderr.write(s.endsWith('\n') ? s : `${s}\n`);
   let code: number = EXIT.ok;
   const styles = () => ({ out: styleFor(stdout, env), err: styleFor(stderr, env) });
-  const specOf = (given: unknown) => chooseSpec(str(given), cwd);
   const run: Run = {
     cwd,
     env,
@@ -459,8 +459,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
       if (!io.stdout) process.exitCode = r.code;
     },
     exit: (c) => void (code = c),
-    specOf,
-    base: (given) => ({ ...specOf(given), cwd, style: styles() }),
+    base: (given) => ({ ...chooseSpec(str(given), cwd), cwd, style: styles() }),
     styles,
     asProcess: !io.stdout,
     isTTY: Boolean(stdout.isTTY),

@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import type { ts as TS } from 'ts-morph';
 import { UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
-import { cacheFolder, sha256 } from './store.js';
+import { cacheFolder, readText, sha256 } from './store.js';
 
 export interface Mirror {
   /** The runnable copy of a source module (absolute path in, absolute path out). */
@@ -144,16 +144,9 @@ function relativeImports(ts: typeof TS, text: string): string[] {
     .filter((f) => f.startsWith('./') || f.startsWith('../'));
 }
 
+const tsMorph = createRequire(import.meta.url)('ts-morph/package.json') as { version: string };
 /** What the copies depend on besides their source: the transpiler's version and options (below). */
-const FINGERPRINT = `ts-morph ${tsMorphVersion()}; ESNext, ES2022, source maps, no verbatimModuleSyntax; 4`;
-
-function tsMorphVersion(): string {
-  try {
-    return (createRequire(import.meta.url)('ts-morph/package.json') as { version: string }).version;
-  } catch {
-    return '?';
-  }
-}
+const FINGERPRINT = `ts-morph ${tsMorph.version}; ESNext, ES2022, source maps, no verbatimModuleSyntax; 4`;
 
 function compilerOptions(ts: typeof TS): TS.CompilerOptions {
   return {
@@ -216,14 +209,6 @@ function withSourceMap(code: string, map: string | undefined, file: string): str
   return `${body.trimEnd()}\n//# sourceMappingURL=data:application/json;base64,${data}\n`;
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 function isFile(file: string): boolean {
   try {
     return fs.statSync(file).isFile();
@@ -232,16 +217,14 @@ function isFile(file: string): boolean {
   }
 }
 
-/** Writes through a temporary file and a rename, so that two calls at once never read half a module. */
-/** Writes a copy under `root` (the run/ folder), by rename, unless it holds that text already. */
+/** Writes a copy under `root` (run/) unless it holds that text already; by rename: no call reads half a module. */
 function writeIfChanged(root: string, file: string, text: string): void {
   if (readText(file) === text) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   // The rename replaces a link at the file itself; a folder on the way that is a link would lead the copy elsewhere.
   const inside = path.relative(fs.realpathSync(root), fs.realpathSync(path.dirname(file)));
-  if (inside.startsWith('..') || path.isAbsolute(inside)) {
+  if (inside.startsWith('..') || path.isAbsolute(inside))
     throw new UserError(`${path.dirname(file)} leads out of toolspec's cache folder (a link): remove ${root}`);
-  }
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, file);

@@ -35,37 +35,45 @@ const STALE_TMP_MS = 10 * 60_000;
 
 export const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
 
-/**
- * The cache folder for a project, made if need be, or undefined when no folder is safe to use: one the user owns,
- * no link, and writable by the user alone.
- */
-export function cacheFolder(projectDir: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  let folder: string | undefined;
-  for (let dir = path.resolve(projectDir); ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'node_modules'))) {
-      folder = path.join(dir, 'node_modules', '.cache', 'toolspec');
-      break;
-    }
-    if (path.dirname(dir) === dir) break;
-  }
-  folder ??= path.join(env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache'), 'toolspec');
+/** A file's text; undefined when it cannot be read (not there, a folder, no permission). */
+export function readText(file: string): string | undefined {
   try {
-    fs.mkdirSync(path.dirname(folder), { recursive: true });
-    try {
-      fs.mkdirSync(folder, { mode: 0o700 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    return safeFolder(folder) ? folder : undefined;
+    return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
 }
 
-/** A real folder (not a link), the user's own, that group and others cannot write. */
-export function safeFolder(folder: string): boolean {
-  const st = fs.lstatSync(folder);
-  if (!st.isDirectory() || st.isSymbolicLink()) return false;
+/**
+ * The cache folder for a project, made if need be, or undefined when no folder is safe to use: one the user owns,
+ * no link, and writable by the user alone.
+ */
+export function cacheFolder(projectDir: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  let dir = path.resolve(projectDir);
+  while (!fs.existsSync(path.join(dir, 'node_modules')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  const folder = fs.existsSync(path.join(dir, 'node_modules'))
+    ? path.join(dir, 'node_modules', '.cache', 'toolspec')
+    : path.join(env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache'), 'toolspec');
+  try {
+    fs.mkdirSync(path.dirname(folder), { recursive: true });
+  } catch {
+    return undefined;
+  }
+  return safeFolder(folder) ? folder : undefined;
+}
+
+/**
+ * Makes `dir` (mode 0700) unless it is there: true when it is a real folder (not a link), the user's own, that group
+ * and others cannot write.
+ */
+function safeFolder(dir: string): boolean {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+  }
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!st?.isDirectory() || st.isSymbolicLink()) return false;
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return false;
   return (st.mode & 0o022) === 0;
 }
@@ -81,11 +89,6 @@ export function openCache(
   const folder = cacheFolder(projectDir, env);
   if (!folder) return undefined;
   const dir = path.join(folder, 'pieces');
-  try {
-    fs.mkdirSync(dir, { mode: 0o700 });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
-  }
   if (!safeFolder(dir)) return undefined;
   prune(folder, dir);
   const build = buildFingerprint();
@@ -139,14 +142,10 @@ function readEntry(file: string): string | undefined {
  * the files earlier versions of toolspec kept here, go.
  */
 function prune(folder: string, dir: string): void {
-  const stamp = path.join(folder, 'pruned');
+  const stamp = fs.statSync(path.join(folder, 'pruned'), { throwIfNoEntry: false });
+  if (stamp && Date.now() - stamp.mtimeMs < DAY_MS) return;
   try {
-    if (Date.now() - fs.statSync(stamp).mtimeMs < DAY_MS) return;
-  } catch {
-    // never pruned
-  }
-  try {
-    fs.writeFileSync(stamp, '', { mode: 0o600 });
+    fs.writeFileSync(path.join(folder, 'pruned'), '', { mode: 0o600 });
     const now = Date.now();
     for (const name of fs.readdirSync(dir)) {
       const abs = path.join(dir, name);
@@ -181,9 +180,8 @@ export function buildFingerprint(): string {
     }
   }
   const require = createRequire(import.meta.url);
-  for (const dep of ['prettier', 'json-schema-to-typescript', 'ajv', 'ajv-formats', 'yaml']) {
+  for (const dep of ['prettier', 'json-schema-to-typescript', 'ajv', 'ajv-formats', 'yaml'])
     h.update(`${dep}@${(require(`${dep}/package.json`) as { version: string }).version}\0`);
-  }
   fingerprint = h.digest('hex');
   return fingerprint;
 }

@@ -10,28 +10,17 @@ import type { ts } from 'ts-morph';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import { displayPath } from '../core/paths.js';
 import { isObject } from '../pipeline/schema/keywords.js';
-import type { HandlerModule } from './coverage.js';
 import type { CheckSubject, SubjectTool } from './subject.js';
 import type { Finding } from './findings.js';
 
-const CHECK_FILE = '__toolspec_check__.ts';
-
-export type ContractTool = SubjectTool;
-
 /** The generated modules that handler types depend on (contract.ts imports types.ts and context.ts; stubs import dispatcher.ts). */
-export const CONTRACT_MODULES: readonly string[] = [
+const CONTRACT_MODULES: readonly string[] = [
   'contract.ts',
   'types.ts',
   'context.ts',
   'dispatcher.ts',
   'primitive-types.ts',
 ];
-
-export interface ContractInput {
-  subject: CheckSubject;
-  /** The generated files to check against, in memory; without them, the generated folder on disk is used. */
-  files?: readonly OutputFile[];
-}
 
 /**
  * One program per check, but the declaration files it reads (the compiler's lib, the SDK's and Node's types under
@@ -44,7 +33,7 @@ const declarations = new Map<string, { text: string; file: ts.SourceFile }>();
 /** The compiler's lib files, which the bundled compiler keeps in memory rather than on disk: read once. */
 let libFiles: Map<string, string> | undefined;
 
-export async function libraries(): Promise<{ dir: string; files: Map<string, string> }> {
+async function libraries(): Promise<{ dir: string; files: Map<string, string> }> {
   const common = await import('@ts-morph/common');
   libFiles ??= new Map(
     common.getLibFiles().map((f) => [path.posix.join(common.libFolderInMemoryPath, f.fileName), f.text]),
@@ -52,7 +41,7 @@ export async function libraries(): Promise<{ dir: string; files: Map<string, str
   return { dir: common.libFolderInMemoryPath, files: libFiles };
 }
 
-export function compilerHost(
+function compilerHost(
   api: typeof ts,
   options: ts.CompilerOptions,
   memory: ReadonlyMap<string, string>,
@@ -94,7 +83,7 @@ export function compilerHost(
 }
 
 /** The project's compiler options (its tsconfig.json when it has one), held to strict, with no output. */
-export function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOptions {
+function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOptions {
   const tsconfig = path.join(rootDir, 'tsconfig.json');
   let base: ts.CompilerOptions = {
     target: api.ScriptTarget.ES2022,
@@ -111,75 +100,93 @@ export function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOpt
 }
 
 /**
- * The check's program: the handlers (sorted by path), and in memory one assignment per handler to its contract,
- * `export const c3: Handler<'tool'> = handler3;`, two lines each, whose errors say how a handler misses. Its roots are
- * the handlers and those assignments: the contract's modules come in through their imports, and only those a handler
- * reaches; nothing else the tsconfig includes can change whether a handler fits.
+ * A check's program. In memory: the contract as the spec says it is now (`files`), only the modules a handler's
+ * types come from (parsing the validators or the manifest would cost more than all the checking); and the check file
+ * `name` in the generated folder, `head`, then two lines per module, its import and its assignment to its contract
+ * (`lines(specifier, i)`), whose errors say how a module misses. Its roots are that file and the modules: the
+ * contract's modules come in through their imports, and only those a module reaches; nothing else the tsconfig
+ * includes can change whether one fits.
  */
-async function contractProgram(
+export async function checkProgram(
   api: typeof ts,
   subject: { rootDir: string; generatedDir: string },
-  handlers: readonly HandlerModule[],
-  memory: Map<string, string>,
-): Promise<{ program: ts.Program; checkSf: ts.SourceFile; order: HandlerModule[] }> {
-  const order = [...handlers].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
-  const lines = order.map((h, i) => {
-    let spec = path.relative(subject.generatedDir, h.abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
-    if (!spec.startsWith('.')) spec = `./${spec}`;
-    return `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(h.tool)}> = handler${i};`;
+  files: readonly OutputFile[],
+  check: { name: string; head: string; modules: readonly string[]; lines: (specifier: string, i: number) => string },
+): Promise<{ program: ts.Program; checkSf: ts.SourceFile }> {
+  const memory = new Map<string, string>();
+  for (const f of files) {
+    if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path)))
+      memory.set(path.resolve(subject.rootDir, f.path), f.contents);
+  }
+  const lines = check.modules.map((abs, i) => {
+    const spec = path.relative(subject.generatedDir, abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
+    return check.lines(spec.startsWith('.') ? spec : `./${spec}`, i);
   });
-  const checkPath = path.join(subject.generatedDir, CHECK_FILE);
-  const checkText = `import type { Handler } from './contract.js';\n${lines.join('\n')}\n`;
+  const checkPath = path.join(subject.generatedDir, check.name);
+  memory.set(checkPath, `${check.head}\n${lines.join('\n')}\n`);
   const options = compilerOptions(api, subject.rootDir);
-  const lib = await libraries();
-  memory.set(checkPath, checkText);
-  const program = api.createProgram({
-    rootNames: [checkPath, ...order.map((h) => h.abs)],
-    options,
-    host: compilerHost(api, options, memory, lib),
-  });
-  return { program, checkSf: program.getSourceFile(checkPath)!, order };
+  const host = compilerHost(api, options, memory, await libraries());
+  const program = api.createProgram({ rootNames: [checkPath, ...check.modules], options, host });
+  return { program, checkSf: program.getSourceFile(checkPath)! };
+}
+
+/** The errors in a file of the program itself (not in what it imports). */
+const errorsIn = (api: typeof ts, program: ts.Program, sf: ts.SourceFile) =>
+  [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)].filter(
+    (d) => d.category === api.DiagnosticCategory.Error && d.file === sf,
+  );
+
+/** The first line of each error in a module, as findings of no tool. */
+export const moduleFindings = (api: typeof ts, program: ts.Program, sf: ts.SourceFile, cwd: string): Finding[] =>
+  errorsIn(api, program, sf).map((d) => ({
+    kind: 'handler-contract',
+    file: displayPath(sf.fileName, cwd),
+    ...lineAndColumn(sf, d.start ?? 0),
+    fix: 'handler',
+    message: firstLine(api, d),
+  }));
+
+const firstLine = (api: typeof ts, d: ts.Diagnostic) =>
+  api.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0]!;
+
+/** A position as people count it, from 1. */
+export function lineAndColumn(sf: ts.SourceFile, pos: number): { line: number; column: number } {
+  const p = sf.getLineAndCharacterOfPosition(pos);
+  return { line: p.line + 1, column: p.character + 1 };
 }
 
 export async function checkContracts(
-  input: ContractInput,
-  handlers: readonly HandlerModule[],
+  subject: CheckSubject,
+  handlers: readonly SubjectTool[],
   cwd: string,
+  files: readonly OutputFile[],
 ): Promise<Finding[]> {
   if (!handlers.length) return [];
   const { ts } = await import('@ts-morph/common');
-  const { subject } = input;
-  const tools = new Map(subject.tools.map((t) => [t.name, t]));
-  // The contract as the spec says it is now (in memory), or as generate wrote it (verified unchanged by the caller).
-  // Only the modules a handler's types come from: parsing the validators or the manifest would cost more than all the checking.
-  const memory = new Map<string, string>();
-  for (const f of input.files ?? []) {
-    if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path))) {
-      memory.set(path.resolve(subject.rootDir, f.path), f.contents);
-    }
-  }
-  const { program, checkSf, order } = await contractProgram(ts, subject, handlers, memory);
+  const order = [...handlers].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
+  // One assignment per handler, `export const c3: Handler<'tool'> = handler3;`.
+  const { program, checkSf } = await checkProgram(ts, subject, files, {
+    name: '__toolspec_check__.ts',
+    head: "import type { Handler } from './contract.js';",
+    modules: order.map((t) => t.handler),
+    lines: (spec, i) =>
+      `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(order[i]!.name)}> = handler${i};`,
+  });
   const checker = program.getTypeChecker();
   const mismatches = new Map<string, ts.Diagnostic[]>();
   for (const d of program.getSemanticDiagnostics(checkSf)) {
     if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
     const h = order[(checkSf.getLineAndCharacterOfPosition(d.start).line - 2) / 2];
-    if (h) mismatches.set(h.abs, [...(mismatches.get(h.abs) ?? []), d]);
+    if (h) mismatches.set(h.handler, [...(mismatches.get(h.handler) ?? []), d]);
   }
-  const flatten = (d: ts.Diagnostic) => ts.flattenDiagnosticMessageText(d.messageText, '\n');
   const text = (t: ts.Type, at: ts.Node) =>
     checker.typeToString(t, at, ts.TypeFormatFlags.NoTruncation).replace(/import\("[^"]*"\)\./g, '');
 
   const findings: Finding[] = [];
-  for (const h of handlers) {
-    const sf = program.getSourceFile(h.abs)!;
-    const tool = tools.get(h.tool)!;
+  for (const tool of handlers) {
+    const sf = program.getSourceFile(tool.handler)!;
     const expected = `(args: ${tool.input}, ctx: ToolContext) => ${tool.output ? `StructuredResult<${tool.output}>` : 'TextResult'} (or a Promise of it)`;
-    const file = displayPath(h.abs, cwd);
-    const at = (pos: number) => {
-      const p = sf.getLineAndCharacterOfPosition(pos);
-      return { line: p.line + 1, column: p.character + 1 };
-    };
+    const file = displayPath(tool.handler, cwd);
     const moduleSymbol = checker.getSymbolAtLocation(sf);
     let symbol = moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((e) => e.name === 'handler');
     if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
@@ -187,95 +194,75 @@ export async function checkContracts(
     if (!symbol || !decl) {
       findings.push({
         kind: 'handler-export',
-        tool: h.tool,
+        tool: tool.name,
         file,
         line: 1,
         column: 1,
         fix: 'handler',
-        expected: `export const handler: Handler<'${h.tool}'> = …`,
+        expected: `export const handler: Handler<'${tool.name}'> = …`,
         message: 'exports no `handler`; the registry imports { handler } from it',
       });
       continue;
     }
     const name = ts.getNameOfDeclaration(decl) ?? decl;
-    const where = at(name.getStart(sf));
+    const where = lineAndColumn(sf, name.getStart(sf));
     // A const's initializer is what must fit (its annotation would hide a mismatch); otherwise the declaration.
     const init = ts.isVariableDeclaration(decl) ? decl.initializer : undefined;
     const actual = init ? checker.getTypeAtLocation(init) : checker.getTypeOfSymbolAtLocation(symbol, decl);
     const declared = checker.getTypeOfSymbolAtLocation(symbol, decl);
     const anyProblem = anyIn(ts, checker, declared, actual, decl);
+    const about = { tool: tool.name, file, fix: 'handler', expected } as const;
     if (anyProblem) {
       findings.push({
         kind: 'handler-any',
-        tool: h.tool,
-        file,
-        ...(anyProblem.at ? at(anyProblem.at.getStart(sf)) : where),
+        ...about,
+        ...(anyProblem.at ? lineAndColumn(sf, anyProblem.at.getStart(sf)) : where),
         message: anyProblem.message,
-        fix: 'handler',
-        expected,
         actual: text(actual, decl),
       });
       continue;
     }
-    for (const d of mismatches.get(h.abs) ?? []) {
+    for (const d of mismatches.get(tool.handler) ?? [])
       findings.push({
         kind: 'handler-contract',
-        tool: h.tool,
-        file,
+        ...about,
         ...where,
         message: explain(ts, d.messageText, tool),
-        fix: 'handler',
-        expected,
         actual: text(actual, decl),
       });
-    }
     // The handler's own file: what the contract now gives may not support what its body does.
-    for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
-      if (d.category !== ts.DiagnosticCategory.Error || d.file !== sf) continue;
+    for (const d of errorsIn(ts, program, sf)) {
       const againstContract = againstHandler(ts, d.messageText);
       findings.push({
         kind: 'handler-contract',
-        tool: h.tool,
+        tool: tool.name,
         file,
-        ...at(d.start ?? 0),
+        ...lineAndColumn(sf, d.start ?? 0),
         fix: 'handler',
         message: againstContract
           ? explain(ts, d.messageText, tool)
-          : (fieldMismatch(ts, d, sf) ?? argumentUse(ts, d, sf, checker, init, tool) ?? flatten(d).split('\n')[0]!),
+          : (fieldMismatch(ts, d, sf) ?? argumentUse(ts, d, sf, checker, init, tool) ?? firstLine(ts, d)),
         ...(againstContract ? { expected, actual: text(actual, decl) } : {}),
       });
     }
   }
   // The project's modules the handlers import (shared code): what the contract breaks there is reported too, once,
   // with no tool. Files the tsconfig includes that no handler reaches are not in the program at all.
-  for (const sf of ownModules(program, subject, (await libraries()).files)) {
-    for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
-      if (d.category !== ts.DiagnosticCategory.Error || d.file !== sf) continue;
-      const p = sf.getLineAndCharacterOfPosition(d.start ?? 0);
-      findings.push({
-        kind: 'handler-contract',
-        file: displayPath(sf.fileName, cwd),
-        line: p.line + 1,
-        column: p.character + 1,
-        fix: 'handler',
-        message: flatten(d).split('\n')[0]!,
-      });
-    }
-  }
-  return findings;
+  const own = await ownModules(program, subject.generatedDir, subject.tools);
+  return [...findings, ...own.flatMap((sf) => moduleFindings(ts, program, sf, cwd))];
 }
 
 /**
  * The project's own modules in a check's program other than the handlers: those the handlers import, directly or
  * not. Not the generated folder, the packages, the lib or declaration files.
  */
-export function ownModules(
+export async function ownModules(
   program: ts.Program,
-  subject: { generatedDir: string; tools?: readonly { handler: string }[] },
-  lib: ReadonlyMap<string, string>,
-  handlers: ReadonlySet<string> = new Set(subject.tools?.map((t) => t.handler)),
-): ts.SourceFile[] {
-  const generated = subject.generatedDir + path.sep;
+  generatedDir: string,
+  handlers: readonly { handler: string }[],
+): Promise<ts.SourceFile[]> {
+  const lib = (await libraries()).files;
+  const skip = new Set(handlers.map((t) => t.handler));
   return program
     .getSourceFiles()
     .filter(
@@ -283,8 +270,8 @@ export function ownModules(
         !sf.isDeclarationFile &&
         !lib.has(sf.fileName) &&
         !sf.fileName.includes('/node_modules/') &&
-        !path.resolve(sf.fileName).startsWith(generated) &&
-        !handlers.has(path.resolve(sf.fileName)),
+        !path.resolve(sf.fileName).startsWith(generatedDir + path.sep) &&
+        !skip.has(path.resolve(sf.fileName)),
     );
 }
 
@@ -384,7 +371,7 @@ function againstHandler(api: typeof ts, chain: string | ts.DiagnosticMessageChai
  * TypeScript's elaboration, in a person's words: which parameter or property, what the handler has, what the spec
  * says. The chain's links are told apart by their diagnostic codes; the compiler's own message is the fallback.
  */
-export function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChain, tool: ContractTool): string {
+export function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChain, tool: SubjectTool): string {
   const all = links(chain);
   const args = (l: ChainLink | undefined) => (l ? argumentsOf(api, l) : []);
   // The handler's name for the parameter, or the contract's where the handler destructures it (`({ id }) =>`,
@@ -467,7 +454,7 @@ function argumentUse(
   sf: ts.SourceFile,
   checker: ts.TypeChecker,
   handler: ts.Expression | undefined,
-  tool: ContractTool,
+  tool: SubjectTool,
 ): string | undefined {
   const [first] = links(d.messageText, d.code);
   if (!first || d.start === undefined || !handler) return undefined;

@@ -14,42 +14,33 @@ import {
   renamedFromLine,
   renameQuestions,
 } from '../write/renames.js';
-import type { CheckSubject } from './subject.js';
+import type { CheckSubject, SubjectTool } from './subject.js';
 import type { Finding } from './findings.js';
 
-export interface HandlerModule {
-  tool: string;
-  abs: string;
-}
-
-export function checkCoverage(subject: CheckSubject, cwd: string): { findings: Finding[]; handlers: HandlerModule[] } {
+export function checkCoverage(subject: CheckSubject, cwd: string): { findings: Finding[]; handlers: SubjectTool[] } {
   const plan = planHandlers(subject.handlersDir, subject.tools);
   const findings: Finding[] = [];
+  /** A finding about a file as a whole: at its first line. */
+  const add = (f: Omit<Finding, 'line' | 'column'>) => findings.push({ ...f, line: 1, column: 1 });
   const moving = new Set(plan.moves.map((m) => m.tool));
   const missing = new Set(plan.missing.map((t) => t.name));
-  const handlers: HandlerModule[] = subject.tools
-    .filter((t) => !moving.has(t.name) && !missing.has(t.name))
-    .map((t) => ({ tool: t.name, abs: t.handler }));
+  const handlers = subject.tools.filter((t) => !moving.has(t.name) && !missing.has(t.name));
   const base = (abs: string) => path.basename(abs);
 
   for (const m of plan.moves) {
-    findings.push({
+    add({
       kind: 'renamed-handler',
       tool: m.tool,
       file: displayPath(m.source, cwd),
-      line: 1,
-      column: 1,
       message: `handler ${base(m.source)} will be moved to ${base(m.target)} by toolspec generate ("${m.from}" was renamed to "${m.tool}"); its code is kept`,
       fix: 'generate',
     });
   }
   for (const m of plan.blocked) {
-    findings.push({
+    add({
       kind: 'orphan-handler',
       tool: m.tool,
       file: displayPath(m.source, cwd),
-      line: 1,
-      column: 1,
       message:
         `handler of "${m.from}", which the spec renamed to "${m.tool}", but ${base(m.target)} exists too, so generate kept both: ` +
         `move the code you want from ${base(m.source)} into ${base(m.target)}, then remove ${base(m.source)}`,
@@ -76,30 +67,24 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
     }
   } else {
     for (const tool of plan.missing) {
-      findings.push({
+      add({
         kind: 'missing-handler',
         tool: tool.name,
         file: displayPath(tool.handler, cwd),
-        line: 1,
-        column: 1,
         message: `tool "${tool.name}" has no handler module; generate creates a stub`,
         fix: 'generate',
       });
     }
   }
 
+  const toolNames = subject.tools.map((t) => t.name);
   for (const o of plan.orphans) {
     if (paired.has(o.abs)) continue;
-    const guess = likelyName(
-      o.tool,
-      subject.tools.map((t) => t.name),
-    );
+    const guess = likelyName(o.tool, toolNames);
     const target = guess && subject.tools.find((t) => t.name === guess);
-    findings.push({
+    add({
       kind: 'orphan-handler',
       file: displayPath(o.abs, cwd),
-      line: 1,
-      column: 1,
       message:
         `handler of "${o.tool}", a tool the spec does not have` +
         (target

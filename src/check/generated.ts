@@ -1,30 +1,28 @@
 /** The generated-file step: regenerate in memory and compare byte for byte with the disk. No type checker needed. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { displayPath } from '../core/paths.js';
+import { readText } from '../cache/store.js';
 import { listOwned } from '../write/write.js';
 import type { Finding } from './findings.js';
 
 export function checkGenerated(model: ServerModel, files: readonly OutputFile[], cwd: string): Finding[] {
   const findings: Finding[] = [];
+  /** A finding about a file as a whole: at its first line. */
+  const add = (f: Omit<Finding, 'line' | 'column'>) => findings.push({ ...f, line: 1, column: 1 });
   const show = (rel: string) => displayPath(path.resolve(model.rootDir, rel), cwd);
   const produced = new Set<string>();
   for (const f of files) {
     if (f.kind === 'handler') continue;
     const abs = path.resolve(model.rootDir, f.path);
     produced.add(abs);
-    let current: string;
-    try {
-      current = fs.readFileSync(abs, 'utf8');
-    } catch {
-      findings.push({
+    const current = readText(abs);
+    if (current === undefined) {
+      add({
         kind: 'missing-file',
         file: show(f.path),
-        line: 1,
-        column: 1,
         message: 'missing: generate has not written it',
         fix: 'generate',
       });
@@ -44,11 +42,9 @@ export function checkGenerated(model: ServerModel, files: readonly OutputFile[],
   }
   for (const abs of listOwned(path.resolve(model.rootDir, model.options.generatedDir))) {
     if (produced.has(abs)) continue;
-    findings.push({
+    add({
       kind: 'extra-file',
       file: displayPath(abs, cwd),
-      line: 1,
-      column: 1,
       message: 'no longer produced by the spec; generate removes it',
       fix: 'generate',
     });

@@ -26,23 +26,17 @@ export function asFinding(f: Finding): Reported {
 export function formatFindingsText(findings: readonly Finding[], style: Style, opts: { diff: boolean }): string {
   if (!findings.length) return '';
   const out: string[] = [];
-  const group = (title: string, list: readonly Finding[]) => {
-    if (!list.length) return;
+  const files = findings.filter((f) => f.kind.endsWith('-file'));
+  const groups = { 'Generated files': files, Handlers: findings.filter((f) => !files.includes(f)) };
+  for (const [title, list] of Object.entries(groups)) {
+    if (!list.length) continue;
     out.push(style.bold(title));
     for (const f of list) {
       out.push(renderText(asFinding(f), style, { compact: true, indent: '  ' }));
       if (opts.diff && f.diff) out.push(colourDiff(f.diff, style).replace(/^/gm, '      '));
     }
     out.push('');
-  };
-  group(
-    'Generated files',
-    findings.filter((f) => f.kind.endsWith('-file')),
-  );
-  group(
-    'Handlers',
-    findings.filter((f) => !f.kind.endsWith('-file')),
-  );
+  }
   out.push(summary(findings));
   return `${out.join('\n')}\n`;
 }
@@ -56,16 +50,12 @@ export function summary(findings: readonly Finding[]): string {
   const byGenerate = findings.filter((f) => f.fix === 'generate').length;
   const questions = findings.filter((f) => f.fix === 'spec').map((f) => `${f.file}:${f.line}:${f.column}`);
   const people = [...new Set(findings.filter((f) => f.fix === 'handler').map((f) => f.file))];
+  const confirm = questions.length === 1 ? 'a rename to confirm' : `${questions.length} renames to confirm`;
+  const need = people.length === 1 ? 'a handler needs' : `${people.length} handlers need`;
   const parts = [];
-  if (questions.length)
-    parts.push(
-      `${questions.length === 1 ? 'a rename to confirm' : `${questions.length} renames to confirm`} in the spec first (generate stops until then): ${questions.join(', ')}`,
-    );
+  if (questions.length) parts.push(`${confirm} in the spec first (generate stops until then): ${questions.join(', ')}`);
   if (byGenerate) parts.push(`\`toolspec generate\` fixes ${byGenerate}${questions.length ? ' after that' : ''}`);
-  if (people.length)
-    parts.push(
-      `${people.length === 1 ? 'a handler needs' : `${people.length} handlers need`} a person: ${people.join(', ')}`,
-    );
+  if (people.length) parts.push(`${need} a person: ${people.join(', ')}`);
   return `${findings.length} problem${findings.length === 1 ? '' : 's'}: ${parts.join('; ')}`;
 }
 

@@ -1,44 +1,19 @@
-/** What the check reads of a project: its folders and, per tool, its type names, input schema and handler module. */
+/**
+ * What the check reads of a project: its folders (absolute paths); per tool, the type names of its input and output
+ * in types.ts, its input schema, its handler module (absolute), its former names (spec `renamedFrom`: whose handler
+ * modules are this tool's to take) and where the spec defines it; and the prompts' and resources' handler modules.
+ */
 import path from 'node:path';
 import { handlerFileName } from '../core/names.js';
 import { toolTypeNames } from '../pipeline/emit/types.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { promptHandlerFile, resourceHandlerFile } from '../pipeline/emit/primitives.js';
 
-/** A prompt's or resource's handler module. */
-export interface PrimitiveHandler {
-  kind: 'prompt' | 'resource';
-  name: string;
-  /** Absolute path of its module. */
-  handler: string;
-}
+export type CheckSubject = ReturnType<typeof subjectOf>;
+export type SubjectTool = CheckSubject['tools'][number];
+export type PrimitiveHandler = CheckSubject['primitives'][number];
 
-export interface SubjectTool {
-  name: string;
-  /** The type names of its input and output in types.ts. */
-  input: string;
-  output?: string;
-  inputSchema: Record<string, unknown>;
-  /** Absolute path of the tool's handler module. */
-  handler: string;
-  /** The tool's former names (spec `renamedFrom`): whose handler modules are this tool's to take. */
-  renamedFrom?: string[];
-  /** Where the spec defines the tool, as shown in messages. */
-  source?: { file: string; line: number; column: number };
-}
-
-export interface CheckSubject {
-  rootDir: string;
-  /** Absolute. */
-  generatedDir: string;
-  /** Absolute. */
-  handlersDir: string;
-  tools: SubjectTool[];
-  /** The prompts' and resources' handler modules. */
-  primitives?: PrimitiveHandler[];
-}
-
-export function subjectOf(model: ServerModel): CheckSubject {
+export function subjectOf(model: ServerModel) {
   const names = toolTypeNames(model);
   const handlersDir = path.resolve(model.rootDir, model.options.handlersDir);
   return {

@@ -24,7 +24,7 @@ import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../cache/
 import type { CheckSubject } from '../check/subject.js';
 import { closest } from '../core/suggest.js';
 import { compile } from '../compile.js';
-import { EXIT, plural, type CommandResult, type Styles } from './result.js';
+import { EXIT, invalid, plural, type CommandResult, type Styles } from './result.js';
 
 export interface CallInput {
   /** The tool to call; absent with --list (every tool). */
@@ -56,11 +56,7 @@ interface ListedTool {
   outputSchema?: unknown;
 }
 
-const usage = (message: string): CommandResult => ({
-  code: EXIT.invalid,
-  stdout: '',
-  stderr: `toolspec call: ${message}\n`,
-});
+const usage = (message: string) => invalid(`toolspec call: ${message}\n`);
 
 /** An unknown tool's or prompt's message, with the closest name and the ones there are. */
 function unknownName(kind: string, name: string, names: string[], more = ''): CommandResult {
@@ -165,12 +161,12 @@ async function loadProject(input: CallInput): Promise<Project | CommandResult> {
     return { code: EXIT.invalid, stdout, stderr };
   }
   const { subjectOf } = await import('../check/subject.js');
-  const files = result.output!;
-  const subject = subjectOf(result.model);
-  const generated = new Map(
-    files.filter((f) => f.kind === 'generated').map((f) => [path.resolve(result.model!.rootDir, f.path), f.contents]),
-  );
-  return { ...subject, generated };
+  const { rootDir } = result.model;
+  const generated = result.output!.filter((f) => f.kind === 'generated');
+  return {
+    ...subjectOf(result.model),
+    generated: new Map(generated.map((f) => [path.resolve(rootDir, f.path), f.contents])),
+  };
 }
 
 /**
@@ -195,7 +191,7 @@ async function loadRuntime(
     skip: (from, to) => from === table && isInside(project.handlersDir, to) && !handlers.includes(to),
   });
   const unloadable = whyUnloadable(mirror, input.cwd);
-  if (unloadable) return { code: EXIT.invalid, stdout: '', stderr: unloadable };
+  if (unloadable) return invalid(unloadable);
   // Stack traces of the handler's failures point at its TypeScript source.
   process.setSourceMapsEnabled(true);
   return <T>(name: string) => import(pathToFileURL(mirror.outputOf(runtime(name))).href) as Promise<T>;
@@ -203,7 +199,7 @@ async function loadRuntime(
 
 /** `--prompt` and `--read`: one prompt got or one resource read, as the server would. */
 async function callPrimitive(input: CallInput, project: Project): Promise<CommandResult> {
-  const items = project.primitives ?? [];
+  const items = project.primitives;
   const kind = input.prompt !== undefined ? 'prompt' : 'resource';
   let args: Record<string, string> = {};
   if (kind === 'prompt') {

@@ -5,7 +5,7 @@
 import { asFinding, formatFindingsGithub, formatFindingsJson, formatFindingsText } from '../check/report.js';
 import { renderGithub, renderJson } from '../report/findings.js';
 import { formatLintGithub, withLint, asFinding as lintFinding, ruleSummary } from '../lint/index.js';
-import { EXIT, lintBeside, loadForCommand, countsOf, PLAIN_STYLES, sarifOf, served } from './result.js';
+import { EXIT, lintBeside, loadForCommand, countsOf, sarifOf, served } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
 export interface CheckInput extends SpecInput {
@@ -15,11 +15,9 @@ export interface CheckInput extends SpecInput {
 }
 
 export async function checkCommand(input: CheckInput): Promise<CommandResult> {
-  const { spec, cwd, format } = input;
-  const style = input.style ?? PLAIN_STYLES;
+  const { spec, cwd, format, style } = input;
   // Every file the spec generates, no stub: the handlers that are there are checked, missing ones reported.
-  const emit = { stubs: () => false };
-  const loaded = await loadForCommand(spec, cwd, format === 'text' ? 'text' : 'json', style.err, input.lookedIn, emit);
+  const loaded = await loadForCommand(input, format === 'text' ? 'text' : 'json', { stubs: () => false });
   const { result } = loaded;
   if (!result.model) {
     let stdout = '';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import { INIT_MAIN } from '../init/scaffold.js';
-import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type SpecInput } from './result.js';
+import { EXIT, invalid, loadForCommand, type CommandResult, type SpecInput } from './result.js';
 
 export interface ClientsInput extends SpecInput {
   /** One client; all of them when absent. */
@@ -71,18 +71,15 @@ export const CLIENTS: Record<string, ClientKind> = {
 };
 
 export async function clientsCommand(input: ClientsInput): Promise<CommandResult> {
-  const style = input.style ?? PLAIN_STYLES;
   const names = input.client === undefined ? Object.keys(CLIENTS) : [input.client];
   const unknown = names.find((n) => !Object.hasOwn(CLIENTS, n));
-  if (unknown !== undefined) {
+  if (unknown !== undefined)
     return usage(`unknown client ${JSON.stringify(unknown)}: one of ${Object.keys(CLIENTS).join(', ')}`);
-  }
   if (input.write && input.client === undefined)
     return usage('--write needs the client to write for, e.g. clients vscode --write');
-  if (input.http !== undefined && !/^https?:\/\/[^\s/]+/.test(input.http)) {
+  if (input.http !== undefined && !/^https?:\/\/[^\s/]+/.test(input.http))
     return usage(`--http ${JSON.stringify(input.http)} is not an http(s) URL, e.g. http://127.0.0.1:3000/mcp`);
-  }
-  const loaded = await loadForCommand(input.spec, input.cwd, 'text', style.err, input.lookedIn);
+  const loaded = await loadForCommand(input, 'text');
   if (!loaded.result.model) return { code: loaded.code, stdout: '', stderr: loaded.stderr };
   const { server, rootDir } = loaded.result.model;
   // The built entry point of a project laid out as init makes it: printed with this machine's path, resolved now,
@@ -161,8 +158,4 @@ function writeEntry(file: string, key: string, name: string, entry: Entry): void
   fs.renameSync(temp, file);
 }
 
-const usage = (message: string): CommandResult => ({
-  code: EXIT.invalid,
-  stdout: '',
-  stderr: `toolspec: ${message}\n`,
-});
+const usage = (message: string) => invalid(`toolspec: ${message}\n`);

@@ -14,10 +14,11 @@ import path from 'node:path';
 import { createBuilder, type BuildResult } from '../dev/build.js';
 import { DevServer } from '../dev/server.js';
 import { PLAIN, type Style } from '../report/text.js';
+import { readText } from '../cache/store.js';
 import { EXIT, plural } from './result.js';
-import { clock, describeChanges, runGenerate, stopOnSignals, watchLoop, type Change } from './watch.js';
+import { clock, describeChanges, runGenerate, watchLoop, type Change, type LoopInput } from './watch.js';
 
-export interface DevInput {
+export interface DevInput extends Pick<LoopInput, 'stop' | 'debounceMs'> {
   spec: string;
   cwd: string;
   /** The HTTP port (0: one picked once, then kept). */
@@ -29,9 +30,6 @@ export interface DevInput {
   /** One line per cycle on stdout / diagnostics and the server's output on stderr. */
   out: (line: string) => void;
   err: (text: string) => void;
-  /** Stops; without one, SIGINT or SIGTERM does. */
-  stop?: AbortSignal;
-  debounceMs?: number;
 }
 
 const HOST = '127.0.0.1';
@@ -57,7 +55,6 @@ export async function devCommand(input: DevInput): Promise<number> {
   }
   const url = `http://${HOST}:${port}/mcp`;
   const builder = await createBuilder(rootDir, input.cwd);
-  const signals = input.stop ? undefined : stopOnSignals();
   let generatedDir: string | undefined;
   let skip: string[] = [];
   const style = input.style ?? PLAIN;
@@ -122,25 +119,20 @@ export async function devCommand(input: DevInput): Promise<number> {
       always: [specPath, path.join(rootDir, 'tsconfig.json')],
       tracked: TRACKED,
       cwd: input.cwd,
-      stop: input.stop ?? signals!.signal,
-      ...(input.debounceMs === undefined ? {} : { debounceMs: input.debounceMs }),
+      stop: input.stop,
+      debounceMs: input.debounceMs,
       onCrash: input.err,
       run: cycle,
     });
   } finally {
     await server.close();
-    signals?.dispose();
   }
   return EXIT.ok;
 }
 
 /** The build's writer: a file whose bytes are already there is left alone (false). */
 function writeIfChanged(file: string, text: string): boolean {
-  try {
-    if (fs.readFileSync(file, 'utf8') === text) return false;
-  } catch {
-    // not there yet
-  }
+  if (readText(file) === text) return false;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);
   return true;

@@ -2,9 +2,9 @@
  * `toolspec diff`: resolve the two operands, load both specs, diff them, place each change in the new spec and
  * format the report. Returns what to print and the exit code; the CLI prints.
  */
-import { PLAIN, type Style } from '../report/text.js';
+import type { Style } from '../report/text.js';
 import { renderTexts } from '../report/findings.js';
-import { sarifOf, type CommandResult, type ReportFormat } from './result.js';
+import { EXIT, PLAIN_STYLES, plural, sarifOf, type CommandResult, type ReportFormat, type Styles } from './result.js';
 import { isObject } from '../pipeline/schema/keywords.js';
 import { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
@@ -27,12 +27,11 @@ export interface DiffCommandInput extends OperandInput {
   failOn: FailOn;
   /** Fail (exit 1) when the new server.version did not move as far as the changes need (src/diff/semver.ts). */
   checkVersion?: boolean;
-  /** Style of stdout and of stderr. */
-  style?: { out: Style; err: Style };
+  style?: Styles;
 }
 
 export function diffCommand(input: DiffCommandInput): CommandResult {
-  const style = input.style ?? { out: PLAIN, err: PLAIN };
+  const style = input.style ?? PLAIN_STYLES;
   const operands = resolveOperands(input);
   const before = loadOperand(operands.old, input.cwd);
   const after = loadOperand(operands.new, input.cwd);
@@ -42,22 +41,15 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
   }
   const invalid = [before, after].filter((s) => !s.missing && !s.result.model);
   if (invalid.length) {
-    for (const side of invalid) {
-      const errors = side.result.diagnostics.filter((d) => d.severity === 'error');
-      stderr += `${renderTexts(errors, style.err, side.result.sources)}\n\n`;
-      stderr += `toolspec: ${side.label} is not a valid spec (${errors.length} error${errors.length === 1 ? '' : 's'}); fix it, or compare other versions\n`;
-    }
+    for (const side of invalid) stderr += notValid(side, style.err, 'fix it, or compare other versions');
     const stdout =
       input.format === 'json'
         ? `${JSON.stringify({ ok: false, old: before.label, new: after.label, diagnostics: invalid.flatMap((s) => s.result.diagnostics) }, null, 2)}\n`
         : '';
-    return { code: 2, stdout, stderr };
+    return { code: EXIT.invalid, stdout, stderr };
   }
-  const changes = locate(
-    diffServers(before.result.model ?? EMPTY_SUBJECT, after.result.model ?? EMPTY_SUBJECT),
-    after,
-    operands.new.kind === 'git' ? `${operands.new.rev}:` : '',
-  );
+  const found = diffServers(before.result.model ?? EMPTY_SUBJECT, after.result.model ?? EMPTY_SUBJECT);
+  const changes = locate(found, after, operands.new.kind === 'git' ? `${operands.new.rev}:` : '');
   const report: DiffReport = { old: before.label, new: after.label, changes, failed: fails(changes, input.failOn) };
   const [oldModel, newModel] = [before.result.model, after.result.model];
   if (oldModel && newModel) {
@@ -66,7 +58,7 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
     if (!verdict) {
       if (input.checkVersion)
         return {
-          code: 2,
+          code: EXIT.invalid,
           stdout: '',
           stderr: `${stderr}${place}: server.version must be a semantic version (MAJOR.MINOR.PATCH) on both sides for --check-version: ${oldModel.server.version} → ${newModel.server.version}\n`,
         };
@@ -87,6 +79,12 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
           ? sarifOf(report.changes.map(asChangeFinding), 'toolspec diff')
           : formatDiffText(report, style.out);
   return { code: report.failed ? 1 : 0, stdout, stderr };
+}
+
+/** Why a side is not a spec to compare: its errors with their code frames, then `then`, what to do. */
+export function notValid(side: LoadedSide, style: Style, then: string): string {
+  const errors = side.result.diagnostics.filter((d) => d.severity === 'error');
+  return `${renderTexts(errors, style, side.result.sources)}\n\ntoolspec: ${side.label} is not a valid spec (${plural(errors.length, 'error')}); ${then}\n`;
 }
 
 /** `file:line:col` of server.version in the new spec. */

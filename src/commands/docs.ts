@@ -6,15 +6,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileSystemError, UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
-import { renderTexts } from '../report/findings.js';
 import { countTokens } from '../lint/tokens.js';
 import { renderCatalog, type CatalogDiff } from '../docs/catalog.js';
 import { loadOperand, resolveOperands } from '../diff/sides.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { writeAtomically } from '../import/write.js';
-import { countsOf, EXIT, loadForCommand, PLAIN_STYLES, plural, served } from './result.js';
-import type { CommandResult, SpecInput, Styles } from './result.js';
+import { countsOf, EXIT, invalid, loadForCommand, plural, served } from './result.js';
+import type { CommandResult, SpecInput } from './result.js';
+import { notValid } from './diff.js';
 
 /** Where the catalog goes without --out: beside the spec. */
 export const DEFAULT_CATALOG = 'toolspec-docs.html';
@@ -27,15 +27,14 @@ export interface DocsInput extends SpecInput {
 }
 
 export async function docsCommand(input: DocsInput): Promise<CommandResult> {
-  const style = input.style ?? PLAIN_STYLES;
-  const loaded = await loadForCommand(input.spec, input.cwd, 'text', style.err, input.lookedIn);
+  const loaded = await loadForCommand(input, 'text');
   const model = loaded.result.model;
   if (!model) return { code: loaded.code, stdout: '', stderr: loaded.stderr };
   let stderr = loaded.stderr;
   let diff: CatalogDiff | undefined;
   if (input.diff !== undefined) {
-    const changes = changesSince(input.diff, input, model, style);
-    if ('failed' in changes) return { code: EXIT.invalid, stdout: '', stderr: stderr + changes.failed };
+    const changes = changesSince(input.diff, input, model);
+    if ('failed' in changes) return invalid(stderr + changes.failed);
     diff = changes;
     if (diff.missing) stderr += `note: ${diff.old} does not exist; every tool counts as added\n`;
   }
@@ -50,20 +49,11 @@ export async function docsCommand(input: DocsInput): Promise<CommandResult> {
 }
 
 /** The spec at `rev` against `model`, classified as `toolspec diff --against <rev>` does; or why it cannot be. */
-function changesSince(
-  rev: string,
-  input: DocsInput,
-  model: ServerModel,
-  style: Styles,
-): CatalogDiff | { failed: string } {
+function changesSince(rev: string, input: DocsInput, model: ServerModel): CatalogDiff | { failed: string } {
   const operands = resolveOperands({ against: rev, spec: input.spec, cwd: input.cwd });
   const before = loadOperand(operands.old, input.cwd);
-  if (!before.missing && !before.result.model) {
-    const errors = before.result.diagnostics.filter((d) => d.severity === 'error');
-    return {
-      failed: `${renderTexts(errors, style.err, before.result.sources)}\n\ntoolspec: ${before.label} is not a valid spec (${plural(errors.length, 'error')}); --diff needs a revision where it is\n`,
-    };
-  }
+  if (!before.missing && !before.result.model)
+    return { failed: notValid(before, input.style.err, '--diff needs a revision where it is') };
   return {
     old: before.label,
     missing: before.missing,

@@ -10,14 +10,9 @@ import { countSummary, PLAIN, type Style } from '../report/text.js';
 import { renderJson, renderTexts } from '../report/findings.js';
 import { writeOutput, type WriteReport } from '../write/write.js';
 import { compile } from '../compile.js';
-import { countsOf, plural, served } from './result.js';
+import { countsOf, plural, served, type SpecInput } from './result.js';
 
-export interface GenerateInput {
-  /** The spec file as the user named it. */
-  spec: string;
-  /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
-  lookedIn?: string | undefined;
-  cwd: string;
+export interface GenerateInput extends Omit<SpecInput, 'style'> {
   format: 'text' | 'json';
   /** Style of stderr, where diagnostics and lint findings go. */
   style?: Style;
@@ -57,8 +52,6 @@ export interface GenerateResult {
   outputDirs: string[];
 }
 
-const linter = () => import('../lint/index.js');
-
 export async function generateCommand(input: GenerateInput): Promise<GenerateResult> {
   const started = performance.now();
   const { spec, format } = input;
@@ -93,15 +86,11 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   if (!model) {
     const where = `${spec}${result.files.length > 1 ? ' and the files it includes' : ''}`;
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson) };
-    return stop(
-      2,
-      json,
-      countSummary(result.diagnostics),
-      `${countSummary(result.diagnostics)} in ${where}; nothing was written\n`,
-    );
+    const counted = countSummary(result.diagnostics);
+    return stop(2, json, counted, `${counted} in ${where}; nothing was written\n`);
   }
 
-  const api = await linter();
+  const api = await import('../lint/index.js');
   const lint = await api.lintLoaded({
     model,
     sources: result.sources,
@@ -114,11 +103,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
   if (lint.failed) {
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
-    return stop(
-      1,
-      json,
-      `lint fails (${plural(lint.errors, 'error')}${lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : ''})`,
-    );
+    const warnings = lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : '';
+    return stop(1, json, `lint fails (${plural(lint.errors, 'error')}${warnings})`);
   }
 
   const subject = (await import('../check/subject.js')).subjectOf(model);
@@ -132,13 +118,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
     const diagnostics = [...result.diagnostics, ...asks];
     const json = { ok: false, spec, diagnostics: diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
     const confirm = `${plural(asks.length, 'rename')} to confirm`;
-    return stop(
-      2,
-      json,
-      confirm,
-      `${confirm}; nothing was written\n`,
-      `${renderTexts(asks, style, result.sources)}\n\n`,
-    );
+    const asked = `${renderTexts(asks, style, result.sources)}\n\n`;
+    return stop(2, json, confirm, `${confirm}; nothing was written\n`, asked);
   }
   const moves = await Promise.all(
     [...plan.moves, ...plan.blocked].map(async (m) => {
@@ -174,11 +155,9 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
       report.created.map((f) => `created ${f}: a stub to fill in\n`).join('')
     : `${JSON.stringify(json, null, 2)}\n`;
   // Both files kept: the user decides what the renamed tool's handler holds.
-  const kept = report.notMoved.map(
-    (m) =>
-      `${m.from} was not moved to ${m.to}, which exists already; both are kept: move what you need from ${path.posix.basename(m.from)} into ${path.posix.basename(m.to)}, then remove ${path.posix.basename(m.from)}\n`,
-  );
-  if (text) notes += kept.join('');
+  const base = path.posix.basename;
+  for (const m of text ? report.notMoved : [])
+    notes += `${m.from} was not moved to ${m.to}, which exists already; both are kept: move what you need from ${base(m.from)} into ${base(m.to)}, then remove ${base(m.from)}\n`;
   if (text && model.auth && !listsJose(model.rootDir))
     notes += `${model.options.generatedDir}/auth.ts verifies tokens with jose, which your package.json does not list: npm install jose@^6\n`;
   return { code: 0, stdout, stderr: notes, notes, json, summary, inputs, outputDirs };
@@ -186,18 +165,15 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
 
 /** Whether the nearest package.json above the spec lists jose (auth.ts imports it); true when there is none to read. */
 function listsJose(dir: string): boolean {
-  for (let at = dir; ; at = path.dirname(at)) {
-    const file = path.join(at, 'package.json');
-    if (fs.existsSync(file)) {
-      try {
-        if (fs.statSync(file).size > 1024 * 1024) return true;
-        const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
-        return ['dependencies', 'devDependencies', 'peerDependencies'].some((k) => pkg[k]?.['jose'] !== undefined);
-      } catch {
-        return true; // not ours to judge: npm will say what is wrong with it
-      }
-    }
-    if (path.dirname(at) === at) return true;
+  let at = dir;
+  while (!fs.existsSync(path.join(at, 'package.json')) && path.dirname(at) !== at) at = path.dirname(at);
+  const file = path.join(at, 'package.json');
+  try {
+    if (!fs.existsSync(file) || fs.statSync(file).size > 1024 * 1024) return true;
+    const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    return ['dependencies', 'devDependencies', 'peerDependencies'].some((k) => pkg[k]?.['jose'] !== undefined);
+  } catch {
+    return true; // not ours to judge: npm will say what is wrong with it
   }
 }
 

@@ -16,7 +16,7 @@ import { hoist } from '../import/hoist.js';
 import { firstDifference, verifySpec } from '../import/verify.js';
 import { checkTarget, writeAtomically } from '../import/write.js';
 import { specYaml } from '../import/yaml.js';
-import type { CommandResult } from './result.js';
+import { plural, type CommandResult } from './result.js';
 
 export interface ImportInput {
   fromCommand?: string;
@@ -123,7 +123,8 @@ async function run(input: ImportInput): Promise<CommandResult> {
   const ignores = new Map<string, Set<string>>();
   for (;;) {
     if (!kept.length) return refuse(notes, input.format, total, 'none');
-    const tools = kept.map((i) => structuredClone(all[i]!));
+    const originals = kept.map((i) => all[i]!);
+    const tools = originals.map((t) => structuredClone(t));
     const { defs, hoisted } = input.hoist ? hoist(tools) : { defs: {}, hoisted: [] };
     const lintIgnores = [...ignores].map(([rule, names]) => ({ rule, tools: [...names], reason: IGNORE_REASON }));
     const options = { ...base, ...(lintIgnores.length ? { lint: { ignore: lintIgnores } } : {}) };
@@ -137,11 +138,8 @@ async function run(input: ImportInput): Promise<CommandResult> {
     };
     const text = specYaml(data, header);
     const names = tools.map((t) => String(t['name']));
-    const verified = await verifySpec(
-      text,
-      names,
-      kept.map((i) => built.positions[i]!),
-    );
+    const positions = kept.map((i) => built.positions[i]!);
+    const verified = await verifySpec(text, names, positions);
     const errors = verified.notes.filter((n) => n.severity === 'error');
     if (errors.length || (structural && !input.skipInvalid)) {
       const serverWide = errors.some((n) => n.tool === undefined);
@@ -161,11 +159,7 @@ async function run(input: ImportInput): Promise<CommandResult> {
     if (fresh.length) continue;
 
     notes.push(...verified.notes);
-    const difference = firstDifference(
-      verified.model!,
-      kept.map((i) => all[i]!),
-      defs,
-    );
+    const difference = firstDifference(verified.model!, originals, defs);
     if (difference)
       throw new Error(`the imported spec does not reproduce the server's tools/list: ${difference} differs`);
 
@@ -193,26 +187,22 @@ async function run(input: ImportInput): Promise<CommandResult> {
     const n = tools.length;
     const paging =
       pages > 1 ? ` (${pages} pages of tools/list; options.pageSize: ${built.pageSize} keeps the paging)` : '';
-    const line = `${n} tool${n === 1 ? '' : 's'} from ${origin}${paging}`;
-    if (toStdout) err.push(`imported ${line}`);
-    else out.push(`${shown}: imported ${line}`);
+    const line = `${plural(n, 'tool')} from ${origin}${paging}`;
     const say = toStdout ? err : out;
+    say.push(toStdout ? `imported ${line}` : `${shown}: imported ${line}`);
     if (hoisted.length)
       say.push(`hoisted into $defs: ${hoisted.map((h) => `${h.name} (${h.tools.join(', ')})`).join('; ')}`);
     for (const i of lintIgnores)
       say.push(`kept as the server has it, with options.lint.ignore: ${i.rule} for ${i.tools.join(', ')}`);
     const skipped = total - n;
-    if (skipped)
-      say.push(`left out: ${skipped} tool${skipped === 1 ? '' : 's'} toolspec cannot take (see the warnings)`);
+    if (skipped) say.push(`left out: ${plural(skipped, 'tool')} toolspec cannot take (see the warnings)`);
     say.push(
       hoisted.length
         ? 'checked: generate sends the same tools with the same schemas; those with hoisted parts refer to $defs instead of writing them out'
         : `checked: generate sends exactly this tools/list${skipped ? ', less the tools left out' : ''}`,
     );
     if (lintWarnings)
-      say.push(
-        `lint: ${lintWarnings} warning${lintWarnings === 1 ? '' : 's'}; \`toolspec lint${toStdout ? '' : ` ${shown}`}\` lists them`,
-      );
+      say.push(`lint: ${plural(lintWarnings, 'warning')}; \`toolspec lint${toStdout ? '' : ` ${shown}`}\` lists them`);
     if (!toStdout) say.push(`next: toolspec generate${shown === 'toolspec.yaml' ? '' : ` ${shown}`}`);
     return {
       code: 0,
@@ -325,7 +315,7 @@ function refuse(notes: ImportNote[], format: string, total: number, why: 'server
         }`
       : why === 'none'
         ? `toolspec: ${total === 1 ? 'the one tool cannot be imported as it is' : `none of the ${total} tools can be imported as they are`}; nothing was written`
-        : `toolspec: ${why} of ${total} tool${total === 1 ? '' : 's'} cannot be imported as ${why === 1 ? 'it is' : 'they are'}; nothing was written\n` +
+        : `toolspec: ${why} of ${plural(total, 'tool')} cannot be imported as ${why === 1 ? 'it is' : 'they are'}; nothing was written\n` +
           `  hint: fix ${why === 1 ? 'it' : 'them'} in the server, or pass --skip-invalid to import the other ${total - why}`;
   const error = summary.replace(/^toolspec: /, '');
   const stdout = format === 'json' ? `${JSON.stringify({ ok: false, error, notes }, null, 2)}\n` : '';

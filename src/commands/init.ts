@@ -17,7 +17,7 @@ import {
 import { displayPath } from '../core/paths.js';
 import { writeOutput } from '../write/write.js';
 import { CLIENTS, clientLines, projectMcpJson } from './clients.js';
-import { EXIT, loadForCommand, PLAIN_STYLES, type CommandResult, type Styles } from './result.js';
+import { EXIT, invalid, loadForCommand, type CommandResult, type Styles } from './result.js';
 
 export interface InitInput {
   /** The project folder as the user named it. */
@@ -29,7 +29,7 @@ export interface InitInput {
   toolspec?: string;
   /** Start from a spec with no tools: no example tool, prompt or resource. */
   blank?: boolean;
-  style?: Styles;
+  style: Styles;
 }
 
 /** The template's example tool, prompt and resource beyond its spec: their handlers. */
@@ -43,11 +43,9 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   const { dir, cwd } = input;
   const abs = path.resolve(cwd, dir);
   if (fs.existsSync(abs) && fs.readdirSync(abs).length && !input.force) {
-    return {
-      code: EXIT.invalid,
-      stdout: '',
-      stderr: `toolspec: ${dir} is not empty; pass --force to add the project files beside what is there (no existing file is overwritten)\n`,
-    };
+    return invalid(
+      `toolspec: ${dir} is not empty; pass --force to add the project files beside what is there (no existing file is overwritten)\n`,
+    );
   }
   const running = runningToolspec();
   const dependency = projectRelative(
@@ -59,6 +57,16 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   );
   const name = packageName(abs);
   const kept: string[] = [];
+  /** Writes a file of the project unless it exists, which is kept. */
+  const create = (file: string, contents: string) => {
+    fs.mkdirSync(path.dirname(path.join(abs, file)), { recursive: true });
+    try {
+      fs.writeFileSync(path.join(abs, file), contents, { flag: 'wx' });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      kept.push(file);
+    }
+  };
   // Beside a spec of the user's own, or from a blank one, the example's handlers would describe what the spec does
   // not have: the project gets stubs for the spec's tools instead.
   const ownSpec = fs.existsSync(path.join(abs, 'toolspec.yaml'));
@@ -81,24 +89,14 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
           }
         : f,
     );
-  for (const f of files) {
-    const target = path.join(abs, f.path);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    try {
-      fs.writeFileSync(target, f.contents, { flag: 'wx' });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      kept.push(f.path);
-    }
-  }
+  for (const f of files) create(f.path, f.contents);
   const spec = path.join(abs, 'toolspec.yaml');
   const { result, stderr, code } = await loadForCommand(
-    path.relative(cwd, spec) || spec,
-    cwd,
+    { spec: path.relative(cwd, spec) || spec, cwd, style: input.style },
     'text',
-    (input.style ?? PLAIN_STYLES).err,
-    undefined,
-    { stubs: (file) => !fs.existsSync(path.join(abs, file)) },
+    {
+      stubs: (file) => !fs.existsSync(path.join(abs, file)),
+    },
   );
   if (!result.model) return { code, stdout: '', stderr };
   // A blank project has no tools on purpose: the warning that says so would be noise here.
@@ -108,12 +106,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   // Claude Code's project file, named after the spec's server (a spec of the user's own may name it otherwise than
   // the folder), with a relative path: it goes into git, and a teammate's clone starts the same server.
   const server = result.model.server.name;
-  try {
-    fs.writeFileSync(path.join(abs, '.mcp.json'), projectMcpJson(server), { flag: 'wx' });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    kept.push('.mcp.json');
-  }
+  create('.mcp.json', projectMcpJson(server));
   const main = path.join(abs, ...INIT_MAIN.split('/'));
   const lines = [
     ...kept.map((f) => `kept ${f}: it exists already`),

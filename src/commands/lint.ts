@@ -1,7 +1,7 @@
 /** `toolspec lint`: the lint rules over the spec and the token table (rules and budget: options.lint). */
 import { renderGithub } from '../report/findings.js';
 import * as api from '../lint/index.js';
-import { EXIT, loadForCommand, PLAIN_STYLES, sarifOf } from './result.js';
+import { EXIT, loadForCommand, sarifOf } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
 export interface LintInput extends SpecInput {
@@ -11,9 +11,8 @@ export interface LintInput extends SpecInput {
 }
 
 export async function lintCommand(input: LintInput): Promise<CommandResult> {
-  const style = input.style ?? PLAIN_STYLES;
-  if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(style.out), stderr: '' };
-  const { result, stderr, code } = await loadForCommand(input.spec, input.cwd, input.format, style.err, input.lookedIn);
+  if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(input.style.out), stderr: '' };
+  const { result, stderr, code } = await loadForCommand(input, input.format);
   if (!result.model) {
     const stdout =
       input.format === 'json'
@@ -35,6 +34,6 @@ export async function lintCommand(input: LintInput): Promise<CommandResult> {
           : ''
         : input.format === 'sarif'
           ? sarifOf(lint.findings.map(api.asFinding), 'toolspec lint', api.ruleSummary)
-          : api.formatLintReport(input.spec, lint, result.sources, style.out);
+          : api.formatLintReport(input.spec, lint, result.sources, input.style.out);
   return { code: lint.failed ? EXIT.lint : EXIT.ok, stdout, stderr };
 }

@@ -20,6 +20,9 @@ export interface CommandResult {
   stderr: string;
 }
 
+/** Exit 2 with `stderr` and nothing on stdout: a usage error, or a spec or project that cannot be used. */
+export const invalid = (stderr: string): CommandResult => ({ code: EXIT.invalid, stdout: '', stderr });
+
 /** The style of each stream (colour on terminals). */
 export interface Styles {
   out: Style;
@@ -34,7 +37,7 @@ export interface SpecInput {
   /** No spec was named and none was found: where the search looked (src/core/discover.ts), for the message. */
   lookedIn?: string | undefined;
   cwd: string;
-  style?: Styles;
+  style: Styles;
 }
 
 /** How the commands that report findings print them: for people, for machines, as GitHub annotations, as SARIF. */
@@ -54,18 +57,15 @@ export function sarifOf(
  * text (code frames) for stderr when the format is text.
  */
 export async function loadForCommand(
-  spec: string,
-  cwd: string,
+  { spec, cwd, lookedIn, style }: SpecInput,
   format: string,
-  style: Style,
-  lookedIn?: string,
   emit?: CompileOptions['emit'],
 ): Promise<{ result: Compiled; stderr: string; code: number }> {
   const { compile } = await import('../compile.js');
   const result = await compile(spec, { cwd, lookedIn, ...(emit ? { emit } : {}) });
   let stderr =
     format === 'text' && result.diagnostics.length
-      ? `${renderTexts(result.diagnostics, style, result.sources)}\n\n`
+      ? `${renderTexts(result.diagnostics, style.err, result.sources)}\n\n`
       : '';
   if (result.model) return { result, stderr, code: EXIT.ok };
   if (format === 'text') {

@@ -1,7 +1,7 @@
 /** `toolspec validate`: load and check the spec, lint it, and say so; prints every problem at once. */
 import { renderGithub, renderJson } from '../report/findings.js';
 import * as api from '../lint/index.js';
-import { EXIT, lintBeside, loadForCommand, countsOf, plural, PLAIN_STYLES, sarifOf, served } from './result.js';
+import { EXIT, lintBeside, loadForCommand, countsOf, plural, sarifOf, served } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
 export interface ValidateInput extends SpecInput {
@@ -10,19 +10,13 @@ export interface ValidateInput extends SpecInput {
 
 export async function validateCommand(input: ValidateInput): Promise<CommandResult> {
   const { spec, format } = input;
-  const style = input.style ?? PLAIN_STYLES;
-  const loaded = await loadForCommand(spec, input.cwd, format, style.err, input.lookedIn);
+  const loaded = await loadForCommand(input, format);
   const { result } = loaded;
-  let stderr = loaded.stderr;
-  let code: number = loaded.code;
   const valid = result.model !== undefined;
-  let lint;
-  if (valid) {
-    const beside = await lintBeside(result, format, true, style.err);
-    lint = beside.lint;
-    stderr += beside.stderr;
-    if (lint.failed) code = EXIT.lint;
-  }
+  const beside = valid ? await lintBeside(result, format, true, input.style.err) : undefined;
+  const lint = beside?.lint;
+  const stderr = loaded.stderr + (beside?.stderr ?? '');
+  const code = lint?.failed ? EXIT.lint : loaded.code;
   let stdout = '';
   if (format === 'sarif') {
     const all = [...result.diagnostics, ...(lint?.findings ?? []).map(api.asFinding)];

@@ -8,15 +8,12 @@ import { generateCommand, formatSummary, type GenerateInput, type GenerateResult
 import { fileSystemError, UserError } from '../core/diagnostics.js';
 import { displayPath, isInside } from '../core/paths.js';
 import { sha256 } from '../cache/store.js';
+import { namesIn } from '../write/write.js';
 
-export interface WatchInput extends GenerateInput {
+export interface WatchInput extends GenerateInput, Pick<LoopInput, 'stop' | 'debounceMs'> {
   /** Prints one line on stdout / text on stderr. */
   out: (line: string) => void;
   err: (text: string) => void;
-  /** Stops watching; without one, SIGINT or SIGTERM does. */
-  stop?: AbortSignal;
-  /** Quiet time after the last file event before a check. */
-  debounceMs?: number;
 }
 
 /** What made a run: a file whose content differs from what the previous run started from. */
@@ -29,29 +26,23 @@ const YAML = /\.ya?ml$/i;
 
 /** Watches until stopped, then resolves with exit code 0. */
 export async function watchGenerate(input: WatchInput): Promise<number> {
-  const specPath = path.resolve(input.cwd, input.spec);
-  const signals = input.stop ? undefined : stopOnSignals();
   let skip: string[] = [];
-  try {
-    await watchLoop({
-      always: [specPath],
-      tracked: YAML,
-      cwd: input.cwd,
-      stop: input.stop ?? signals!.signal,
-      ...(input.debounceMs === undefined ? {} : { debounceMs: input.debounceMs }),
-      onCrash: input.err,
-      run: async (cause) => {
-        const started = performance.now();
-        const { result, problem } = await runGenerate(input);
-        report(input, cause, result, problem, Math.round(performance.now() - started));
-        if (!result) return undefined;
-        if (result.outputDirs.length) skip = result.outputDirs; // an invalid spec names none: keep the last ones
-        return { files: result.inputs.files, folders: result.inputs.folders, loose: result.code === 2, skip };
-      },
-    });
-  } finally {
-    signals?.dispose();
-  }
+  await watchLoop({
+    always: [path.resolve(input.cwd, input.spec)],
+    tracked: YAML,
+    cwd: input.cwd,
+    stop: input.stop,
+    debounceMs: input.debounceMs,
+    onCrash: input.err,
+    run: async (cause) => {
+      const started = performance.now();
+      const { result, problem } = await runGenerate(input);
+      report(input, cause, result, problem, Math.round(performance.now() - started));
+      if (!result) return undefined;
+      if (result.outputDirs.length) skip = result.outputDirs; // an invalid spec names none: keep the last ones
+      return { files: result.inputs.files, folders: result.inputs.folders, loose: result.code === 2, skip };
+    },
+  });
   return 0;
 }
 
@@ -117,7 +108,8 @@ export interface LoopInput {
   tracked: RegExp;
   /** One run: what it read, or undefined when it failed before reading anything (the last set is kept, loosely). */
   run: (cause: Change[] | undefined) => Promise<WatchSet | undefined>;
-  stop: AbortSignal;
+  /** Stops the loop; without one, SIGINT or SIGTERM does. */
+  stop?: AbortSignal;
   cwd: string;
   /** Quiet time after the last file event before a check. */
   debounceMs?: number;
@@ -136,7 +128,9 @@ export interface LoopInput {
  * `stop` aborts and the run in flight has ended.
  */
 export async function watchLoop(input: LoopInput): Promise<void> {
-  const { stop, tracked } = input;
+  const { tracked } = input;
+  const signals = input.stop ? undefined : stopOnSignals();
+  const stop = input.stop ?? signals!.signal;
   const debounceMs = input.debounceMs ?? 100;
 
   // What the last run read, and how the files it may read looked when it started.
@@ -153,11 +147,8 @@ export async function watchLoop(input: LoopInput): Promise<void> {
   /** The folders to watch: where the inputs live, and the included ones (or their nearest existing parent). */
   const watchedDirs = (): Set<string> => {
     const dirs = new Set<string>();
-    for (const dir of [
-      ...input.always.map((f) => path.dirname(f)),
-      ...[...inputs].map((f) => path.dirname(f)),
-      ...folders,
-    ]) {
+    // (The inputs hold the files that always count.)
+    for (const dir of [...[...inputs].map((f) => path.dirname(f)), ...folders]) {
       let d = dir;
       while (inode(d) === undefined && path.dirname(d) !== d) d = path.dirname(d);
       if (!skip.some((o) => isInside(o, d))) dirs.add(d);
@@ -175,7 +166,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
     const files = new Set([...inputs].filter((f) => !without.has(path.dirname(f))));
     for (const dir of new Set([...watchedDirs(), ...folders])) {
       if (without.has(dir)) continue;
-      for (const name of listDir(dir)) if (tracked.test(name)) files.add(path.join(dir, name));
+      for (const name of namesIn(dir)) if (tracked.test(name)) files.add(path.join(dir, name));
     }
     return files;
   };
@@ -209,8 +200,13 @@ export async function watchLoop(input: LoopInput): Promise<void> {
       // Editors' swap and backup files, toolspec's own staging folders and the like: not what a run reads.
       if (!inputs.has(file) && !tracked.test(file) && ![...folders].some((f) => isInside(file, f))) return;
     }
+    schedule();
+  };
+
+  /** A check after the quiet time (again, when one was due). */
+  const schedule = () => {
     clearTimeout(timer);
-    timer = setTimeout(check, debounceMs);
+    if (!stop.aborted) timer = setTimeout(check, debounceMs);
   };
 
   const refreshWatchers = () => {
@@ -231,8 +227,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
           // The folder went away: drop its watcher and look again.
           watcher.close();
           watchers.delete(dir);
-          clearTimeout(timer);
-          timer = setTimeout(check, debounceMs);
+          schedule();
         });
         watchers.set(dir, { watcher, ino });
       } catch {
@@ -283,8 +278,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
         running = undefined;
         // Events during the run (they found it busy), or a file edited while it read: look once more, after the
         // usual quiet time.
-        clearTimeout(timer);
-        if (!stop.aborted) timer = setTimeout(check, debounceMs);
+        schedule();
       });
   };
 
@@ -300,6 +294,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
     clearTimeout(timer);
     for (const w of watchers.values()) w.watcher.close();
     watchers.clear();
+    signals?.dispose();
   }
 }
 
@@ -307,7 +302,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
  * An AbortSignal that SIGINT (Ctrl-C) or SIGTERM aborts. Only the first signal is caught: a second one, while a run
  * finishes, ends the process the default way.
  */
-export function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
+function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const onSignal = () => {
     dispose();
@@ -343,14 +338,6 @@ function hashOf(file: string): string | null {
     return sha256(fs.readFileSync(file));
   } catch {
     return null;
-  }
-}
-
-function listDir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 

@@ -11,6 +11,8 @@ import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { handlerFileName, pascalCase } from '../core/names.js';
 import { displayPath } from '../core/paths.js';
 import { closest } from '../core/suggest.js';
+import { readText } from '../cache/store.js';
+import { namesIn } from './write.js';
 
 /** A module that exports `handler` is a handler module; other modules in the folder are shared code. */
 export const EXPORTS_HANDLER =
@@ -52,24 +54,15 @@ export interface HandlerPlan {
   missing: RenameTool[];
 }
 
-/** The handler modules of a folder: `.ts` files, no declarations or tests, that export `handler`. */
+/**
+ * The handler modules of a folder: `.ts` files, no declarations or tests, that export `handler` (a folder named x.ts,
+ * or a file gone meanwhile, is none).
+ */
 export function handlerModules(dir: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
+  return namesIn(dir)
     .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n))
     .sort()
-    .filter((n) => {
-      try {
-        return EXPORTS_HANDLER.test(fs.readFileSync(path.join(dir, n), 'utf8'));
-      } catch {
-        return false; // a folder named x.ts, or a file gone meanwhile
-      }
-    });
+    .filter((n) => EXPORTS_HANDLER.test(readText(path.join(dir, n)) ?? ''));
 }
 
 /**
@@ -117,25 +110,20 @@ const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
  */
 export function askableOrphans(plan: HandlerPlan, generatedDir: string): OrphanHandler[] {
   const file = path.join(generatedDir, 'manifest.json');
-  let names: Set<string>;
   try {
     if (fs.statSync(file).size > MAX_MANIFEST_BYTES) return plan.orphans;
     const tools = (JSON.parse(fs.readFileSync(file, 'utf8')) as { tools?: unknown }).tools;
     if (!Array.isArray(tools)) return plan.orphans;
-    names = new Set(tools.map((t) => (t as { name?: unknown } | null)?.name).filter((n) => typeof n === 'string'));
+    const names = new Set(tools.map((t) => (t as { name?: unknown } | null)?.name));
+    return plan.orphans.filter((o) => names.has(o.tool));
   } catch {
     return plan.orphans;
   }
-  return plan.orphans.filter((o) => names.has(o.tool));
 }
 
 /** The tool a handler module says it handles: the name in its `Handler<'…'>`. */
 function toolOfModule(abs: string): string | undefined {
-  try {
-    return /\bHandler<\s*(['"])([A-Za-z0-9._-]{1,128})\1\s*>/.exec(fs.readFileSync(abs, 'utf8'))?.[2];
-  } catch {
-    return undefined;
-  }
+  return /\bHandler<\s*(['"])([A-Za-z0-9._-]{1,128})\1\s*>/.exec(readText(abs) ?? '')?.[2];
 }
 
 /**
@@ -143,21 +131,14 @@ function toolOfModule(abs: string): string | undefined {
  * of each, else the closest name (or none).
  */
 export function likelyRenames(plan: HandlerPlan): Map<RenameTool, OrphanHandler | undefined> {
-  const out = new Map<RenameTool, OrphanHandler | undefined>();
-  for (const tool of plan.missing) {
-    const name =
-      plan.orphans.length === 1 && plan.missing.length === 1
-        ? plan.orphans[0]!.tool
-        : likelyName(
-            tool.name,
-            plan.orphans.map((o) => o.tool),
-          );
-    out.set(
-      tool,
-      plan.orphans.find((o) => o.tool === name),
-    );
-  }
-  return out;
+  const only = plan.orphans.length === 1 && plan.missing.length === 1;
+  const orphanNames = plan.orphans.map((o) => o.tool);
+  return new Map(
+    plan.missing.map((tool) => {
+      const name = only ? orphanNames[0] : likelyName(tool.name, orphanNames);
+      return [tool, plan.orphans.find((o) => o.tool === name)];
+    }),
+  );
 }
 
 /**

@@ -127,13 +127,7 @@ function takeOverDead(file: string, held: string): void {
 
 /** Stubs a killed run was writing (".<name>.toolspec-<pid>" whose process is gone): never the user's files. */
 function removeDeadTemps(dir: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir, { recursive: true }) as string[];
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of namesIn(dir, true)) {
     const m = /(?:^|[\\/])\.[^\\/]+\.toolspec-(\d+)$/.exec(name);
     if (m && !processAlive(Number(m[1]))) fs.rmSync(path.join(dir, name), { force: true });
   }
@@ -236,17 +230,11 @@ function writeLocked(
       throw e;
     }
     report.written = changes.map((c) => c.rel);
-    report.removed = stale.map((abs) => path.relative(rootDir, abs).split(path.sep).join('/'));
+    report.removed = stale.map(rel);
   }
   // The project's own files with a part toolspec keeps: written whole beside them, then renamed over them.
   for (const p of published) {
-    const temp = path.join(path.dirname(p.abs), `.${path.basename(p.abs)}.toolspec-${process.pid}`);
-    try {
-      writeFile(temp, p.contents);
-      fs.renameSync(temp, p.abs);
-    } finally {
-      fs.rmSync(temp, { force: true });
-    }
+    viaTemp(p.abs, p.contents, (temp) => fs.renameSync(temp, p.abs));
     report.published.push(p.rel);
   }
   // Written whole beside its place, then linked in: a kill or a full disk never leaves an empty stub, and a link
@@ -267,11 +255,18 @@ function writeLocked(
  */
 function placeWhole(abs: string, contents: string, point?: string): boolean {
   fs.mkdirSync(path.dirname(abs), { recursive: true });
+  return viaTemp(abs, contents, (temp) => {
+    if (point) failpoint(point);
+    return linkUnlessExists(temp, abs);
+  });
+}
+
+/** Writes `contents` beside `abs` (`.<name>.toolspec-<pid>`), hands that file to `place`, then removes it. */
+function viaTemp<T>(abs: string, contents: string, place: (temp: string) => T): T {
   const temp = path.join(path.dirname(abs), `.${path.basename(abs)}.toolspec-${process.pid}`);
   try {
     writeFile(temp, contents);
-    if (point) failpoint(point);
-    return linkUnlessExists(temp, abs);
+    return place(temp);
   } finally {
     fs.rmSync(temp, { force: true });
   }
@@ -370,13 +365,7 @@ export function failpoint(name: string): void {
 
 /** Files in the generated folder that toolspec made: its header, or its manifest.json. */
 export function listOwned(genDir: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(genDir);
-  } catch {
-    return [];
-  }
-  return names
+  return namesIn(genDir)
     .sort()
     .map((n) => path.join(genDir, n))
     .filter((abs) => {
@@ -385,6 +374,15 @@ export function listOwned(genDir: string): string[] {
       const head = readHead(abs, HEADER_MARK.length + 2);
       return head === `//${HEADER_MARK}` || head.startsWith(`#${HEADER_MARK}`);
     });
+}
+
+/** The names in a folder (with `recursive`, its subfolders' too, as relative paths); none when it cannot be read. */
+export function namesIn(dir: string, recursive = false): string[] {
+  try {
+    return fs.readdirSync(dir, { recursive }) as string[];
+  } catch {
+    return [];
+  }
 }
 
 /** The first bytes of a file: enough to see the header without reading a multi-megabyte module. */
