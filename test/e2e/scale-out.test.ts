@@ -132,10 +132,12 @@ describe('three instances behind HAProxy, round robin', () => {
     await Promise.all(clients.map((c) => c.close()));
     expect(outcomes).toHaveLength(TOTAL);
     expect(outcomes.filter((o) => o === 'wrong')).toEqual([]);
-    // An error only for a call the stopping or killed instance had taken (in flight, or racing its keep-alive
-    // connection's close): at most the 8 clients' calls in flight, and never a wrong answer.
-    expect(outcomes.filter((o) => o === 'error').length).toBeLessThanOrEqual(8);
-    expect(outcomes.filter((o) => o === 'right').length).toBeGreaterThanOrEqual(TOTAL - 8);
+    // An error only for a call the stopping or killed instance had taken, never a wrong answer: at the kill, the 8
+    // clients' calls in flight; at the graceful stop, a call HAProxy sent on a pooled connection just as the instance
+    // closed it as idle (an empty response, which HAProxy does not retry: the call may have run). Each client has one
+    // call in flight, so at most 8 at each of the two events (a full e2e run under load once saw 9).
+    expect(outcomes.filter((o) => o === 'error').length).toBeLessThanOrEqual(16);
+    expect(outcomes.filter((o) => o === 'right').length).toBeGreaterThanOrEqual(TOTAL - 16);
     // The last answers all come from the instance left. (A request HAProxy sent on a pooled connection to the killed
     // one before it knew is one of the errors counted above: its log line has an error status, not 200.)
     const answered = balancer
