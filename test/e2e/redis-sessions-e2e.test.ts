@@ -75,12 +75,32 @@ interface Reply {
   answer?: Record<string, unknown>;
 }
 
-/** One request on the 2025 wire, raw: `session` sent as Mcp-Session-Id, `as` as the caller. */
+/**
+ * One request on the 2025 wire, raw: `session` sent as Mcp-Session-Id, `as` as the caller. A GET that finds its
+ * kept-alive connection to the balancer closed under it before any answer (the balancer closes a client's
+ * connection when the instance behind it goes) is sent once more, as a client resuming a stream does; a POST is
+ * not, since its call may have run.
+ */
 async function send(
   url: string,
   method: 'POST' | 'GET' | 'DELETE',
   body?: object,
-  { session, as, lastEventId }: { session?: string; as?: string; lastEventId?: string } = {},
+  options: { session?: string; as?: string; lastEventId?: string } = {},
+): Promise<Reply> {
+  try {
+    return await sendOnce(url, method, body, options);
+  } catch (error) {
+    const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+    if (method !== 'GET' || code !== 'UND_ERR_SOCKET') throw error;
+    return sendOnce(url, method, body, options);
+  }
+}
+
+async function sendOnce(
+  url: string,
+  method: 'POST' | 'GET' | 'DELETE',
+  body: object | undefined,
+  { session, as, lastEventId }: { session?: string; as?: string; lastEventId?: string },
 ): Promise<Reply> {
   const res = await fetch(url, {
     method,
