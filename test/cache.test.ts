@@ -6,6 +6,7 @@
  * unless it is the user's alone, entries are read without following links and within a size limit, and unused ones
  * are pruned by age.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the benchmark's seeded spec writer is plain JavaScript
 import { writeProject } from '../bench/synth.mjs';
 import { cacheFolder, openCache } from '../src/cache/store.js';
-import { repoRoot, runMain } from './helpers/cli.js';
+import { bin, repoRoot, runMain } from './helpers/cli.js';
 
 let root: string;
 beforeAll(() => {
@@ -133,6 +134,39 @@ describe('the cache', () => {
     expect(await generateFresh(dir, '--no-cache')).toEqual(cold);
     expect((await runMain(['check'], dir)).code).toBe(0);
     expect(await generateFresh(dir)).toEqual(cold);
+  }, 60_000);
+
+  it('spares a warm run the libraries it does not need: a description edit loads neither ajv nor the type generator', () => {
+    // A project of its own: the built CLI's entries (its build differs from the sources') stay out of the others'.
+    const dir = project('traced', 4);
+    // The built CLI in a process of its own, reporting at exit the CommonJS modules it loaded (ajv and
+    // json-schema-to-typescript are CommonJS, imported or required).
+    const trace = path.join(root, 'trace.cjs');
+    fs.writeFileSync(
+      trace,
+      `process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(Object.keys(require('node:module')._cache)) + '\\n'));`,
+    );
+    const loaded = () => {
+      const r = spawnSync(process.execPath, ['-r', trace, bin, 'generate'], { cwd: dir, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const files = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]!) as string[];
+      // Their code, not their package.json (the cache's build fingerprint reads it) nor the few ajv runtime helpers the
+      // prebuilt structure validators require.
+      const code = /node_modules\/(ajv|json-schema-to-typescript)\/dist\/(?!runtime\/)/;
+      return new Set(files.flatMap((f) => code.exec(f)?.[1] ?? []));
+    };
+    expect(loaded()).toEqual(new Set(['ajv', 'json-schema-to-typescript'])); // cold
+    const file = path.join(dir, 'toolspec.yaml');
+    const spec = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      tools: { description: string; inputSchema: { properties: object } }[];
+    };
+    spec.tools[0]!.description += ' Edited.';
+    fs.writeFileSync(file, JSON.stringify(spec, null, 1));
+    expect(loaded()).toEqual(new Set());
+    // And both again when a schema changes.
+    spec.tools[0]!.inputSchema.properties = { ...spec.tools[0]!.inputSchema.properties, edited: { type: 'string' } };
+    fs.writeFileSync(file, JSON.stringify(spec, null, 1));
+    expect(loaded()).toEqual(new Set(['ajv', 'json-schema-to-typescript']));
   }, 60_000);
 
   it('skips entries it cannot vouch for: a wrong first line, a link, one too large', async () => {

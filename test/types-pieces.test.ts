@@ -66,3 +66,30 @@ describe('types in pieces', () => {
     expect((await emitTypes(model!, store)).join('\n')).toContain('// kept');
   });
 });
+
+describe('a tool whose description alone changed', () => {
+  it('is typed again without the type generator, to the bytes computed without a store', async () => {
+    const spec = path.join(repoRoot, 'specs/docs/toolspec.yaml');
+    const { model } = loadModel(spec, { cwd: repoRoot });
+    const kept = new Map<string, string>();
+    const puts: string[] = [];
+    const store = {
+      get: (kind: string, k: string) => kept.get(`${kind}\0${k}`),
+      put: (kind: string, k: string, v: string) => {
+        puts.push(kind);
+        kept.set(`${kind}\0${k}`, v);
+      },
+    };
+    await emitTypes(model!, store);
+    expect(puts).toContain('types-unformatted');
+    const edited = structuredClone(model!);
+    edited.tools[0]!.definition.description = 'Edited: a description long enough to be wrapped by the printer, '.repeat(
+      3,
+    );
+    puts.length = 0;
+    const text = (await emitTypes(edited, store)).join('\n');
+    expect(puts).toEqual(['types']);
+    expect(text).toContain('Edited: a description');
+    expect(text).toBe((await emitTypes(edited)).join('\n'));
+  });
+});

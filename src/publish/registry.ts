@@ -6,8 +6,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type addFormats from 'ajv-formats';
 import { diagnostic, type Diagnostic, type Span } from '../core/diagnostics.js';
 import { displayPath, packageRoot } from '../core/paths.js';
 import type { JsonPath } from '../pipeline/load/source.js';
@@ -132,8 +134,10 @@ function registryValidator(): ValidateFunction {
     fs.readFileSync(path.join(packageRoot, 'schema', 'registry', 'server.schema.json'), 'utf8'),
   ) as object;
   // The schema uses OpenAPI's `example` and `discriminator` beside JSON Schema: not strict.
-  const ajv = new Ajv.default({ allErrors: true, strict: false });
-  addFormats.default(ajv);
+  // Required here, not imported: a project without server.json never loads ajv for it.
+  const require = createRequire(import.meta.url);
+  const ajv = new (require('ajv') as typeof Ajv).default({ allErrors: true, strict: false });
+  (require('ajv-formats') as typeof addFormats).default(ajv);
   compiled = ajv.compile(schema);
   return compiled;
 }

@@ -5,7 +5,7 @@
  * the two equal on every golden file and on generated specs), so a piece whose text did not change is taken from
  * the cache (generate's; check passes none and formats everything).
  */
-import * as prettier from 'prettier';
+import type { Options } from 'prettier';
 
 /**
  * Text kept by the content that produced it, between runs: generate's caller may hand one in (src/cache/store.ts);
@@ -16,7 +16,7 @@ export interface PieceStore {
   put(kind: string, input: string, value: string): void;
 }
 
-export const PRETTIER_OPTIONS: prettier.Options = {
+export const PRETTIER_OPTIONS: Options = {
   parser: 'typescript',
   // A .ts file, never TSX: prettier then skips guessing whether the text holds JSX (a fifth of its time here).
   filepath: 'generated.ts',
@@ -27,8 +27,9 @@ export const PRETTIER_OPTIONS: prettier.Options = {
   endOfLine: 'lf',
 };
 
+/** prettier is imported when a piece is first formatted: a run whose pieces are all kept never loads it. */
 export async function formatTypeScript(source: string): Promise<string> {
-  return prettier.format(source, PRETTIER_OPTIONS);
+  return (await import('prettier')).format(source, PRETTIER_OPTIONS);
 }
 
 /** A line between two pieces formatted in one call: prettier keeps a line comment where it is. */

@@ -220,8 +220,19 @@ export async function typesInPieces(
   });
   const texts = inputs.map((input) => store?.get('types', JSON.stringify(input)));
   const missing = [...texts.keys()].filter((i) => texts[i] === undefined);
+  // The type generator's text is kept by the piece's schemas alone too: an edit to a tool's description (its
+  // interface's comment, in the tail) reformats the piece without running the generator (or loading it).
   const raw = await Promise.all(
-    missing.map(async (i) => `${cleaned(await typesOf(inputs[i]!.piece))}\n${inputs[i]!.tail}`),
+    missing.map(async (i) => {
+      const { piece, tail } = inputs[i]!;
+      const key = JSON.stringify(piece);
+      let types = store?.get('types-unformatted', key);
+      if (types === undefined) {
+        types = cleaned(await typesOf(piece));
+        store?.put('types-unformatted', key, types);
+      }
+      return `${types}\n${tail}`;
+    }),
   );
   const done = await finish(raw);
   missing.forEach((i, j) => {

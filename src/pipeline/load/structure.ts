@@ -6,15 +6,19 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import standaloneCode from 'ajv/dist/standalone/index.js';
+import type Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type addFormats from 'ajv-formats';
+import type standaloneCode from 'ajv/dist/standalone/index.js';
 import { diagnostic, type Diagnostics, type DiagnosticCode } from '../../core/diagnostics.js';
 import type { SourceFile } from './source.js';
 import { includeSchemaPath, specSchemaPath } from '../../core/paths.js';
 import { hasInvisible, withoutInvisible } from '../../core/visible.js';
 import { didYouMean, quoteList } from '../../core/suggest.js';
 import { pointerSegments } from '../../../templates/runtime/arguments.js';
+
+/** ajv is required where a schema is compiled, not imported: with the build's prebuilt validators no run loads it. */
+const require = createRequire(import.meta.url);
 
 type Validators = Record<'main' | 'include', ValidateFunction>;
 
@@ -32,14 +36,15 @@ function schemaTexts(): { main: string; include: string; hash: string } {
 
 /** ajv with the spec's and the include file's schemas, as the structure check judges them. */
 function structureAjv(source: boolean): InstanceType<typeof Ajv.default> {
-  const ajv = new Ajv.default({
+  // Required here, not imported: with the build's prebuilt validators a run never loads ajv for this.
+  const ajv = new (require('ajv') as typeof Ajv).default({
     allErrors: true,
     verbose: true,
     strict: true,
     allowUnionTypes: true,
     ...(source ? { code: { source: true } } : {}),
   });
-  addFormats.default(ajv);
+  (require('ajv-formats') as typeof addFormats).default(ajv);
   const texts = schemaTexts();
   ajv.addSchema(withoutSchemaLayer(JSON.parse(texts.main)) as object);
   ajv.addSchema(withoutSchemaLayer(JSON.parse(texts.include)) as object);
@@ -52,14 +57,17 @@ function structureAjv(source: boolean): InstanceType<typeof Ajv.default> {
  */
 export function structureCode(): string {
   const ajv = structureAjv(true);
-  const code = standaloneCode.default(ajv, { main: MAIN_ID, include: INCLUDE_ID });
+  const code = (require('ajv/dist/standalone/index.js') as typeof standaloneCode).default(ajv, {
+    main: MAIN_ID,
+    include: INCLUDE_ID,
+  });
   return `${code}\nexports.schemaHash = ${JSON.stringify(schemaTexts().hash)};\n`;
 }
 
 /** The build's standalone validators, if they are there and were built from the schemas as they are now. */
 function prebuilt(): Validators | undefined {
   try {
-    const m = createRequire(import.meta.url)('./structure-validators.cjs') as Validators & { schemaHash?: string };
+    const m = require('./structure-validators.cjs') as Validators & { schemaHash?: string };
     return m.schemaHash === schemaTexts().hash ? { main: m.main, include: m.include } : undefined;
   } catch {
     return undefined; // not built (the sources run under the tests): compiled below

@@ -9,10 +9,12 @@
  *
  * Strict-mode warnings that ajv would print are captured, so they become diagnostics with positions.
  */
-import Ajv, { _, type Options, type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020.js';
-import standaloneCode from 'ajv/dist/standalone/index.js';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type Ajv from 'ajv';
+import type { Options, ValidateFunction } from 'ajv';
+import type Ajv2020 from 'ajv/dist/2020.js';
+import type standaloneCode from 'ajv/dist/standalone/index.js';
+import type addFormats from 'ajv-formats';
 import type { SchemaKind, ValidatorCode } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
 import { mapChildren } from '../schema/forms.js';
@@ -20,6 +22,20 @@ import { linearPatterns } from './regex.js';
 import { ANNOTATION_KEYWORDS, isObject, type Dialect } from '../schema/keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
+
+/**
+ * ajv's modules (CommonJS), required when a schema is first compiled rather than imported with this module: a
+ * generate whose verdicts are all kept compiles nothing, and loading ajv is ~80 ms of such a run.
+ */
+export const ajvModules = () => {
+  const require = createRequire(import.meta.url);
+  return {
+    Ajv: require('ajv') as typeof Ajv,
+    Ajv2020: require('ajv/dist/2020.js') as typeof Ajv2020,
+    standaloneCode: require('ajv/dist/standalone/index.js') as typeof standaloneCode,
+    addFormats: require('ajv-formats') as typeof addFormats,
+  };
+};
 export type { SchemaKind } from '../model.js';
 
 let captured: string[] | undefined;
@@ -52,7 +68,11 @@ export function ajvOptions(kind: SchemaKind, purpose: 'judge' | 'export'): Optio
       ? // No meta-schemas (a judge instance checks against them); code kept for standalone output, a statement a line.
         {
           meta: false,
-          code: { source: true, lines: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+          code: {
+            source: true,
+            lines: true,
+            formats: ajvModules().Ajv._`require("ajv-formats/dist/formats").fullFormats`,
+          },
         }
       : {}),
   };
@@ -61,6 +81,7 @@ export function ajvOptions(kind: SchemaKind, purpose: 'judge' | 'export'): Optio
 /** A judge instance ('judge': the meta-schema check and scratch compiles) or an export instance (one schema's code). */
 export function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export'): AnyAjv {
   const options = ajvOptions(kind, purpose);
+  const { Ajv, Ajv2020, addFormats } = ajvModules();
   const ajv = dialect === '2020-12' ? new Ajv2020.default(options) : new Ajv.default(options);
   addFormats.default(ajv);
   // ajv resolves "#name" refs to $anchor itself, but its strict mode calls the keyword unknown.
@@ -125,7 +146,7 @@ function compileBare(schema: Record<string, unknown>, dialect: Dialect, kind: Sc
     return ajv.getSchema(KEY)!;
   });
   // Patterns run on the linear-time matcher where they can (regex.ts): no argument makes validation backtrack.
-  const source = linearPatterns(standaloneCode.default(ajv, result));
+  const source = linearPatterns(ajvModules().standaloneCode.default(ajv, result));
   const validate = inherited.length ? guardInherited(result, inherited, false) : result;
   return { ajv, validate, inherited, source, warnings };
 }
