@@ -15,7 +15,15 @@ export function nameWords(name: string): string[] {
 
 /** The words of free text, lower case, in any script; identifiers such as search_docs split into their words. */
 export function textWords(text: string): string[] {
-  return (text.match(/[\p{L}\p{N}]+(?:'\p{L}+)?/gu) ?? []).flatMap((w) => nameWords(w.replace(/'\p{L}+$/u, '')));
+  const out: string[] = [];
+  for (const match of text.match(/[\p{L}\p{N}]+(?:'\p{L}+)?/gu) ?? []) {
+    const w = match.includes("'") ? match.replace(/'\p{L}+$/u, '') : match;
+    // Only a capital after the first character can split letters and digits (nameWords' humps): without one the
+    // word is itself, lower case (test/lint-words.test.ts holds this equal to nameWords on every word).
+    if (/.[A-Z]/su.test(w)) out.push(...nameWords(w));
+    else out.push(w.toLowerCase());
+  }
+  return out;
 }
 
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/gu;
