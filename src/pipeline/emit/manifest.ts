@@ -7,8 +7,17 @@ import type { Options } from '../../core/options.js';
 import { inlineRefs } from '../schema/forms.js';
 import { literal } from './text.js';
 
+const inlined = new WeakMap<SchemaModel, Record<string, unknown>>();
+
+/**
+ * A schema as clients receive it. Never to be changed by the caller (with refs: bundle it is the model's own): the
+ * inlined form is computed once per schema, for the manifest's two files and lint's rules.
+ */
 export function clientSchema(schema: SchemaModel, options: Options): Record<string, unknown> {
-  return options.refs === 'inline' ? inlineRefs(schema.schema) : schema.schema;
+  if (options.refs !== 'inline') return schema.schema;
+  let out = inlined.get(schema);
+  if (!out) inlined.set(schema, (out = inlineRefs(schema.schema)));
+  return out;
 }
 
 export function manifestTools(model: ServerModel): ToolDefinition[] {
