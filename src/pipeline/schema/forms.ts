@@ -118,9 +118,10 @@ export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath)
       );
     else if (subs.length === 1 && subs[0]![1].length === 1) define(out, k, fn(v, [k]));
     else {
+      // A map: its entries that are schemas (children() lists exactly those) mapped, the others kept.
       const m: Schema = {};
       for (const [name, c] of Object.entries(v as Schema)) {
-        define(m, name, subs.some(([, p]) => p[1] === name) ? fn(c, [k, name]) : c);
+        define(m, name, isObject(c) || typeof c === 'boolean' ? fn(c, [k, name]) : c);
       }
       define(out, k, m);
     }
@@ -130,5 +131,7 @@ export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath)
 
 /** An own data property, even for the key `__proto__`. */
 export function define(o: Record<string, unknown>, k: string, value: unknown): void {
-  Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
+  // An assignment makes the same property on a fresh object, several times faster, for every other key.
+  if (k === '__proto__') Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
+  else o[k] = value;
 }

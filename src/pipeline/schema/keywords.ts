@@ -132,8 +132,18 @@ export function walkSchema(
 ): void {
   if (!isObject(schema)) return;
   if (visit(schema, path) === false) return;
-  for (const [key, value] of Object.entries(schema)) {
-    for (const [child, sub] of children(key, value)) walkSchema(child, visit, [...path, ...sub]);
+  // What children() lists, without building its lists: the walk is in every stage (test/schema-walk.test.ts).
+  for (const key of Object.keys(schema)) {
+    const value = schema[key];
+    if (SCHEMA_MAPS.has(key) || key === 'dependencies') {
+      if (!isObject(value)) continue;
+      for (const name of Object.keys(value)) {
+        const child = value[name];
+        if (isObject(child) || typeof child === 'boolean') walkSchema(child, visit, [...path, key, name]);
+      }
+    } else if (SCHEMA_ARRAYS.has(key) || (key === 'items' && Array.isArray(value))) {
+      if (Array.isArray(value)) value.forEach((child, i) => walkSchema(child, visit, [...path, key, i]));
+    } else if (SCHEMA_ONE.has(key)) walkSchema(value, visit, [...path, key]);
   }
 }
 
