@@ -11,9 +11,17 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { keptAgain, SourceFile, startParsing, type JsonPath } from '../src/pipeline/load/source.js';
+import { keptAgain, parsedFile, SourceFile, startParsing, type JsonPath } from '../src/pipeline/load/source.js';
 import { loadModel } from '../src/compile.js';
 import { repoRoot } from './helpers/cli.js';
+
+/** What parsedFile keeps of a file in the cache (its "parse" entry). */
+function keptJson(file: SourceFile): string {
+  let json = '';
+  forget();
+  parsedFile(file.displayPath, file.text, file.absPath, { get: () => undefined, put: (_k, _i, v) => void (json = v) });
+  return json;
+}
 
 /** Every JSON path into a value, and one past each leaf (a path that does not exist in full). */
 function paths(value: unknown, at: JsonPath = []): JsonPath[] {
@@ -85,6 +93,18 @@ describe('a parse kept by its text', () => {
       { numRuns: 400, seed: 23 },
     );
     expect(kept).toBeGreaterThan(100);
+  });
+
+  it('with a tree that is not what was kept, takes its places from the whole parse', () => {
+    const t = 'tools:\n  - name: a\n    description: "x"\n';
+    const whole = new SourceFile('spec.yaml', t, '/x/spec.yaml');
+    const kept = JSON.parse(keptJson(whole)) as { tree: unknown[] };
+    for (const tree of [['m', 0, 1, t.length + 5, []], ['q', 0, 1, 2, []], 'nonsense']) {
+      forget();
+      const store = { get: () => JSON.stringify({ ...kept, tree }), put: () => {} };
+      const file = parsedFile('spec.yaml', t, '/x/spec.yaml', store);
+      expect(seen(file)).toEqual(seen(whole));
+    }
   });
 
   it('is never made of a file with an anchor, an alias, a tag, a diagnostic or data JSON cannot hold', () => {
