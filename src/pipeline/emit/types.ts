@@ -73,6 +73,8 @@ export async function emitTypes(
   const defs: Schema = {};
   const sharedNames = new Map<string, string>();
   const aliases: string[] = [];
+  /** The keys of `defs` the tool being added owns, in order: its own definitions' and its types'. */
+  let added: string[] = [];
   const add = (schema: SchemaModel, base: string, transform: (s: Schema) => Schema) => {
     // Each definition is named first, then compiled: a ref may point to one named after it.
     const own = new Map<string, string>();
@@ -97,8 +99,10 @@ export async function emitTypes(
     // Bundling is transitive, so every shared def these refer to is named by now.
     for (const [n, value] of newShared)
       defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, new Map(), sharedNames, n));
-    for (const [n, value] of newOwn)
+    for (const [n, value] of newOwn) {
       defs[n] = forTypes(asSchemaObject(value), (r) => rewrite(r, own, sharedNames, base));
+      added.push(n);
+    }
     const body: Schema = Object.fromEntries(
       Object.entries(schema.schema).filter(([k]) => k !== '$defs' && k !== 'definitions'),
     );
@@ -108,14 +112,17 @@ export async function emitTypes(
       delete body['$ref'];
     }
     defs[base] = transform(forTypes(body, (r) => rewrite(r, own, sharedNames, base)) as Schema);
+    added.push(base);
   };
 
   // The keys each tool adds to `defs` (its own; shared ones are everyone's), to set a tool aside if it cannot be typed.
+  // Every name is new when added (unique() above, and the tools' type names are unique), so this is what the tool
+  // adds to `defs`, in order.
   const keysOf = new Map<string, string[]>();
   const sharedKeys = () => new Set(sharedNames.values());
   for (const tool of model.tools) {
     const n = names.get(tool.name)!;
-    const before = new Set(Object.keys(defs));
+    added = [];
     if (n.hasDefaults) {
       add(tool.input, n.args, (s) => s);
       add(tool.input, n.input, withDefaultsRequired);
@@ -126,11 +133,7 @@ export async function emitTypes(
       );
     }
     if (tool.output && n.output) add(tool.output, n.output, (s) => s);
-    const shared = sharedKeys();
-    keysOf.set(
-      tool.name,
-      Object.keys(defs).filter((k) => !before.has(k) && !shared.has(k)),
-    );
+    keysOf.set(tool.name, added);
   }
 
   const tails = new Map(
