@@ -148,18 +148,21 @@ export function walkSchema(
 }
 
 /** The subschemas one keyword holds, each with its path below the keyword's owner. */
-export function children(key: string, value: unknown): [unknown, SchemaPath][] {
+export function children(key: string, value: unknown): readonly [unknown, SchemaPath][] {
   if (SCHEMA_MAPS.has(key) || key === 'dependencies') {
-    if (!isObject(value)) return [];
+    if (!isObject(value)) return NONE;
     return Object.entries(value)
       .filter(([, v]) => isObject(v) || typeof v === 'boolean')
       .map(([k, v]) => [v, [key, k]]);
   }
   if (SCHEMA_ARRAYS.has(key) || (key === 'items' && Array.isArray(value))) {
-    return Array.isArray(value) ? value.map((v, i) => [v, [key, i]]) : [];
+    return Array.isArray(value) ? value.map((v, i) => [v, [key, i]]) : NONE;
   }
-  return SCHEMA_ONE.has(key) ? [[value, [key]]] : [];
+  return SCHEMA_ONE.has(key) ? [[value, [key]]] : NONE;
 }
+
+/** What children() gives for a keyword that holds no schema, most of them: one list, never changed. */
+const NONE: readonly [unknown, SchemaPath][] = Object.freeze([]);
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

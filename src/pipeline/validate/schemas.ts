@@ -394,10 +394,14 @@ function checkNode(
  */
 function findRefLoop(root: Record<string, unknown>, locate: Locate, report: Report): boolean {
   const state = new Map<object, 'open' | 'done'>();
-  const paths = new Map<object, SchemaPath>();
-  walkSchema(root, (node, path) => {
-    paths.set(node, path);
-  });
+  /** Where a node is (the last path the walk gives it: an alias may share it), found when a loop is reported. */
+  const pathOf = (target: object) => {
+    let at: SchemaPath | undefined;
+    walkSchema(root, (node, path) => {
+      if (node === target) at = path;
+    });
+    return at;
+  };
   let found = false;
   const visit = (node: Record<string, unknown>, via: string[]): void => {
     if (found) return;
@@ -416,7 +420,7 @@ function findRefLoop(root: Record<string, unknown>, locate: Locate, report: Repo
         found = true;
         report(
           'TS026',
-          locate([...(paths.get(node) ?? []), '$ref']),
+          locate([...(pathOf(node) ?? []), '$ref']),
           `$ref loop: ${chain.join(' → ')} comes back to where it started without matching any data`,
           'a schema may refer to itself only below a property or an item, e.g. children: { type: array, items: { $ref: "#/$defs/Node" } }',
         );
