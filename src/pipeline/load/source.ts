@@ -33,7 +33,7 @@ export const MAX_ALIAS_COUNT = 1000;
 
 export class SourceFile {
   readonly lineCounter = new LineCounter();
-  #document: Document.Parsed | (() => Document.Parsed);
+  readonly document: Document.Parsed;
   /** The plain data, or undefined when the file could not be turned into data. */
   readonly value: unknown;
   readonly diagnostics: Diagnostic[] = [];
@@ -44,14 +44,11 @@ export class SourceFile {
     readonly text: string,
     /** Absolute, when read from disk. */
     readonly absPath: string = displayPath,
-    /**
-     * What a whole parse of this very text gave before (fromKept): taken instead of parsing, the document built when
-     * a position is first asked for.
-     */
-    kept?: { document: () => Document.Parsed; value: unknown },
+    /** What a whole parse of this very text gave before (fromKept): taken instead of parsing. */
+    kept?: { document: Document.Parsed; value: unknown },
   ) {
     if (kept) {
-      this.#document = kept.document;
+      this.document = kept.document;
       this.value = kept.value;
       this.lineCounter.addNewLine(0);
       for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.lineCounter.addNewLine(i + 1);
@@ -60,12 +57,12 @@ export class SourceFile {
     const parsed = parseWithin(text, this.lineCounter);
     if (typeof parsed === 'number') {
       // Refused before composing: the composer recurses per level of nesting.
-      this.#document = parseDocument('', PARSE_OPTIONS);
+      this.document = parseDocument('', PARSE_OPTIONS);
       this.diagnostics.push(tooDeep(this.spanOf(parsed, parsed + 1), 'the YAML here nests'));
       this.value = undefined;
       return;
     }
-    this.#document = parsed;
+    this.document = parsed;
     for (const e of [...this.document.errors, ...this.document.warnings]) {
       const indent = e.code === 'BAD_INDENT' ? this.#misindented(e.pos[0]) : undefined;
       this.diagnostics.push(
@@ -84,11 +81,6 @@ export class SourceFile {
     // Duplicate keys leave the data well-formed (the last one wins), so the rest of the file is still checked.
     this.#checkDuplicateKeys();
     this.value = this.document.errors.length ? undefined : this.#toData();
-  }
-
-  get document(): Document.Parsed {
-    if (typeof this.#document === 'function') this.#document = this.#document();
-    return this.#document;
   }
 
   /**
@@ -532,16 +524,11 @@ function fromKept(displayPath: string, text: string, absPath: string, json: stri
     n.range = [a, b, c];
     return n;
   };
-  // Built when a position is first asked for: most files of a spec without findings never are. A tree that is not
-  // what keepParse writes gives way to the whole parse's document.
-  const document = () => {
-    const doc = new YamlDocument() as unknown as Document.Parsed;
-    try {
-      doc.contents = node(kept.tree, 0) as Document.Parsed['contents'];
-      return doc;
-    } catch {
-      return new SourceFile(displayPath, text, absPath).document;
-    }
-  };
+  const document = new YamlDocument() as unknown as Document.Parsed;
+  try {
+    document.contents = node(kept.tree, 0) as Document.Parsed['contents'];
+  } catch {
+    return undefined;
+  }
   return new SourceFile(displayPath, text, absPath, { document, value: kept.value });
 }
