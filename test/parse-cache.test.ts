@@ -32,6 +32,8 @@ function paths(value: unknown, at: JsonPath = []): JsonPath[] {
   return out;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** What a later stage can see of a file: its data, diagnostics and every place. */
 function seen(file: SourceFile) {
   return {
@@ -39,6 +41,8 @@ function seen(file: SourceFile) {
     diagnostics: file.diagnostics,
     places: paths(file.value).map((p) => [file.locate(p), file.locate(p, { key: true })]),
     spans: [0, file.text.length >> 1, file.text.length].map((at) => file.spanOf(at, at + 1)),
+    // The mappings of each top-level list (how lint finds a tool's mapping), and of a key that is not there.
+    lists: [...Object.keys(isObject(file.value) ? file.value : {}), 'missing'].map((k) => file.listItems(k)),
   };
 }
 
@@ -80,6 +84,7 @@ const yamlText = fc
 describe('a parse kept by its text', () => {
   it('is the whole parse: data, diagnostics and every place, or is not kept', () => {
     let kept = 0;
+    let withLists = 0;
     fc.assert(
       fc.property(yamlText, (t) => {
         const whole = new SourceFile('spec.yaml', t, '/x/spec.yaml');
@@ -87,12 +92,31 @@ describe('a parse kept by its text', () => {
         if (!again) return;
         kept++;
         expect(whole.diagnostics).toEqual([]);
-        expect(seen(again)).toEqual(seen(whole));
+        const places = seen(again);
+        expect(places).toEqual(seen(whole));
+        if (places.lists.some((l) => l.length)) withLists++;
         expect(Object.is(again.value, whole.value) || typeof whole.value === 'object').toBe(true);
       }),
       { numRuns: 400, seed: 23 },
     );
     expect(kept).toBeGreaterThan(100);
+    expect(withLists).toBeGreaterThan(20);
+  });
+
+  it('is the whole parse for keys without values, empty documents and nested lists', () => {
+    let kept = 0;
+    for (const t of ['a: { b }\n', 'a:\n', '? x\n', '', '# only a comment\n', 'tools:\n  - [1]\n  - a: 1\n  -\n']) {
+      const whole = new SourceFile('spec.yaml', t, '/x/spec.yaml');
+      const again = keptAgain(whole);
+      if (!again) continue;
+      kept++;
+      expect(seen(again), JSON.stringify(t)).toEqual(seen(whole));
+      expect(again.locate(['a', 'b'], { key: true }), JSON.stringify(t)).toEqual(
+        whole.locate(['a', 'b'], { key: true }),
+      );
+      expect(again.locate(['a', 'b']), JSON.stringify(t)).toEqual(whole.locate(['a', 'b']));
+    }
+    expect(kept).toBeGreaterThan(3);
   });
 
   it('with a tree that is not what was kept, takes its places from the whole parse', () => {

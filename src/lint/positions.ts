@@ -3,7 +3,6 @@
  * description, an argument, an annotation) the tool's mapping is found by that position in the parsed file, and the
  * path below it located there.
  */
-import { isMap, isSeq } from 'yaml';
 import type { Span } from '../core/diagnostics.js';
 import { SourceFile, type JsonPath } from '../pipeline/load/source.js';
 import type { ServerModel, SourcePosition } from '../pipeline/model.js';
@@ -57,14 +56,5 @@ function spanAt({ file, line, column }: SourcePosition): Span {
  * names an item's place.
  */
 function indexList(file: SourceFile, list: ItemList): Map<string, JsonPath> {
-  const index = new Map<string, JsonPath>();
-  const root = file.document.contents;
-  const items = isMap(root) ? root.get(list, true) : undefined;
-  if (!isSeq(items)) return index;
-  items.items.forEach((item, i) => {
-    if (!isMap(item) || !item.range) return;
-    const at = file.spanOfNode(item);
-    index.set(`${at.line}:${at.column}`, [list, i]);
-  });
-  return index;
+  return new Map(file.listItems(list).map(({ index, span }) => [`${span.line}:${span.column}`, [list, index]]));
 }

@@ -5,7 +5,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   Composer,
-  Document as YamlDocument,
   isAlias,
   isMap,
   isPair,
@@ -14,13 +13,9 @@ import {
   Lexer,
   LineCounter,
   Parser,
-  Pair as YamlPair,
   parseDocument,
-  Scalar as YamlScalar,
   visit,
-  YAMLMap as YamlMap,
   YAMLParseError,
-  YAMLSeq as YamlSeq,
 } from 'yaml';
 import type { CST, Document, Node, Pair, YAMLMap } from 'yaml';
 import { diagnostic, type Diagnostic, type Span } from '../../core/diagnostics.js';
@@ -33,7 +28,12 @@ export const MAX_ALIAS_COUNT = 1000;
 
 export class SourceFile {
   readonly lineCounter = new LineCounter();
-  readonly document: Document.Parsed;
+  #document: Document.Parsed | undefined;
+  /**
+   * A kept parse's node tree (fromKept): places are read from it. test/parse-cache.test.ts holds its places to the
+   * whole parse's.
+   */
+  readonly #tree: KeptNode | undefined;
   /** The plain data, or undefined when the file could not be turned into data. */
   readonly value: unknown;
   readonly diagnostics: Diagnostic[] = [];
@@ -44,11 +44,11 @@ export class SourceFile {
     readonly text: string,
     /** Absolute, when read from disk. */
     readonly absPath: string = displayPath,
-    /** What a whole parse of this very text gave before (fromKept): taken instead of parsing. */
-    kept?: { document: Document.Parsed; value: unknown },
+    /** What a whole parse of this very text gave before (fromKept, its tree checked): taken instead of parsing. */
+    kept?: { tree: KeptNode; value: unknown },
   ) {
     if (kept) {
-      this.document = kept.document;
+      this.#tree = kept.tree;
       this.value = kept.value;
       this.lineCounter.addNewLine(0);
       for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.lineCounter.addNewLine(i + 1);
@@ -57,12 +57,12 @@ export class SourceFile {
     const parsed = parseWithin(text, this.lineCounter);
     if (typeof parsed === 'number') {
       // Refused before composing: the composer recurses per level of nesting.
-      this.document = parseDocument('', PARSE_OPTIONS);
+      this.#document = parseDocument('', PARSE_OPTIONS);
       this.diagnostics.push(tooDeep(this.spanOf(parsed, parsed + 1), 'the YAML here nests'));
       this.value = undefined;
       return;
     }
-    this.document = parsed;
+    this.#document = parsed;
     for (const e of [...this.document.errors, ...this.document.warnings]) {
       const indent = e.code === 'BAD_INDENT' ? this.#misindented(e.pos[0]) : undefined;
       this.diagnostics.push(
@@ -81,6 +81,12 @@ export class SourceFile {
     // Duplicate keys leave the data well-formed (the last one wins), so the rest of the file is still checked.
     this.#checkDuplicateKeys();
     this.value = this.document.errors.length ? undefined : this.#toData();
+  }
+
+  /** The YAML document of a file parsed here (a kept parse has none: it answers locate and listItems). */
+  get document(): Document.Parsed {
+    if (!this.#document) throw new Error(`${this.displayPath} was kept, not parsed: it has no YAML document`);
+    return this.#document;
   }
 
   /**
@@ -238,6 +244,7 @@ export class SourceFile {
    * otherwise at the value. A path that does not exist in full points at its deepest existing part.
    */
   locate(path: JsonPath, opts: { key?: boolean } = {}): Span {
+    if (this.#tree !== undefined) return this.#locateKept(path, opts);
     let node: unknown = this.document.contents;
     let keyNode: unknown;
     for (const seg of path) {
@@ -291,6 +298,69 @@ export class SourceFile {
       span: this.spanOf(lineStart + column, lineStart + column + key.length),
       hint: `"${key}" starts at column ${column + 1}; the keys above it start at ${above.join(' and ')}: put it at the column of the mapping it belongs to, with spaces`,
     };
+  }
+
+  /** locate() on a kept tree: the same steps on its arrays (a kept parse has no aliases, nor any but these kinds). */
+  #locateKept(path: JsonPath, opts: { key?: boolean }): Span {
+    let node: KeptNode | undefined = this.#tree;
+    let keyNode: KeptNode | undefined;
+    for (const seg of path) {
+      keyNode = undefined;
+      let next: KeptNode | undefined;
+      if (node?.[0] === 'm') {
+        const pair = this.#keptPairs(node).get(String(seg));
+        if (pair) {
+          keyNode = pair[0];
+          next = pair[1] ?? pair[0];
+        }
+      } else if (node?.[0] === 's' && typeof seg === 'number') {
+        next = node[4][seg];
+      }
+      if (next === undefined) break;
+      node = next;
+    }
+    const target = opts.key && keyNode ? keyNode : node;
+    return target ? this.spanOf(target[1], target[2]) : this.spanOf(0, 1);
+  }
+
+  /**
+   * Where each item of the root mapping's list `key` is written, for the items that are mappings (how lint finds
+   * the item a model's position names).
+   */
+  listItems(key: string): { index: number; span: Span }[] {
+    const out: { index: number; span: Span }[] = [];
+    if (this.#tree !== undefined) {
+      const root = this.#tree;
+      const list = root?.[0] === 'm' ? this.#keptPairs(root).get(key)?.[1] : undefined;
+      if (list?.[0] === 's')
+        list[4].forEach((item, index) => {
+          if (item?.[0] === 'm') out.push({ index, span: this.spanOf(item[1], item[2]) });
+        });
+      return out;
+    }
+    const root = this.document.contents;
+    const items = isMap(root) ? root.get(key, true) : undefined;
+    if (isSeq(items))
+      items.items.forEach((item, index) => {
+        if (isMap(item) && item.range) out.push({ index, span: this.spanOfNode(item) });
+      });
+    return out;
+  }
+
+  readonly #keptIndex = new WeakMap<object, Map<string, [KeptNode, KeptNode]>>();
+
+  /** A kept mapping's pairs by key (the first of duplicates), as #pairs indexes a document's. */
+  #keptPairs(map: Extract<KeptNode, ['m', ...unknown[]]>): Map<string, [KeptNode, KeptNode]> {
+    let index = this.#keptIndex.get(map);
+    if (!index) {
+      index = new Map();
+      for (const pair of map[4]) {
+        const k = pair[0];
+        if (k?.[0] === 'c' && !index.has(String(k[4]))) index.set(String(k[4]), pair);
+      }
+      this.#keptIndex.set(map, index);
+    }
+    return index;
   }
 
   readonly #index = new WeakMap<YAMLMap, Map<string, Pair>>();
@@ -503,32 +573,18 @@ function fromKept(displayPath: string, text: string, absPath: string, json: stri
   }
   if (typeof kept !== 'object' || kept === null || kept.value === undefined) return undefined;
   const place = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= text.length;
-  const node = (t: unknown, depth: number): YamlMap | YamlSeq | YamlScalar | null => {
-    if (t === null) return null;
-    if (!Array.isArray(t) || t.length !== 5 || !t.slice(1, 4).every(place) || depth > MAX_DEPTH) throw new Error();
-    const [kind, a, b, c, inner] = t as [unknown, number, number, number, unknown];
-    let n: YamlMap | YamlSeq | YamlScalar;
-    if (kind === 'm' && Array.isArray(inner)) {
-      const map = new YamlMap();
-      map.items = inner.map((pair: unknown) => {
-        if (!Array.isArray(pair) || pair.length !== 2) throw new Error();
-        return new YamlPair(node(pair[0], depth + 1), node(pair[1], depth + 1));
-      });
-      n = map;
-    } else if (kind === 's' && Array.isArray(inner)) {
-      const seq = new YamlSeq();
-      seq.items = inner.map((item) => node(item, depth + 1));
-      n = seq;
-    } else if (kind === 'c') n = new YamlScalar(inner);
-    else throw new Error();
-    n.range = [a, b, c];
-    return n;
+  const valid = (t: unknown, depth: number): boolean => {
+    if (t === null) return true;
+    if (!Array.isArray(t) || t.length !== 5 || !t.slice(1, 4).every(place) || depth > MAX_DEPTH) return false;
+    const [kind, , , , inner] = t as [unknown, number, number, number, unknown];
+    if (kind === 'm')
+      return (
+        Array.isArray(inner) &&
+        inner.every((p) => Array.isArray(p) && p.length === 2 && valid(p[0], depth + 1) && valid(p[1], depth + 1))
+      );
+    if (kind === 's') return Array.isArray(inner) && inner.every((item) => valid(item, depth + 1));
+    return kind === 'c';
   };
-  const document = new YamlDocument() as unknown as Document.Parsed;
-  try {
-    document.contents = node(kept.tree, 0) as Document.Parsed['contents'];
-  } catch {
-    return undefined;
-  }
-  return new SourceFile(displayPath, text, absPath, { document, value: kept.value });
+  if (!valid(kept.tree, 0)) return undefined;
+  return new SourceFile(displayPath, text, absPath, { tree: kept.tree!, value: kept.value });
 }
