@@ -9,7 +9,8 @@ import { judge, type JudgeJob, type Verdict } from './judge.js';
 export function resolveVerdicts(jobs: readonly JudgeJob[], cache?: Cache): Verdict[] {
   const found = new Map<string, Verdict>();
   return jobs.map((job) => {
-    const input = JSON.stringify(job);
+    // forAjv is `bundled` without $schema and $id (schemas.ts): the rest of the job names it, at half the length.
+    const input = JSON.stringify({ ...job, forAjv: undefined });
     let verdict = found.get(input) ?? asVerdict(cache?.get('verdict', input));
     if (!verdict) {
       verdict = judge(job);
