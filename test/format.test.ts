@@ -13,7 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emitRegistry, emitTools } from '../src/pipeline/emit/bindings.js';
 import { emitContract } from '../src/pipeline/emit/contract.js';
 import { emitExamples, hasExamples } from '../src/pipeline/emit/examples.js';
-import { formatPieces, formatTypeScript } from '../src/pipeline/emit/format.js';
+import * as prettier from 'prettier';
+import { formatPieces, formatTypeScript, PRETTIER_OPTIONS } from '../src/pipeline/emit/format.js';
 import { emitPrimitives, emitPromptStub, emitResourceStub } from '../src/pipeline/emit/primitives.js';
 import { emitStub } from '../src/pipeline/emit/stub.js';
 import { emitTypes } from '../src/pipeline/emit/types.js';
@@ -49,6 +50,8 @@ async function expectWhole(pieces: string[], what: string, model?: ServerModel):
   const [first = '', ...rest] = pieces;
   const withHead = [head + first, ...rest].filter((p) => p.trim());
   const whole = await formatTypeScript(withHead.join('\n\n'));
+  // The standalone printer formatTypeScript loads is prettier's Node entry, byte for byte.
+  expect(whole, `${what}: prettier's Node entry`).toBe(await prettier.format(withHead.join('\n\n'), PRETTIER_OPTIONS));
   const alone = (await Promise.all(withHead.map((p) => formatTypeScript(p)))).join('\n');
   expect(alone, `${what}: each piece alone`).toBe(whole);
   expect(await formatPieces(withHead), `${what}: in one call`).toBe(whole);

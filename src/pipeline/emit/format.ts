@@ -5,7 +5,7 @@
  * the two equal on every golden file and on generated specs), so a piece whose text did not change is taken from
  * the cache (generate's; check passes none and formats everything).
  */
-import type { Options } from 'prettier';
+import type { Options, Plugin } from 'prettier';
 
 /**
  * Text kept by the content that produced it, between runs: generate's caller may hand one in (src/cache/store.ts);
@@ -27,9 +27,24 @@ export const PRETTIER_OPTIONS: Options = {
   endOfLine: 'lf',
 };
 
-/** prettier is imported when a piece is first formatted: a run whose pieces are all kept never loads it. */
+let printer: Promise<(source: string) => Promise<string>> | undefined;
+
+/**
+ * prettier is imported when a piece is first formatted (a run whose pieces are all kept never loads it), as its
+ * standalone core with the two plugins TypeScript needs: the same printer as its Node entry, which also loads
+ * the config resolver and every other language's plugins (about half of an edit's time in prettier, measured).
+ * test/format.test.ts holds the two to the same output.
+ */
 export async function formatTypeScript(source: string): Promise<string> {
-  return (await import('prettier')).format(source, PRETTIER_OPTIONS);
+  printer ??= Promise.all([
+    import('prettier/standalone'),
+    import('prettier/plugins/typescript'),
+    import('prettier/plugins/estree'),
+  ]).then(([prettier, typescript, estree]) => {
+    const options = { ...PRETTIER_OPTIONS, plugins: [typescript, estree as Plugin] };
+    return (text: string) => prettier.format(text, options);
+  });
+  return (await printer)(source);
 }
 
 /** A line between two pieces formatted in one call: prettier keeps a line comment where it is. */
