@@ -8,16 +8,11 @@ import type { CompletionModel, PromptModel, ResourceModel, ServerModel } from '.
 import { handlerFileName } from '../../core/names.js';
 import { commentBody, commentLine, key, literal, str } from './text.js';
 
-export const PROMPTS_FOLDER = 'prompts';
-export const RESOURCES_FOLDER = 'resources';
-
-export function promptHandlerFile(model: ServerModel, prompt: PromptModel): string {
-  return path.posix.join(model.options.handlersDir, PROMPTS_FOLDER, handlerFileName(prompt));
-}
-
-export function resourceHandlerFile(model: ServerModel, resource: ResourceModel): string {
-  return path.posix.join(model.options.handlersDir, RESOURCES_FOLDER, handlerFileName(resource));
-}
+/** Where a prompt's or a resource's handler module is: in its own folder below options.handlersDir. */
+const handlerIn = (folder: string) => (model: ServerModel, item: PromptModel | ResourceModel) =>
+  path.posix.join(model.options.handlersDir, folder, handlerFileName(item));
+export const promptHandlerFile = handlerIn('prompts');
+export const resourceHandlerFile = handlerIn('resources');
 
 /** The import specifier of a module of the project, from the generated folder. */
 export function importFromGenerated(model: ServerModel, file: string): string {
