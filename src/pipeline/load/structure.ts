@@ -284,18 +284,10 @@ function typeName(v: unknown): string {
 
 /** A JSON pointer into `data` as path segments; array indexes become numbers. */
 export function pointerToPath(pointer: string, data: unknown): (string | number)[] {
-  if (pointer === '') return [];
-  const out: (string | number)[] = [];
   let cur = data;
-  for (const seg of pointerSegments(pointer)) {
-    if (Array.isArray(cur)) {
-      const i = Number(seg);
-      out.push(i);
-      cur = cur[i];
-    } else {
-      out.push(seg);
-      cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[seg] : undefined;
-    }
-  }
-  return out;
+  return pointerSegments(pointer).map((seg) => {
+    const step = Array.isArray(cur) ? Number(seg) : seg;
+    cur = cur && typeof cur === 'object' ? (cur as Record<string | number, unknown>)[step] : undefined;
+    return step;
+  });
 }
