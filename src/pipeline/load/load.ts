@@ -100,9 +100,8 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     if (!isObject(data)) return;
     if (kind === 'main') spec.root = data;
     collectDefs(file, data, spec, diags);
-    for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const) {
+    for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const)
       collectItems(file, data, kind, spec, diags);
-    }
     const includes = data['include'];
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
@@ -274,9 +273,8 @@ function resolveInclude(
   if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
   const target = path.resolve(path.dirname(file.absPath), entry);
   if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
-  if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target))) {
+  if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target)))
     return refuse("is a link that points outside the spec's folder");
-  }
   if (!/[\\/]$/.test(entry)) return [target];
   let names: string[];
   try {

@@ -69,9 +69,8 @@ export function walkSchema(
 ): void {
   if (!isObject(schema)) return;
   if (visit(schema, path) === false) return;
-  for (const [key, value] of Object.entries(schema)) {
+  for (const [key, value] of Object.entries(schema))
     for (const [child, sub] of children(key, value)) walkSchema(child, visit, [...path, ...sub]);
-  }
 }
 
 /** The subschemas one keyword holds, each with its path below the keyword's owner. */
@@ -82,9 +81,8 @@ export function children(key: string, value: unknown): [unknown, SchemaPath][] {
       .filter(([, v]) => isObject(v) || typeof v === 'boolean')
       .map(([k, v]) => [v, [key, k]]);
   }
-  if (SCHEMA_ARRAYS.has(key) || (key === 'items' && Array.isArray(value))) {
+  if (SCHEMA_ARRAYS.has(key) || (key === 'items' && Array.isArray(value)))
     return Array.isArray(value) ? value.map((v, i) => [v, [key, i]]) : [];
-  }
   return SCHEMA_ONE.has(key) ? [[value, [key]]] : [];
 }
 

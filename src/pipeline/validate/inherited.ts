@@ -49,9 +49,8 @@ export function withValuesRenamed(schema: Record<string, unknown>): Record<strin
   const visit = (node: unknown): unknown => {
     if (!isObject(node)) return node;
     const out = mapChildren(node, visit);
-    for (const k of ['const', 'enum', 'default', 'examples'] as const) {
+    for (const k of ['const', 'enum', 'default', 'examples'] as const)
       if (Object.hasOwn(out, k)) out[k] = renameData(out[k], names, false);
-    }
     return out;
   };
   return visit(schema) as Record<string, unknown>;

@@ -131,9 +131,8 @@ export function checkPrimitives(
           );
           ok = false;
         }
-        for (const { name, operator } of parsed.template.variables) {
+        for (const { name, operator } of parsed.template.variables)
           variables.push({ name, operator, ...describedBy(described[name], ['description']) });
-        }
       }
     }
     if (!ok) return;
