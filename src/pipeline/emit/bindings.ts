@@ -93,13 +93,7 @@ function accessPolicy(model: ServerModel): Record<string, unknown> {
   const { scopes, ...auth } = model.auth!;
   const of = (items: readonly { name: string; scopes?: string[] }[]) =>
     Object.fromEntries(items.map((i) => [i.name, i.scopes ?? scopes]));
-  return {
-    ...auth,
-    scopes,
-    tools: of(model.tools),
-    prompts: of(model.prompts),
-    resources: of(model.resources),
-  };
+  return { ...auth, scopes, tools: of(model.tools), prompts: of(model.prompts), resources: of(model.resources) };
 }
 
 /** The x-mcp-header declarations, by tool (only tools that have some). */

@@ -20,7 +20,6 @@ import { linearPatterns } from './regex.js';
 import { ANNOTATION_KEYWORDS, isObject, type Dialect } from '../schema/keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
-export type { SchemaKind } from '../model.js';
 
 let captured: string[] | undefined;
 
