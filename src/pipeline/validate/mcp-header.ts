@@ -79,12 +79,6 @@ export function checkMcpHeaders(
 
 /** The property names of a path made of `properties` steps only ("properties/a/properties/b" → [a, b]). */
 function propertyChain(path: SchemaPath): string[] | undefined {
-  if (path.length === 0 || path.length % 2) return undefined;
-  const names: string[] = [];
-  for (let i = 0; i < path.length; i += 2) {
-    const step = path[i + 1];
-    if (path[i] !== 'properties' || typeof step !== 'string') return undefined;
-    names.push(step);
-  }
-  return names;
+  const steps = path.every((s, i) => (i % 2 ? typeof s === 'string' : s === 'properties'));
+  return steps && path.length && !(path.length % 2) ? (path.filter((_, i) => i % 2) as string[]) : undefined;
 }
