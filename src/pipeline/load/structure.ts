@@ -144,7 +144,7 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
       );
     }
     case 'type': {
-      if (path.length === 0 && (err.data === null || err.data === undefined)) {
+      if (path.length === 0 && (err.data === null || err.data === undefined))
         return make(
           'TS033',
           `${file.displayPath} is empty`,
@@ -152,7 +152,6 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
             ? 'a spec starts with: toolspec: 1, then server: { name: my-server, version: 1.0.0 } and tools: [...]'
             : 'an included file holds tools: [...] and/or $defs: {...}',
         );
-      }
       const expected = String(err.params['type']).split(',').join(' or ');
       const hint =
         expected === 'string' && (typeof err.data === 'number' || typeof err.data === 'boolean')
@@ -163,13 +162,12 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
       return make('TS008', `${label(path)} must be ${article(expected)}, not ${typeName(err.data)}`, hint);
     }
     case 'const':
-      if (path.length === 1 && last === 'toolspec') {
+      if (path.length === 1 && last === 'toolspec')
         return make(
           'TS010',
           `unsupported format version ${JSON.stringify(err.data)}`,
           'this version of toolspec reads "toolspec: 1"',
         );
-      }
       return make('TS009', `${label(path)} must be ${JSON.stringify(err.params['allowedValue'])}`);
     case 'enum': {
       const allowed = (err.params['allowedValues'] as unknown[]).map(String);

@@ -135,7 +135,7 @@ function fileInTheWay(source: FileSource, rootDir: string, target: string): stri
 function resolveCache(raw: unknown, file: SourceFile, diags: Diagnostics): Options['cache'] {
   const given = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const ttl = given['ttl'] === 0 ? 0 : parseDuration(given['ttl']);
-  if (ttl !== undefined && ttl > MAX_DURATION_MS) {
+  if (ttl !== undefined && ttl > MAX_DURATION_MS)
     diags.add(
       diagnostic(
         'TS009',
@@ -144,7 +144,6 @@ function resolveCache(raw: unknown, file: SourceFile, diags: Diagnostics): Optio
         'use at most 24h: clients should see a new build the same day',
       ),
     );
-  }
   return {
     ttlMs: ttl === undefined || ttl > MAX_DURATION_MS ? DEFAULT_OPTIONS.cache.ttlMs : ttl,
     scope: given['scope'] === 'private' ? 'private' : DEFAULT_OPTIONS.cache.scope,
