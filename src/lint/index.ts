@@ -1,5 +1,5 @@
 /** The lint stage's public API: lint a loaded spec, and print the result. */
-export { lint, lintLoaded, RULES, ruleSummary, type LintResult } from './lint.js';
+export { lintLoaded, RULES, ruleSummary, type LintResult } from './lint.js';
 export {
   asFinding,
   formatLintCompact,
@@ -12,5 +12,4 @@ export {
   lintSummary,
   withLint,
 } from './report.js';
-export type { TokenReport } from './tokens.js';
 export { RULE_IDS, type LintFinding, type RuleId } from './types.js';

@@ -6,20 +6,13 @@
 import type { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
 import type { LintOptions } from '../core/options.js';
-import { ignoreWithoutReason, Suppressions, unusedIgnore } from './config.js';
+import * as config from './config.js';
 import { sourceLocator } from './positions.js';
-import { conflictingHints, destructiveNotMarked, legacyExecution } from './rules/annotations.js';
-import {
-  duplicateDescription,
-  missingArgumentDescription,
-  missingDescription,
-  missingPrimitiveDescription,
-  undescribedTemplateVariable,
-  vagueDescription,
-} from './rules/descriptions.js';
-import { longToolName, mixedNameStyle } from './rules/names.js';
-import { openInputSchema, outputWrappedFor2025, schemaRefs } from './rules/schemas.js';
-import { budgetFindings, countTokens, searchFindings, tokenBudget, toolSearch, type TokenReport } from './tokens.js';
+import * as annotations from './rules/annotations.js';
+import * as descriptions from './rules/descriptions.js';
+import * as names from './rules/names.js';
+import * as schemas from './rules/schemas.js';
+import * as tokenCount from './tokens.js';
 import {
   RULE_IDS,
   type LintFinding,
@@ -30,27 +23,10 @@ import {
   type RuleId,
 } from './types.js';
 
-/** Every lint rule, in the order of RULE_IDS. */
-export const RULES: readonly Rule[] = [
-  missingDescription,
-  vagueDescription,
-  missingArgumentDescription,
-  duplicateDescription,
-  longToolName,
-  mixedNameStyle,
-  destructiveNotMarked,
-  conflictingHints,
-  openInputSchema,
-  schemaRefs,
-  outputWrappedFor2025,
-  legacyExecution,
-  missingPrimitiveDescription,
-  undescribedTemplateVariable,
-  tokenBudget,
-  toolSearch,
-  ignoreWithoutReason,
-  unusedIgnore,
-].sort((a, b) => RULE_IDS.indexOf(a.id) - RULE_IDS.indexOf(b.id));
+/** Every lint rule: what the rule modules export with a rule's id, in the order of RULE_IDS. */
+export const RULES: readonly Rule[] = [annotations, config, descriptions, names, schemas, tokenCount]
+  .flatMap((m) => Object.values(m).filter((x): x is Rule => RULE_IDS.includes((x as Partial<Rule>).id as RuleId)))
+  .sort((a, b) => RULE_IDS.indexOf(a.id) - RULE_IDS.indexOf(b.id));
 
 /** A lint rule's one-line summary, for a report that lists the rules it names (SARIF). */
 export const ruleSummary = (id: string): string | undefined => RULES.find((r) => r.id === id)?.summary;
@@ -64,7 +40,7 @@ export interface LintResult {
   /** True when the findings reach options.lint.failOn: the command fails. */
   failed: boolean;
   /** Present when counted: always for `toolspec lint`, elsewhere only when the spec sets a budget. */
-  tokens?: TokenReport;
+  tokens?: tokenCount.TokenReport;
 }
 
 /**
@@ -77,7 +53,7 @@ export async function lint(model: ServerModel, run: { locator?: Locator; tokens?
   // The spec's choice, else the rule's default.
   const level = (id: RuleId) => options.rules[id] ?? RULES.find((r) => r.id === id)!.severity;
   const active = (id: RuleId) => level(id) !== 'off';
-  const suppressions = new Suppressions(options.ignore);
+  const suppressions = new config.Suppressions(options.ignore);
   const ctx: RuleContext = { model, at, ignored: (rule, tool) => suppressions.matches(rule, tool) };
 
   const raw: RawFinding[] = [];
@@ -85,9 +61,9 @@ export async function lint(model: ServerModel, run: { locator?: Locator; tokens?
     if (rule.check && active(rule.id)) raw.push(...rule.check(ctx).map((f) => ({ rule: rule.id, ...f })));
   const budgeted = active('token-budget') && (options.budget.total > 0 || options.budget.perTool > 0);
   const searched = active('tool-search') && options.toolSearch.contextWindow > 0;
-  const tokens = run.tokens || budgeted || searched ? await countTokens(model) : undefined;
-  if (tokens && budgeted) raw.push(...budgetFindings(tokens, model, at));
-  if (tokens && searched) raw.push(...searchFindings(tokens, model, at));
+  const tokens = run.tokens || budgeted || searched ? await tokenCount.countTokens(model) : undefined;
+  if (tokens && budgeted) raw.push(...tokenCount.budgetFindings(tokens, model, at));
+  if (tokens && searched) raw.push(...tokenCount.searchFindings(tokens, model, at));
 
   const kept = raw.filter((f) => !suppressions.silences(f));
   const names = [...model.tools, ...model.prompts, ...model.resources].map((t) => t.name);

@@ -126,7 +126,7 @@ export function budgetFindings(report: TokenReport, model: ServerModel, at: Loca
   const { total, perTool } = report.budget;
   const inlineHint = (saved: number) =>
     saved > 0 ? `; with options.refs: ${report.alternativeRefs} it would take ${saved} fewer` : '';
-  if (total && report.total > total) {
+  if (total && report.total > total)
     out.push({
       rule: 'token-budget',
       tools: [],
@@ -134,7 +134,6 @@ export function budgetFindings(report: TokenReport, model: ServerModel, at: Loca
       message: `the tools take ${report.total} tokens (${report.encoding}), over the budget of ${total} by ${report.total - total}`,
       hint: `shorten the largest tools first (see the table of \`toolspec lint\`)${inlineHint(report.total - report.alternativeTotal)}, or split the server`,
     });
-  }
   // overBudget is 0 without a per-tool budget.
   const counted = new Map(report.tools.map((t) => [t.name, t]));
   for (const tool of model.tools) {

@@ -2,6 +2,7 @@
  * Stage 3, model: one normalized, resolved description of the server. Emitters see only this, never YAML.
  * Everything in it is plain data (JSON-serialisable), in the author's tool order.
  */
+import type { Span } from '../core/diagnostics.js';
 import type { Options } from '../core/options.js';
 import type { Dialect } from './schema/keywords.js';
 
@@ -37,11 +38,15 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** The MCP Tool object, exactly as tools/list sends it. */
-export interface ToolDefinition {
+/** What every MCP primitive, and a prompt's arguments, carry. */
+interface Named {
   name: string;
   title?: string;
   description?: string;
+}
+
+/** The MCP Tool object, exactly as tools/list sends it. */
+export interface ToolDefinition extends Named {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: ToolAnnotations;
@@ -103,11 +108,7 @@ export interface ExampleExpectation extends Expectation {
   structuredContent?: Record<string, unknown>;
 }
 
-export interface SourcePosition {
-  file: string;
-  line: number;
-  column: number;
-}
+export type SourcePosition = Pick<Span, 'file' | 'line' | 'column'>;
 
 /** One argument a 2026-07-28 client mirrors into an Mcp-Param-* header (x-mcp-header): its path of property names and its JSON type. */
 export interface McpHeaderDeclaration {
@@ -146,20 +147,14 @@ export interface ToolModel {
 /** How a prompt argument or template variable is completed: a fixed list, or the module's `complete` export. */
 export type CompletionModel = { values: string[] } | 'handler';
 
-export interface PromptArgumentModel {
-  name: string;
-  title?: string;
-  description?: string;
+export interface PromptArgumentModel extends Named {
   required: boolean;
   complete?: CompletionModel;
 }
 
 /** The MCP Prompt object, exactly as prompts/list sends it. */
-export interface PromptDefinition {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments?: { name: string; title?: string; description?: string; required?: boolean }[];
+export interface PromptDefinition extends Named {
+  arguments?: (Named & { required?: boolean })[];
   icons?: Icon[];
   _meta?: Record<string, unknown>;
 }
@@ -210,12 +205,9 @@ export interface ResourceExpectation extends Expectation {
 }
 
 /** The MCP Resource object (resources/list) or ResourceTemplate object (resources/templates/list), as sent. */
-export interface ResourceDefinition {
+export interface ResourceDefinition extends Named {
   uri?: string;
   uriTemplate?: string;
-  name: string;
-  title?: string;
-  description?: string;
   mimeType?: string;
   size?: number;
   icons?: Icon[];

@@ -44,9 +44,8 @@ const FITS_LOWER_WORD: ReadonlySet<NameStyle> = new Set(['snake_case', 'kebab-ca
  */
 export function nameStyle(name: string): NameStyle | 'lower' | 'mixed' {
   const found = new Set<NameStyle | 'lower' | 'mixed'>();
-  for (const part of name.split('.').filter(Boolean)) {
+  for (const part of name.split('.').filter(Boolean))
     found.add(LOWER_WORD.test(part) ? 'lower' : (NAME_STYLES.find((s) => STYLES[s][0].test(part)) ?? 'mixed'));
-  }
   found.delete('lower');
   return found.size > 1 ? 'mixed' : ([...found][0] ?? 'lower');
 }

@@ -22,6 +22,7 @@ export function emitTools(model: ServerModel): string[] {
   const { ttlMs } = model.options.cache;
   // A list that depends on the caller's token is no one else's to cache.
   const scope = model.auth?.filterList ? 'private' : model.options.cache.scope;
+  const taskModes = Object.fromEntries(model.tools.flatMap((t) => (t.task ? [[t.name, t.task]] : [])));
   return [
     `import type { CacheHint, Implementation } from '@modelcontextprotocol/server';
 import type { ToolBinding } from './dispatcher.js';
@@ -48,9 +49,7 @@ export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>> = $
 export const timeouts: Readonly<Record<string, number>> = ${literal(timeouts(model))};
 
 /** The tools that run as tasks for clients with the tasks extension (the spec's task), by tool. */
-export const taskModes: Readonly<Record<string, 'optional' | 'required'>> = ${literal(
-      Object.fromEntries(model.tools.flatMap((t) => (t.task ? [[t.name, t.task]] : []))),
-    )};
+export const taskModes: Readonly<Record<string, 'optional' | 'required'>> = ${literal(taskModes)};
 `,
     `/** Who may call what over HTTP (the spec's auth, and each tool's, prompt's and resource's scopes); none: undefined. */
 export const access: AccessPolicy | undefined = ${model.auth ? literal(accessPolicy(model)) : 'undefined'};
@@ -93,13 +92,7 @@ function accessPolicy(model: ServerModel): Record<string, unknown> {
   const { scopes, ...auth } = model.auth!;
   const of = (items: readonly { name: string; scopes?: string[] }[]) =>
     Object.fromEntries(items.map((i) => [i.name, i.scopes ?? scopes]));
-  return {
-    ...auth,
-    scopes,
-    tools: of(model.tools),
-    prompts: of(model.prompts),
-    resources: of(model.resources),
-  };
+  return { ...auth, scopes, tools: of(model.tools), prompts: of(model.prompts), resources: of(model.resources) };
 }
 
 /** The x-mcp-header declarations, by tool (only tools that have some). */

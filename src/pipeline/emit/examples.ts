@@ -40,34 +40,18 @@ const rows = (owners: readonly { name: string; examples: readonly Example[] }[])
 
 export function emitExamples(model: ServerModel): string[] {
   const spec = path.posix.basename(model.specFile);
-  type Block = [runner: string, doc: string, title: string, rows: string[]];
   const blocks = (
     [
-      [
-        'runExamples',
-        "[tool, example name (or its number among the tool's examples), the example]",
-        'examples',
-        rows(model.tools),
-      ],
-      [
-        'runPromptExamples',
-        "[prompt, example name (or its number among the prompt's examples), the example]",
-        'prompt examples',
-        rows(model.prompts),
-      ],
-      [
-        'runResourceExamples',
-        '[resource or template, example name (or its number among its examples), the example]',
-        'resource examples',
-        rows(model.resources),
-      ],
-    ] satisfies Block[]
-  ).filter((b) => b[3].length);
+      ['runExamples', 'tool', "the tool's", 'examples', rows(model.tools)],
+      ['runPromptExamples', 'prompt', "the prompt's", 'prompt examples', rows(model.prompts)],
+      ['runResourceExamples', 'resource or template', 'its', 'resource examples', rows(model.resources)],
+    ] as const
+  ).filter((b) => b[4].length);
   return [
     `import { ${blocks.map((b) => b[0]).join(', ')} } from './contract-tests.js';\n`,
     ...blocks.map(
-      ([runner, doc, title, rows]) =>
-        `/** ${doc}, in the spec's order. */\n${runner}(${str(`${title} in ${spec}`)}, [\n${rows.join('\n')}\n]);\n`,
+      ([runner, owner, whose, title, rows]) =>
+        `/** [${owner}, example name (or its number among ${whose} examples), the example], in the spec's order. */\n${runner}(${str(`${title} in ${spec}`)}, [\n${rows.join('\n')}\n]);\n`,
     ),
   ];
 }

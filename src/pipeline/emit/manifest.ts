@@ -38,15 +38,13 @@ export function emitManifestJson(model: ServerModel): string {
  * a spec's tools are its largest data, and the manifest changes with any description.
  */
 export function emitManifestModule(model: ServerModel): string {
+  const names = model.tools.map((t) => t.name);
   return `import type { Tool } from '@modelcontextprotocol/server';
 
 /** The tools/list payload's tools, in the spec's order; manifest.json holds the same. */
 export const tools = ${literal(manifestTools(model), 2)} as readonly Tool[];
 
 /** Every tool name, in the spec's order. */
-export const toolNames = ${literal(
-    model.tools.map((t) => t.name),
-    2,
-  )} as const;
+export const toolNames = ${literal(names, 2)} as const;
 `;
 }

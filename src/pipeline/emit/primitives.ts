@@ -4,20 +4,15 @@
  * handler stubs (src/handlers/prompts/<name>.ts, src/handlers/resources/<name>.ts).
  */
 import path from 'node:path';
-import type { CompletionModel, PromptModel, ResourceModel, ServerModel } from '../model.js';
+import type { CompletionModel, PromptArgumentModel, PromptModel, ResourceModel, ServerModel } from '../model.js';
 import { handlerFileName } from '../../core/names.js';
 import { commentBody, commentLine, key, literal, str } from './text.js';
 
-export const PROMPTS_FOLDER = 'prompts';
-export const RESOURCES_FOLDER = 'resources';
-
-export function promptHandlerFile(model: ServerModel, prompt: PromptModel): string {
-  return path.posix.join(model.options.handlersDir, PROMPTS_FOLDER, handlerFileName(prompt));
-}
-
-export function resourceHandlerFile(model: ServerModel, resource: ResourceModel): string {
-  return path.posix.join(model.options.handlersDir, RESOURCES_FOLDER, handlerFileName(resource));
-}
+/** Where a prompt's or a resource's handler module is: in its own folder below options.handlersDir. */
+const handlerIn = (folder: string) => (model: ServerModel, item: PromptModel | ResourceModel) =>
+  path.posix.join(model.options.handlersDir, folder, handlerFileName(item));
+export const promptHandlerFile = handlerIn('prompts');
+export const resourceHandlerFile = handlerIn('resources');
 
 /** The import specifier of a module of the project, from the generated folder. */
 export function importFromGenerated(model: ServerModel, file: string): string {
@@ -35,18 +30,12 @@ export function emitPrimitives(model: ServerModel): string[] {
   const prompts = model.prompts.map((p) => p.definition);
   const resources = model.resources.filter((r) => r.kind === 'resource').map((r) => r.definition);
   const templates = model.resources.filter((r) => r.kind === 'template').map((r) => r.definition);
-  const promptRules = Object.fromEntries(
-    model.prompts.map((p) => [
-      p.name,
-      {
-        arguments: p.arguments.map((a) => ({
-          name: a.name,
-          required: a.required,
-          ...(a.complete ? { complete: complete(a.complete) } : {}),
-        })),
-      },
-    ]),
-  );
+  const rule = ({ name, required, complete: c }: PromptArgumentModel) => ({
+    name,
+    required,
+    ...(c && { complete: complete(c) }),
+  });
+  const promptRules = Object.fromEntries(model.prompts.map((p) => [p.name, { arguments: p.arguments.map(rule) }]));
   const resourceRules = model.resources.map((r) => ({
     name: r.name,
     ...(r.kind === 'resource' ? { uri: r.uri } : { uriTemplate: r.uri }),

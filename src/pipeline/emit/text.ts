@@ -45,12 +45,8 @@ export function commentLine(text: string): string {
 }
 
 /** A JSDoc block, or nothing for empty text. */
-export function jsdoc(text: string | undefined, indent = ''): string {
-  if (!text || !text.trim()) return '';
-  return `${indent}/**\n${commentBody(text.trim())
-    .split('\n')
-    .map((l) => indent + l)
-    .join('\n')}\n${indent} */\n`;
+export function jsdoc(text: string | undefined): string {
+  return text?.trim() ? `/**\n${commentBody(text.trim())}\n */\n` : '';
 }
 
 /** A property key: bare when it is a plain identifier, quoted otherwise; `__proto__` computed so it stays data. */

@@ -51,7 +51,7 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
   const sorted = [...helpers].sort(([a], [b]) => (a < b ? -1 : 1));
   const linear = exports.some((e) => e.includes('linearPattern('));
   const runtime = [...(guarded ? ['guardInherited'] : []), ...(linear ? ['linearPattern'] : [])];
-  const lines = [
+  return [
     "// @ts-nocheck: ajv's standalone code; each export's type is declared.",
     runtime.length
       ? `import { ${runtime.join(', ')}, type Validator } from './arguments.js';`
@@ -64,6 +64,5 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
     '',
     exports.join('\n\n'),
     '',
-  ];
-  return lines.join('\n');
+  ].join('\n');
 }

@@ -12,15 +12,11 @@ const RESAVE =
   're-save the file as UTF-8 (in most editors: "Save with Encoding" or "Reopen with Encoding", then UTF-8)';
 
 export function decodeUtf8(bytes: Uint8Array): Decoded {
+  const fail = (line: number, column: number, message: string, hint: string) =>
+    ({ ok: false, line, column, message, hint }) as const;
   if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
     const order = bytes[0] === 0xff ? '0xFF 0xFE' : '0xFE 0xFF';
-    return {
-      ok: false,
-      line: 1,
-      column: 1,
-      message: `is UTF-16 (it starts with the byte order mark ${order}); spec files must be UTF-8`,
-      hint: RESAVE,
-    };
+    return fail(1, 1, `is UTF-16 (it starts with the byte order mark ${order}); spec files must be UTF-8`, RESAVE);
   }
   try {
     // ignoreBOM keeps a leading U+FEFF in the text, so positions and hashes match what was read before.
@@ -28,16 +24,13 @@ export function decodeUtf8(bytes: Uint8Array): Decoded {
   } catch {
     const bad = firstInvalidUtf8(bytes) ?? { offset: bytes.length, length: 0 };
     const before = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes.subarray(0, bad.offset));
-    const nl = before.lastIndexOf('\n');
-    const line = before.split('\n').length;
     const shown = Array.from(bytes.subarray(bad.offset, bad.offset + bad.length), hex).join(' ');
-    return {
-      ok: false,
-      line,
-      column: before.length - nl,
-      message: `is not valid UTF-8: ${shown.includes(' ') ? `the bytes ${shown} here do` : `the byte ${shown} here does`} not form a character; spec files must be UTF-8`,
-      hint: `${RESAVE}; text typed in another encoding (Latin-1, Windows-1252) shows up like this, e.g. "é" saved as the single byte 0xE9`,
-    };
+    return fail(
+      before.split('\n').length,
+      before.length - before.lastIndexOf('\n'),
+      `is not valid UTF-8: ${shown.includes(' ') ? `the bytes ${shown} here do` : `the byte ${shown} here does`} not form a character; spec files must be UTF-8`,
+      `${RESAVE}; text typed in another encoding (Latin-1, Windows-1252) shows up like this, e.g. "é" saved as the single byte 0xE9`,
+    );
   }
 }
 

@@ -4,7 +4,7 @@
  * their origins, so that later stages can point at any part of them.
  */
 import path from 'node:path';
-import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
+import { diagnostic, type DiagnosticCode, type Diagnostics, type Span } from '../../core/diagnostics.js';
 import { displayPath, isInside } from '../../core/paths.js';
 import { closest } from '../../core/suggest.js';
 import { diskSource, type FileSource } from './files.js';
@@ -100,9 +100,8 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     if (!isObject(data)) return;
     if (kind === 'main') spec.root = data;
     collectDefs(file, data, spec, diags);
-    for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const) {
+    for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const)
       collectItems(file, data, kind, spec, diags);
-    }
     const includes = data['include'];
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
@@ -162,48 +161,35 @@ function readSource(
 ): SourceFile | undefined {
   const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
   const where = context.from ?? start;
+  const fail = (code: DiagnosticCode, at: Span, message: string, hint: string) =>
+    void diags.add(diagnostic(code, at, message, hint));
   let bytes: Buffer;
   try {
     const st = source.stat(abs);
-    if (st.kind === 'folder') {
-      diags.add(
-        diagnostic(
-          'TS005',
-          where,
-          `${shown} is a folder, not a spec file`,
-          'name a .yaml file; to include a whole folder, end the path with /',
-        ),
+    if (st.kind === 'folder')
+      return fail(
+        'TS005',
+        where,
+        `${shown} is a folder, not a spec file`,
+        'name a .yaml file; to include a whole folder, end the path with /',
       );
-      return undefined;
-    }
-    if (st.kind !== 'file') {
-      // A pipe or a device would block the read or never end.
-      diags.add(diagnostic('TS005', where, `${shown} is not a regular file`, 'name a .yaml file'));
-      return undefined;
-    }
+    // A pipe or a device would block the read or never end.
+    if (st.kind !== 'file') return fail('TS005', where, `${shown} is not a regular file`, 'name a .yaml file');
     // Sizes are checked before reading, so an enormous file costs a stat, not the memory to hold it.
-    if (st.size > MAX_FILE_BYTES) {
-      diags.add(
-        diagnostic(
-          'TS037',
-          start,
-          `${shown} is ${mib(st.size)}; a spec file may hold at most ${mib(MAX_FILE_BYTES)}`,
-          'check that this is the spec you meant; a large spec can be split across files with include',
-        ),
+    if (st.size > MAX_FILE_BYTES)
+      return fail(
+        'TS037',
+        start,
+        `${shown} is ${mib(st.size)}; a spec file may hold at most ${mib(MAX_FILE_BYTES)}`,
+        'check that this is the spec you meant; a large spec can be split across files with include',
       );
-      return undefined;
-    }
-    if (budget.used + st.size > MAX_TOTAL_BYTES) {
-      diags.add(
-        diagnostic(
-          'TS037',
-          where,
-          `${shown} (${mib(st.size)}) would bring the spec and its includes to ${mib(budget.used + st.size)}; together they may hold at most ${mib(MAX_TOTAL_BYTES)}`,
-          'check the include paths: a folder include reads every .yaml file in that folder',
-        ),
+    if (budget.used + st.size > MAX_TOTAL_BYTES)
+      return fail(
+        'TS037',
+        where,
+        `${shown} (${mib(st.size)}) would bring the spec and its includes to ${mib(budget.used + st.size)}; together they may hold at most ${mib(MAX_TOTAL_BYTES)}`,
+        'check the include paths: a folder include reads every .yaml file in that folder',
       );
-      return undefined;
-    }
     bytes = source.read(abs);
     budget.used += bytes.length;
   } catch (e) {
@@ -213,32 +199,23 @@ function readSource(
     const meant = missing ? nearbySpecFile(source, abs) : undefined;
     const suggestion = meant === undefined ? '' : `did you mean "${besideOf(context.entry ?? shown, meant)}"?`;
     const searched = missing && context.lookedIn ? `; ${context.lookedIn}` : '';
-    diags.add(
-      diagnostic(
-        'TS005',
-        where,
-        missing ? `cannot find ${shown}${searched}` : `cannot read ${shown} (${code ?? String(e)})`,
-        context.from
-          ? `${suggestion ? `${suggestion} ` : ''}include paths are relative to the file that includes them`
-          : suggestion ||
-              (context.lookedIn
-                ? "run toolspec in your spec's folder or below it, or pass its path, e.g. toolspec validate path/to/toolspec.yaml"
-                : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml'),
-      ),
+    return fail(
+      'TS005',
+      where,
+      missing ? `cannot find ${shown}${searched}` : `cannot read ${shown} (${code ?? String(e)})`,
+      context.from
+        ? `${suggestion ? `${suggestion} ` : ''}include paths are relative to the file that includes them`
+        : suggestion ||
+            (context.lookedIn
+              ? "run toolspec in your spec's folder or below it, or pass its path, e.g. toolspec validate path/to/toolspec.yaml"
+              : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml'),
     );
-    return undefined;
   }
   const decoded = decodeUtf8(bytes);
   if (!decoded.ok) {
-    const at = {
-      file: shown,
-      line: decoded.line,
-      column: decoded.column,
-      endLine: decoded.line,
-      endColumn: decoded.column + 1,
-    };
-    diags.add(diagnostic('TS036', at, `${shown} ${decoded.message}`, decoded.hint));
-    return undefined;
+    const { line, column } = decoded;
+    const at = { file: shown, line, column, endLine: line, endColumn: column + 1 };
+    return fail('TS036', at, `${shown} ${decoded.message}`, decoded.hint);
   }
   const file = parsedFile(shown, decoded.text, abs, context.cache);
   for (const d of file.diagnostics) diags.add(d);
@@ -296,9 +273,8 @@ function resolveInclude(
   if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
   const target = path.resolve(path.dirname(file.absPath), entry);
   if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
-  if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target))) {
+  if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target)))
     return refuse("is a link that points outside the spec's folder");
-  }
   if (!/[\\/]$/.test(entry)) return [target];
   let names: string[];
   try {

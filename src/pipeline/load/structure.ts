@@ -125,7 +125,7 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
   const where = context(path, parent?.title, file.value, kind);
   const last = path[path.length - 1];
   const at = (p = path, key = false) => file.locate(p, { key });
-  const make = (code: DiagnosticCode, span: ReturnType<typeof at>, message: string, hint?: string) =>
+  const make = (code: DiagnosticCode, message: string, hint?: string, span = at()) =>
     diagnostic(code, span, message, hint || undefined);
 
   switch (err.keyword) {
@@ -139,29 +139,27 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
         const why = 'the name holds invisible or control characters (shown as \\u escapes)';
         hint = known.includes(seen) ? `${why}; without them it reads "${seen}": retype the key` : `${why}; ${hint}`;
       }
-      return make('TS006', at([...path, field], true), `unknown field "${field}" in ${where}`, hint);
+      return make('TS006', `unknown field "${field}" in ${where}`, hint, at([...path, field], true));
     }
     case 'required': {
       const field = String(err.params['missingProperty']);
       const what = parent?.properties?.[field]?.description;
       return make(
         'TS007',
-        at(path, true),
         `${where} is missing the required field "${field}"`,
         FIELD_HINTS[field] ?? what,
+        at(path, true),
       );
     }
     case 'type': {
-      if (path.length === 0 && (err.data === null || err.data === undefined)) {
+      if (path.length === 0 && (err.data === null || err.data === undefined))
         return make(
           'TS033',
-          at(),
           `${file.displayPath} is empty`,
           kind === 'main'
             ? 'a spec starts with: toolspec: 1, then server: { name: my-server, version: 1.0.0 } and tools: [...]'
             : 'an included file holds tools: [...] and/or $defs: {...}',
         );
-      }
       const expected = String(err.params['type']).split(',').join(' or ');
       const hint =
         expected === 'string' && (typeof err.data === 'number' || typeof err.data === 'boolean')
@@ -169,18 +167,16 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
           : expected === 'boolean' && typeof err.data === 'string'
             ? 'write true or false, without quotes'
             : parent?.description;
-      return make('TS008', at(), `${label(path)} must be ${article(expected)}, not ${typeName(err.data)}`, hint);
+      return make('TS008', `${label(path)} must be ${article(expected)}, not ${typeName(err.data)}`, hint);
     }
     case 'const':
-      if (path.length === 1 && last === 'toolspec') {
+      if (path.length === 1 && last === 'toolspec')
         return make(
           'TS010',
-          at(),
           `unsupported format version ${JSON.stringify(err.data)}`,
           'this version of toolspec reads "toolspec: 1"',
         );
-      }
-      return make('TS009', at(), `${label(path)} must be ${JSON.stringify(err.params['allowedValue'])}`);
+      return make('TS009', `${label(path)} must be ${JSON.stringify(err.params['allowedValue'])}`);
     case 'enum': {
       const allowed = (err.params['allowedValues'] as unknown[]).map(String);
       const got = JSON.stringify(err.data);
@@ -191,7 +187,7 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
         : typeof err.data === 'string'
           ? didYouMean(err.data, allowed)
           : '';
-      return make('TS009', at(), `${label(path)} must be one of ${quoteList(allowed)}, not ${got}`, s);
+      return make('TS009', `${label(path)} must be one of ${quoteList(allowed)}, not ${got}`, s);
     }
     case 'pattern':
       if (path.length === 3 && path[0] === 'tools' && last === 'name') {
@@ -199,7 +195,6 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
         const fixed = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 128) || 'my_tool';
         return make(
           'TS011',
-          at(),
           `invalid tool name ${JSON.stringify(name)}`,
           `MCP tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . (case-sensitive); e.g. "${fixed}"`,
         );
@@ -207,54 +202,49 @@ function describe(err: ErrorObject, file: SourceFile, kind: 'main' | 'include') 
       if (path[0] === 'tools' && path[2] === 'renamedFrom')
         return make(
           'TS043',
-          at(),
           `renamedFrom names ${JSON.stringify(String(err.data))}, which is not a valid tool name`,
           'a former name is what the tool was called in the spec: 1 to 128 characters of A-Z a-z 0-9 _ - .',
         );
       if (path[path.length - 2] === 'scopes')
         return make(
           'TS009',
-          at(),
           `${JSON.stringify(String(err.data))} is not an OAuth scope`,
           'a scope is printable ASCII without spaces, double quotes or backslashes (RFC 6749 §3.3); list several as several entries',
         );
       if (last === 'src')
-        return make('TS009', at(), `icon src must be an https: or data: URI`, 'e.g. src: https://example.com/icon.png');
+        return make('TS009', `icon src must be an https: or data: URI`, 'e.g. src: https://example.com/icon.png');
       if (last === 'uri' || last === 'uriTemplate') {
         const value = String(err.data);
         const what = last === 'uri' ? 'a resource URI' : 'a URI template';
         return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)
           ? make(
               'TS009',
-              at(),
               `${what} cannot hold white space or a control character`,
               'percent-encode it, e.g. %20 for a space',
             )
           : make(
               'TS009',
-              at(),
               `${what} must be absolute: ${JSON.stringify(value)} has no scheme`,
               `start it with a scheme of your server's own, e.g. ${JSON.stringify(`app://${value.replace(/^\/+/, '')}`)}`,
             );
       }
-      return make('TS009', at(), `${label(path)} must match ${String(err.params['pattern'])}`);
+      return make('TS009', `${label(path)} must match ${String(err.params['pattern'])}`);
     case 'propertyNames': {
       const name = String(err.params['propertyName']);
       return make(
         'TS009',
-        at([...path, name], true),
         `invalid $defs name "${name}"`,
         'names of shared schemas start with a letter or _ and hold only letters, digits, _ - .',
+        at([...path, name], true),
       );
     }
     case 'format':
       return make(
         'TS009',
-        at(),
         `${label(path)} must be a valid ${String(err.params['format'])}, not ${JSON.stringify(err.data)}`,
       );
     default:
-      return make('TS009', at(), `${label(path)} ${err.message ?? 'is invalid'}`);
+      return make('TS009', `${label(path)} ${err.message ?? 'is invalid'}`);
   }
 }
 
@@ -292,18 +282,10 @@ function typeName(v: unknown): string {
 
 /** A JSON pointer into `data` as path segments; array indexes become numbers. */
 export function pointerToPath(pointer: string, data: unknown): (string | number)[] {
-  if (pointer === '') return [];
-  const out: (string | number)[] = [];
   let cur = data;
-  for (const seg of pointerSegments(pointer)) {
-    if (Array.isArray(cur)) {
-      const i = Number(seg);
-      out.push(i);
-      cur = cur[i];
-    } else {
-      out.push(seg);
-      cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[seg] : undefined;
-    }
-  }
-  return out;
+  return pointerSegments(pointer).map((seg) => {
+    const step = Array.isArray(cur) ? Number(seg) : seg;
+    cur = cur && typeof cur === 'object' ? (cur as Record<string | number, unknown>)[step] : undefined;
+    return step;
+  });
 }

@@ -104,34 +104,19 @@ function recursiveRefs(root: Schema): Set<string> {
   return result;
 }
 
-/** A copy of a schema node with `fn` applied to each direct subschema. */
+/** A copy of a schema node with `fn` applied to each direct subschema (Object.fromEntries keeps `__proto__` a key). */
 export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath) => unknown): Schema {
-  const out: Schema = {};
-  for (const [k, v] of Object.entries(node)) {
-    const subs = children(k, v);
-    if (!subs.length) define(out, k, v);
-    else if (Array.isArray(v))
-      define(
-        out,
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => {
+      const subs = children(k, v);
+      if (!subs.length) return [k, v];
+      if (Array.isArray(v)) return [k, v.map((c, i) => fn(c, [k, i]))];
+      if (subs.length === 1 && subs[0]![1].length === 1) return [k, fn(v, [k])];
+      const names = new Set(subs.map(([, p]) => p[1]));
+      return [
         k,
-        v.map((c, i) => fn(c, [k, i])),
-      );
-    else if (subs.length === 1 && subs[0]![1].length === 1) define(out, k, fn(v, [k]));
-    else {
-      // A map: its entries that are schemas (children() lists exactly those) mapped, the others kept.
-      const m: Schema = {};
-      for (const [name, c] of Object.entries(v as Schema)) {
-        define(m, name, isObject(c) || typeof c === 'boolean' ? fn(c, [k, name]) : c);
-      }
-      define(out, k, m);
-    }
-  }
-  return out;
-}
-
-/** An own data property, even for the key `__proto__`. */
-export function define(o: Record<string, unknown>, k: string, value: unknown): void {
-  // An assignment makes the same property on a fresh object, several times faster, for every other key.
-  if (k === '__proto__') Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
-  else o[k] = value;
+        Object.fromEntries(Object.entries(v as Schema).map(([n, c]) => [n, names.has(n) ? fn(c, [k, n]) : c])),
+      ];
+    }),
+  );
 }

@@ -20,90 +20,27 @@ export function dialectOf(uri: string): Dialect | undefined {
 /** Keywords whose value is a map of name → subschema. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 /** Keywords whose value is one subschema (`items` unless it is a list: draft-07's tuple form). */
-const SCHEMA_ONE = new Set([
-  'items',
-  'additionalProperties',
-  'additionalItems',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'propertyNames',
-  'contains',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contentSchema',
-]);
+const SCHEMA_ONE = new Set(
+  `items additionalProperties additionalItems unevaluatedItems unevaluatedProperties propertyNames contains not if
+  then else contentSchema`.split(/\s+/),
+);
 /** Keywords whose value is an array of subschemas. */
 const SCHEMA_ARRAYS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
 
 /** Keywords that apply to the same instance (no descent into the data): a $ref cycle through these never ends. */
 export const IN_PLACE = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas']);
 
-const COMMON = [
-  '$schema',
-  '$id',
-  '$ref',
-  '$comment',
-  '$defs',
-  'definitions',
-  'properties',
-  'patternProperties',
-  'additionalProperties',
-  'propertyNames',
-  'contains',
-  'items',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'if',
-  'then',
-  'else',
-  'type',
-  'const',
-  'enum',
-  'multipleOf',
-  'maximum',
-  'exclusiveMaximum',
-  'minimum',
-  'exclusiveMinimum',
-  'maxLength',
-  'minLength',
-  'pattern',
-  'maxItems',
-  'minItems',
-  'uniqueItems',
-  'maxProperties',
-  'minProperties',
-  'required',
-  'title',
-  'description',
-  'default',
-  'examples',
-  'readOnly',
-  'writeOnly',
-  'format',
-  'contentEncoding',
-  'contentMediaType',
-];
+const COMMON =
+  `$schema $id $ref $comment $defs definitions properties patternProperties additionalProperties propertyNames
+  contains items allOf anyOf oneOf not if then else type const enum multipleOf maximum exclusiveMaximum minimum
+  exclusiveMinimum maxLength minLength pattern maxItems minItems uniqueItems maxProperties minProperties required title
+  description default examples readOnly writeOnly format contentEncoding contentMediaType`.split(/\s+/);
 
 export const KEYWORDS: Record<Dialect, ReadonlySet<string>> = {
   '2020-12': new Set([
     ...COMMON,
-    '$anchor',
-    '$dynamicRef',
-    '$dynamicAnchor',
-    '$vocabulary',
-    'prefixItems',
-    'dependentSchemas',
-    'dependentRequired',
-    'unevaluatedItems',
-    'unevaluatedProperties',
-    'maxContains',
-    'minContains',
-    'deprecated',
-    'contentSchema',
+    ...`$anchor $dynamicRef $dynamicAnchor $vocabulary prefixItems dependentSchemas dependentRequired unevaluatedItems
+    unevaluatedProperties maxContains minContains deprecated contentSchema`.split(/\s+/),
   ]),
   'draft-07': new Set([...COMMON, 'additionalItems', 'dependencies']),
 };
@@ -223,15 +160,9 @@ export function pointerToken(raw: string): string {
 }
 
 /** Keywords that only annotate: they validate nothing (`default` aside, which fills in values). */
-export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
-  'title',
-  'description',
-  'examples',
-  '$comment',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-]);
+export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set(
+  'title description examples $comment deprecated readOnly writeOnly'.split(' '),
+);
 
 /** What `format` may name: ajv-formats' full set, which the validators (checked and generated) are compiled with. */
 export const FORMATS = Object.keys(fullFormats);

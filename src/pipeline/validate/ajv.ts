@@ -36,7 +36,6 @@ export const ajvModules = () => {
     addFormats: require('ajv-formats') as typeof addFormats,
   };
 };
-export type { SchemaKind } from '../model.js';
 
 let captured: string[] | undefined;
 

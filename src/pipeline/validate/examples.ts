@@ -89,20 +89,18 @@ function checkExpectation(example: ExampleModel, output: CheckedSchema | undefin
   const expect = example.expect!;
   checkErrorBesideIsError(expect, 'the call', fail);
   if (example.invalid) {
-    if (expect.isError === false) {
+    if (expect.isError === false)
       fail(
         ['isError'],
         'is marked invalid, so its call ends in an error result, but expects "isError: false"',
         'remove "isError: false", or "invalid: true"',
       );
-    }
-    if (expect.structuredContent !== undefined) {
+    if (expect.structuredContent !== undefined)
       fail(
         ['structuredContent'],
         'is marked invalid, so its call returns no structured result',
         'remove "structuredContent", or check the rejection with "error"',
       );
-    }
     return;
   }
   if (isObject(expect.structuredContent) && output) {

@@ -7,7 +7,7 @@
  * templates/runtime/arguments.ts: one function for the loader and the generated servers).
  */
 import { INHERITED_NAMES as INHERITED, placeholder } from '../../../templates/runtime/arguments.js';
-import { define, mapChildren } from '../schema/forms.js';
+import { mapChildren } from '../schema/forms.js';
 import { isObject, walkSchema } from '../schema/keywords.js';
 
 export { guardInherited, placeholder } from '../../../templates/runtime/arguments.js';
@@ -49,9 +49,8 @@ export function withValuesRenamed(schema: Record<string, unknown>): Record<strin
   const visit = (node: unknown): unknown => {
     if (!isObject(node)) return node;
     const out = mapChildren(node, visit);
-    for (const k of ['const', 'enum', 'default', 'examples'] as const) {
-      if (Object.hasOwn(out, k)) define(out, k, renameData(out[k], names, false));
-    }
+    for (const k of ['const', 'enum', 'default', 'examples'] as const)
+      if (Object.hasOwn(out, k)) out[k] = renameData(out[k], names, false);
     return out;
   };
   return visit(schema) as Record<string, unknown>;
@@ -61,22 +60,16 @@ export function withValuesRenamed(schema: Record<string, unknown>): Record<strin
 export function renameInherited(schema: unknown, names: ReadonlySet<string>, inPropertyNames = false): unknown {
   if (Array.isArray(schema)) return schema.map((s) => renameInherited(s, names, inPropertyNames));
   if (!isObject(schema)) return schema;
-  const key = (k: string) => (names.has(k) ? placeholder(k) : k);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    let value: unknown;
-    if (k === 'required') value = renameData(v, names, true);
-    else if (k === 'dependentRequired' || k === 'dependencies')
-      value = isObject(v)
-        ? mapEntries(v, key, (d) => (Array.isArray(d) ? renameData(d, names, true) : renameInherited(d, names)))
+  return mapEntries(schema, names, (v, k) => {
+    if (k === 'required') return renameData(v, names, true);
+    if (k === 'dependentRequired' || k === 'dependencies')
+      return isObject(v)
+        ? mapEntries(v, names, (d) => (Array.isArray(d) ? renameData(d, names, true) : renameInherited(d, names)))
         : v;
-    else if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples')
-      value = renameData(v, names, inPropertyNames);
-    else if (k === 'propertyNames') value = renameInherited(v, names, true);
-    else value = renameInherited(v, names, inPropertyNames);
-    define(out, key(k), value);
-  }
-  return out;
+    if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples')
+      return renameData(v, names, inPropertyNames);
+    return renameInherited(v, names, k === 'propertyNames' || inPropertyNames);
+  });
 }
 
 /**
@@ -87,19 +80,10 @@ export function renameData(value: unknown, names: ReadonlySet<string>, strings: 
   if (Array.isArray(value)) return value.map((v) => renameData(v, names, strings));
   if (typeof value === 'string') return strings && names.has(value) ? placeholder(value) : value;
   if (!isObject(value)) return value;
-  return mapEntries(
-    value,
-    (k) => (names.has(k) ? placeholder(k) : k),
-    (v) => renameData(v, names, false),
-  );
+  return mapEntries(value, names, (v) => renameData(v, names, false));
 }
 
-function mapEntries(
-  o: Record<string, unknown>,
-  key: (k: string) => string,
-  f: (v: unknown) => unknown,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) define(out, key(k), f(v));
-  return out;
+/** `o` with its keys in `names` renamed to their placeholders and `f` applied to each value. */
+function mapEntries(o: Record<string, unknown>, names: ReadonlySet<string>, f: (v: unknown, k: string) => unknown) {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [names.has(k) ? placeholder(k) : k, f(v, k)]));
 }

@@ -75,17 +75,14 @@ export function judge(job: JudgeJob): Verdict {
     ? []
     : (JSON.parse(JSON.stringify(ajv.errors ?? [])) as ErrorObject[]);
   if (!job.compile || metaErrors(meta).length) return { meta };
-  let compiled: CompiledCode;
+  let compiled: CompiledCode | undefined;
   try {
     compiled = compileCode(job.forAjv, job.dialect, job.kind);
-  } catch (e) {
-    return { meta, error: e instanceof Error ? e.message : String(e) };
-  }
-  try {
     const places = defaultPlaces(job.bundled);
     const defaults = places.length ? defaultProblems(ajv, job.dialect, job.forAjv, job.bundled, places) : [];
     return { meta, compiled, ...(defaults.length ? { defaults } : {}) };
   } catch (e) {
-    return { meta, compiled, error: e instanceof Error ? e.message : String(e) };
+    // What ajv threw compiling the schema, or, with the code compiled, its defaults.
+    return { meta, ...(compiled && { compiled }), error: e instanceof Error ? e.message : String(e) };
   }
 }

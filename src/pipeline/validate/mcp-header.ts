@@ -38,39 +38,34 @@ export function checkMcpHeaders(
       broken = true;
       report('TS040', at, message, hint);
     };
-    if (which === 'outputSchema') {
+    if (which === 'outputSchema')
       return fail(
         'x-mcp-header belongs on an argument, in inputSchema',
         'clients mirror arguments into headers, not results: remove it',
       );
-    }
-    if (typeof value !== 'string' || !TOKEN.test(value)) {
+    if (typeof value !== 'string' || !TOKEN.test(value))
       return fail(
         `x-mcp-header ${JSON.stringify(value)} is not a valid header name`,
         "use letters, digits and ! # $ % & ' * + - . ^ _ ` | ~ only (it becomes the header Mcp-Param-<name>), e.g. x-mcp-header: Region",
       );
-    }
     const names = propertyChain(path);
-    if (!names) {
+    if (!names)
       return fail(
         `x-mcp-header "${value}" sits where clients cannot reach it statically`,
         'put it on a property reached from the root through "properties" alone: not inside items, allOf/anyOf/oneOf/not, if/then/else, $defs or behind a $ref',
       );
-    }
     const type = node['type'];
-    if (typeof type !== 'string' || !(TYPES as readonly string[]).includes(type)) {
+    if (typeof type !== 'string' || !(TYPES as readonly string[]).includes(type))
       return fail(
         `x-mcp-header "${value}" is on a property of type ${JSON.stringify(type ?? 'any')}`,
         'only string, integer and boolean arguments can be mirrored into a header (not number, nor a list of types)',
       );
-    }
     const first = seen.get(value.toLowerCase());
-    if (first !== undefined) {
+    if (first !== undefined)
       return fail(
         `x-mcp-header "${value}" is used twice in this inputSchema (also as "${first}"; header names ignore case)`,
         'give each mirrored argument its own header name',
       );
-    }
     seen.set(value.toLowerCase(), value);
     found.push({ header: value, path: names, type: type as McpHeaderDeclaration['type'] });
   });
@@ -79,12 +74,6 @@ export function checkMcpHeaders(
 
 /** The property names of a path made of `properties` steps only ("properties/a/properties/b" → [a, b]). */
 function propertyChain(path: SchemaPath): string[] | undefined {
-  if (path.length === 0 || path.length % 2) return undefined;
-  const names: string[] = [];
-  for (let i = 0; i < path.length; i += 2) {
-    const step = path[i + 1];
-    if (path[i] !== 'properties' || typeof step !== 'string') return undefined;
-    names.push(step);
-  }
-  return names;
+  const steps = path.every((s, i) => (i % 2 ? typeof s === 'string' : s === 'properties'));
+  return steps && path.length && !(path.length % 2) ? (path.filter((_, i) => i % 2) as string[]) : undefined;
 }

@@ -31,51 +31,38 @@ export function resolveOptions(
     toolTables: [],
     lint: resolveLintOptions(given['lint']),
   };
+  const unsafe = (key: string, message: string, hint: string) =>
+    diags.add(diagnostic('TS016', file.locate(['options', key]), message, hint));
   const folders = ['generatedDir', 'handlersDir'] as const;
   const abs: Partial<Record<(typeof folders)[number], string>> = {};
   for (const key of folders) {
     const value = options[key];
-    const resolved = path.resolve(rootDir, value);
-    if (path.isAbsolute(value) || !isInside(rootDir, resolved) || resolved === rootDir) {
-      diags.add(
-        diagnostic(
-          'TS016',
-          file.locate(['options', key]),
-          `options.${key} "${value}" must be a folder below the spec's folder`,
-          `use a relative path such as "${DEFAULT_OPTIONS[key]}"; toolspec never writes outside the project`,
-        ),
+    const resolved = below(rootDir, value);
+    const blocker = resolved && fileInTheWay(source, rootDir, resolved);
+    if (!resolved)
+      unsafe(
+        key,
+        `options.${key} "${value}" must be a folder below the spec's folder`,
+        `use a relative path such as "${DEFAULT_OPTIONS[key]}"; toolspec never writes outside the project`,
       );
-      continue;
-    }
-    const blocker = fileInTheWay(source, rootDir, resolved);
-    if (blocker) {
-      diags.add(
-        diagnostic(
-          'TS016',
-          file.locate(['options', key]),
-          `options.${key} "${value}" must be a folder, but ${blocker === resolved ? 'it' : `"${path.relative(rootDir, blocker).split(path.sep).join('/')}"`} is a file`,
-          `name a folder (toolspec creates it when missing), such as "${DEFAULT_OPTIONS[key]}"; an existing file is never replaced`,
-        ),
+    else if (blocker)
+      unsafe(
+        key,
+        `options.${key} "${value}" must be a folder, but ${blocker === resolved ? 'it' : `"${relative(rootDir, blocker)}"`} is a file`,
+        `name a folder (toolspec creates it when missing), such as "${DEFAULT_OPTIONS[key]}"; an existing file is never replaced`,
       );
-      continue;
+    else {
+      abs[key] = resolved;
+      options[key] = relative(rootDir, resolved);
     }
-    abs[key] = resolved;
-    options[key] = path.relative(rootDir, resolved).split(path.sep).join('/');
   }
-  if (
-    abs.generatedDir &&
-    abs.handlersDir &&
-    (isInside(abs.generatedDir, abs.handlersDir) || isInside(abs.handlersDir, abs.generatedDir))
-  ) {
-    diags.add(
-      diagnostic(
-        'TS016',
-        file.locate(['options', 'handlersDir']),
-        'options.generatedDir and options.handlersDir overlap',
-        'generated files are rewritten on every run and handler files are yours: keep them in separate folders',
-      ),
+  const { generatedDir: gen, handlersDir: handlers } = abs;
+  if (gen && handlers && (isInside(gen, handlers) || isInside(handlers, gen)))
+    unsafe(
+      'handlersDir',
+      'options.generatedDir and options.handlersDir overlap',
+      'generated files are rewritten on every run and handler files are yours: keep them in separate folders',
     );
-  }
   options.toolTables = projectFiles('toolTables', given['toolTables'], rootDir, abs, file, diags);
   const [bundle] = projectFiles('bundleManifest', given['bundleManifest'], rootDir, abs, file, diags);
   if (bundle !== undefined) options.bundleManifest = bundle;
@@ -100,24 +87,32 @@ function projectFiles(
     if (typeof value !== 'string' || value === '') return;
     const resolved = path.resolve(rootDir, value);
     const inFolder = Object.values(folders).some((dir) => isInside(dir, resolved));
-    if (path.isAbsolute(value) || !isInside(rootDir, resolved) || resolved === rootDir || inFolder) {
-      diags.add(
-        diagnostic(
-          'TS016',
-          file.locate(['options', key, ...(key === 'toolTables' ? [i] : [])]),
-          inFolder
-            ? `options.${key} "${value}" is inside the generated or the handlers folder`
-            : `options.${key} "${value}" must be a file below the spec's folder`,
-          key === 'toolTables'
-            ? 'name a Markdown file of the project, such as "README.md"'
-            : 'name the bundle\'s manifest, such as "manifest.json"',
-        ),
-      );
-      return;
-    }
-    files.push(path.relative(rootDir, resolved).split(path.sep).join('/'));
+    if (below(rootDir, value) && !inFolder) return void files.push(relative(rootDir, resolved));
+    diags.add(
+      diagnostic(
+        'TS016',
+        file.locate(['options', key, ...(key === 'toolTables' ? [i] : [])]),
+        inFolder
+          ? `options.${key} "${value}" is inside the generated or the handlers folder`
+          : `options.${key} "${value}" must be a file below the spec's folder`,
+        key === 'toolTables'
+          ? 'name a Markdown file of the project, such as "README.md"'
+          : 'name the bundle\'s manifest, such as "manifest.json"',
+      ),
+    );
   });
   return files;
+}
+
+/** `value` resolved against `rootDir`, when it is a relative path to something strictly below it. */
+function below(rootDir: string, value: string): string | undefined {
+  const resolved = path.resolve(rootDir, value);
+  return path.isAbsolute(value) || !isInside(rootDir, resolved) || resolved === rootDir ? undefined : resolved;
+}
+
+/** `abs` relative to `rootDir`, with forward slashes. */
+function relative(rootDir: string, abs: string): string {
+  return path.relative(rootDir, abs).split(path.sep).join('/');
 }
 
 /** The first existing non-folder on the way from `rootDir` down to `target` (both absolute), if any. */
@@ -140,7 +135,7 @@ function fileInTheWay(source: FileSource, rootDir: string, target: string): stri
 function resolveCache(raw: unknown, file: SourceFile, diags: Diagnostics): Options['cache'] {
   const given = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const ttl = given['ttl'] === 0 ? 0 : parseDuration(given['ttl']);
-  if (ttl !== undefined && ttl > MAX_DURATION_MS) {
+  if (ttl !== undefined && ttl > MAX_DURATION_MS)
     diags.add(
       diagnostic(
         'TS009',
@@ -149,7 +144,6 @@ function resolveCache(raw: unknown, file: SourceFile, diags: Diagnostics): Optio
         'use at most 24h: clients should see a new build the same day',
       ),
     );
-  }
   return {
     ttlMs: ttl === undefined || ttl > MAX_DURATION_MS ? DEFAULT_OPTIONS.cache.ttlMs : ttl,
     scope: given['scope'] === 'private' ? 'private' : DEFAULT_OPTIONS.cache.scope,

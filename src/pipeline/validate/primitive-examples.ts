@@ -140,17 +140,12 @@ export function checkResourceExamples(
       if (expect) example.expect = expect;
       const target = reached(uri);
       if (target !== model) {
-        const what =
-          model.kind === 'resource'
-            ? `the resource's uri ${JSON.stringify(model.uri)}`
-            : `the uriTemplate ${JSON.stringify(model.uri)}`;
+        const what = `${model.kind === 'resource' ? "the resource's uri" : 'the uriTemplate'} ${JSON.stringify(model.uri)}`;
         const other = target
           ? `${target.kind === 'resource' ? 'resource' : 'template'} "${target.name}" (${target.source.file}:${target.source.line}:${target.source.column})`
           : '';
-        const matches =
-          model.kind === 'template'
-            ? matchers.find((m) => m.model === model)?.matcher.match(uri) !== undefined
-            : model.uri === uri;
+        const own = matchers.find((m) => m.model === model)?.matcher; // a template's (each one here parsed)
+        const matches = own ? own.match(uri) !== undefined : model.uri === uri;
         const message = matches
           ? `example ${i + 1}: the uri ${JSON.stringify(uri)} matches ${what}, but resources/read sends it to ${other}, which answers it first`
           : `example ${i + 1}: the uri ${JSON.stringify(uri)} does not match ${what}${other ? `; resources/read sends it to ${other}` : ''}`;

@@ -131,9 +131,8 @@ export function checkPrimitives(
           );
           ok = false;
         }
-        for (const { name, operator } of parsed.template.variables) {
+        for (const { name, operator } of parsed.template.variables)
           variables.push({ name, operator, ...describedBy(described[name], ['description']) });
-        }
       }
     }
     if (!ok) return;
@@ -210,30 +209,27 @@ export class Names {
     }
     this.byName.set(name, raw);
     const typeName = pascalCase(name);
-    if (typeName === undefined) {
+    if (typeName === undefined)
       return fail(
         'TS013',
         `${this.what} name "${name}" has no letter or digit to name its TypeScript types after`,
         `use a name such as "${this.what === 'tool' ? 'search_docs' : 'summarise_notes'}"`,
       );
-    }
     const clash = this.byType.get(typeName);
-    if (clash) {
+    if (clash)
       return fail(
         'TS013',
         `${plural} "${String(clash.value['name'])}" and "${name}" both become the TypeScript name ${typeName}`,
         `rename one of them; "${String(clash.value['name'])}" is at ${nameAt(clash)}`,
       );
-    }
     const file = handlerFileName({ name }).toLowerCase();
     const sameFile = this.byFile.get(file);
-    if (sameFile) {
+    if (sameFile)
       return fail(
         'TS013',
         `${plural} "${String(sameFile.value['name'])}" and "${name}" differ only by case`,
         `their handler files would be one file on macOS and Windows; rename one of them ("${String(sameFile.value['name'])}" is at ${nameAt(sameFile)})`,
       );
-    }
     this.byType.set(typeName, raw);
     this.byFile.set(file, raw);
     return typeName;

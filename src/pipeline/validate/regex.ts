@@ -26,10 +26,8 @@ const MAX_CODE_POINT = 0x10ffff;
 type Ranges = number[];
 
 export function backtracksExponentially(pattern: string): RegexVerdict {
-  let root: AST.Pattern;
-  try {
-    root = new RegExpParser().parsePattern(pattern, 0, pattern.length, { unicode: true });
-  } catch {
+  const root = parse(pattern);
+  if (!root) {
     try {
       new RegExp(pattern, 'u');
     } catch {
@@ -47,6 +45,14 @@ export function backtracksExponentially(pattern: string): RegexVerdict {
   }
 }
 
+function parse(pattern: string): AST.Pattern | undefined {
+  try {
+    return new RegExpParser().parsePattern(pattern, 0, pattern.length, { unicode: true });
+  } catch {
+    return undefined;
+  }
+}
+
 const OVER_BUDGET = Symbol('over budget');
 
 /** Instructions a linear program may have: past it (counted repetitions of repetitions), V8 matches the pattern. */
@@ -58,12 +64,8 @@ const MAX_INSTRUCTIONS = 2_000;
  * parse, or would be too large; then the validator keeps V8's engine, and TS041 has judged the pattern.
  */
 export function linearProgram(pattern: string, maxInstructions = MAX_INSTRUCTIONS): LinearProgram | undefined {
-  let root: AST.Pattern;
-  try {
-    root = new RegExpParser().parsePattern(pattern, 0, pattern.length, { unicode: true });
-  } catch {
-    return undefined;
-  }
+  const root = parse(pattern);
+  if (!root) return undefined;
   const sets: (number[] | string)[] = [];
   const setIndex = new Map<string, number>();
   const code: number[] = [];
@@ -304,26 +306,12 @@ function componentsFrom(starts: number[], next: (k: number) => number[]): Map<nu
 
 const DIGIT: Ranges = [0x30, 0x39];
 const WORD: Ranges = [0x30, 0x39, 0x41, 0x5a, 0x5f, 0x5f, 0x61, 0x7a];
-const SPACE: Ranges = normalize([
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-]);
+const SPACE: Ranges = [
+  0x09, 0x0d, 0x20, 0x20, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f,
+  0x3000, 0x3000, 0xfeff, 0xfeff,
+];
 /** `.` without the `s` flag: anything but a line terminator. */
-const ANY: Ranges = complement(
-  normalize([
-    [0x0a, 0x0a],
-    [0x0d, 0x0d],
-    [0x2028, 0x2029],
-  ]),
-);
+const ANY: Ranges = complement([0x0a, 0x0a, 0x0d, 0x0d, 0x2028, 0x2029]);
 
 function setOf(node: AST.CharacterSet | AST.CharacterClass | AST.CharacterClassElement): Ranges {
   switch (node.type) {
@@ -338,7 +326,7 @@ function setOf(node: AST.CharacterSet | AST.CharacterClass | AST.CharacterClassE
     }
     case 'CharacterClass': {
       const parts = (node.elements as AST.CharacterClassElement[]).map(setOf);
-      const union = normalize(parts.flatMap((r) => pairsOf(r)));
+      const union = normalize(parts.flat());
       return node.negate ? complement(union) : union;
     }
     default:
@@ -355,32 +343,27 @@ function property(node: AST.UnicodePropertyCharacterSet): Ranges {
   let set = properties.get(name);
   if (!set) {
     const test = new RegExp(`^\\p{${name}}$`, 'u');
-    const pairs: [number, number][] = [];
+    set = [];
     let from = -1;
     for (let c = 0; c <= MAX_CODE_POINT + 1; c++) {
       const inside = c <= MAX_CODE_POINT && (c < 0xd800 || c > 0xdfff) && test.test(String.fromCodePoint(c));
       if (inside && from < 0) from = c;
       if (!inside && from >= 0) {
-        pairs.push([from, c - 1]);
+        set.push(from, c - 1);
         from = -1;
       }
     }
-    set = normalize(pairs);
     properties.set(name, set);
   }
   return set;
 }
 
-function pairsOf(r: Ranges): [number, number][] {
-  const out: [number, number][] = [];
-  for (let i = 0; i < r.length; i += 2) out.push([r[i]!, r[i + 1]!]);
-  return out;
-}
-
-function normalize(pairs: [number, number][]): Ranges {
-  const sorted = [...pairs].sort((a, b) => a[0] - b[0]);
+/** Ranges sorted and merged where they overlap or touch. */
+function normalize(r: Ranges): Ranges {
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < r.length; i += 2) pairs.push([r[i]!, r[i + 1]!]);
   const out: Ranges = [];
-  for (const [from, to] of sorted) {
+  for (const [from, to] of pairs.sort((a, b) => a[0] - b[0])) {
     if (out.length && from <= out[out.length - 1]! + 1) out[out.length - 1] = Math.max(out[out.length - 1]!, to);
     else out.push(from, to);
   }

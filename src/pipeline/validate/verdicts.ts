@@ -23,10 +23,9 @@ export function resolveVerdicts(jobs: readonly JudgeJob[], cache?: Cache): Verdi
 
 /** A kept entry, if it parses to a verdict's shape. */
 function asVerdict(text: string | undefined): Verdict | undefined {
-  if (text === undefined) return undefined;
   try {
-    const v = JSON.parse(text) as Partial<Verdict> | null;
-    return typeof v === 'object' && v !== null && Array.isArray(v.meta) ? (v as Verdict) : undefined;
+    const v = text === undefined ? undefined : (JSON.parse(text) as Partial<Verdict> | null);
+    return Array.isArray(v?.meta) ? (v as Verdict) : undefined;
   } catch {
     return undefined;
   }
