@@ -498,7 +498,9 @@ process.on('exit', () => process.stderr.write('counts=' + stringify(counts) + '\
 `)}`;
 
 async function profile(mode = 'sessionful', inflight = 16, count = 20000, side = 'toolspec') {
-  const p = prepare(500);
+  let p = prepare(500);
+  // Another build of the project (a folder like its dist): profiled as toolspec.
+  if (!SIDES.includes(side)) [p, side] = [{ ...p, main: path.resolve(side, 'generated/main.js') }, 'toolspec'];
   const calls = callsOf(p.tools);
   const dir = path.join(work, 'prof');
   fs.mkdirSync(dir, { recursive: true });
@@ -552,8 +554,74 @@ async function profile(mode = 'sessionful', inflight = 16, count = 20000, side =
   );
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// A/B: server CPU per call, read from /proc, with throughput beside it.
+
+/** The CPU time (user + system, every thread) process `pid` has used, in µs (Linux /proc only). */
+function cpuMicros(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat(5), counted from the pid; in clock ticks (100 a second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+}
+
+/**
+ * Sides measured in interleaved blocks of `count` calls at `inflight`, the order rotating block by block; a side is
+ * toolspec, zod or fromJsonSchema, or the folder of another build of the project (its generated/main.js), for an
+ * A/B of a runtime change. Prints, per side, the server's CPU per call (from /proc) and calls/s: median, min, max.
+ */
+async function ab(mode, inflight, blocks, count, sides) {
+  const p = prepare(500);
+  const calls = callsOf(p.tools);
+  const args = (side) =>
+    SIDES.includes(side)
+      ? serverArgs(p, side, mode)
+      : serverArgs({ ...p, main: path.resolve(side, 'generated/main.js') }, 'toolspec', mode);
+  const servers = {};
+  try {
+    for (const side of sides) servers[side] = await startServer(args(side), p.cwd);
+    for (const side of sides) await warm(servers[side].url, mode, calls);
+    const cpu = Object.fromEntries(sides.map((s) => [s, []]));
+    const rate = Object.fromEntries(sides.map((s) => [s, []]));
+    for (let b = 0; b < blocks; b++) {
+      const k = b % sides.length;
+      for (const side of [...sides.slice(k), ...sides.slice(0, k)]) {
+        gc();
+        const { url, pid } = servers[side];
+        const before = cpuMicros(pid);
+        const secs = await block(url, mode, calls, b * count, count, inflight, []);
+        // (the block's untimed opening: inflight initializes and calls, and the DELETEs, are in the CPU too)
+        cpu[side].push((cpuMicros(pid) - before) / count);
+        rate[side].push(count / secs);
+      }
+    }
+    const fmt = (xs, f) => {
+      const s = stats(xs);
+      return `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
+    };
+    // The first block of each side is its warm-up's tail: the ratios are taken pair by pair over the others.
+    const [first] = sides;
+    const ratioOf = (m, side) => {
+      const r = pairRatio(m[side].slice(1), m[first].slice(1));
+      return `${r.median.toFixed(3)} (${r.min.toFixed(2)}–${r.max.toFixed(2)})`;
+    };
+    for (const side of sides)
+      console.log(
+        `${side}: CPU ${fmt(cpu[side], (x) => `${x.toFixed(0)} µs`)} a call, ${fmt(rate[side], (x) => x.toFixed(0))} calls/s` +
+          (side === first
+            ? ''
+            : `; against the first, block by block: CPU ${ratioOf(cpu, side)}, calls/s ${ratioOf(rate, side)}`),
+      );
+  } finally {
+    for (const s of Object.values(servers)) await s.close();
+  }
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  if (process.argv[2] === 'profile') {
+  if (process.argv[2] === 'ab') {
+    const [, mode, inflight, blocks, count, ...sides] = process.argv.slice(2);
+    await ab(mode, Number(inflight), Number(blocks), Number(count), sides);
+  } else if (process.argv[2] === 'profile') {
     const [, mode, inflight, count, side] = process.argv.slice(2);
     await profile(mode, inflight ? Number(inflight) : undefined, count ? Number(count) : undefined, side);
   } else {
