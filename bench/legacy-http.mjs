@@ -20,7 +20,13 @@
 //                                                         kept from bench/results.json)
 //   node bench/legacy-http.mjs profile [sessionful|stateless] [in flight, default 16] [calls, default 20000] [side]
 //                                   (one server alone under node --cpu-prof, then where its time went; side:
-//                                   toolspec, the default, or zod or fromJsonSchema for an McpServer peer)
+//                                   toolspec, the default, or zod or fromJsonSchema for an McpServer peer, or the
+//                                   folder of another build of the project)
+//   node bench/legacy-http.mjs ab <sessionful|stateless> <in flight> <blocks> <calls> <side>...
+//                                  (an A/B: the sides in interleaved blocks, each block's server CPU per call from
+//                                   /proc beside calls/s, and the ratios to the first side block by block; a side
+//                                   is toolspec, zod, fromJsonSchema or the folder of another build, a copy of
+//                                   .work/server-500/dist with a changed runtime; AB_GC=1 adds each server's GC)
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -570,6 +576,25 @@ function cpuMicros(pid) {
  * toolspec, zod or fromJsonSchema, or the folder of another build of the project (its generated/main.js), for an
  * A/B of a runtime change. Prints, per side, the server's CPU per call (from /proc) and calls/s: median, min, max.
  */
+/** With AB_GC=1, each server's GC by kind (perf_hooks: 1 minor, 4 major, 8 incremental), printed on SIGUSR2. */
+const GC_PRELOAD = `data:text/javascript,${encodeURIComponent(`
+import { PerformanceObserver } from 'node:perf_hooks';
+import v8 from 'node:v8';
+const kinds = {};
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const k = (kinds[e.detail.kind] ??= { n: 0, ms: 0 });
+    k.n++;
+    k.ms += e.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
+process.on('SIGUSR2', () => {
+  process.stderr.write('gcstats=' + JSON.stringify(kinds) + '\\n');
+  const spaces = v8.getHeapSpaceStatistics().map((s) => s.space_name + ' ' + (s.space_used_size / 1048576).toFixed(1) + '/' + (s.space_size / 1048576).toFixed(1));
+  process.stderr.write('heap: ' + spaces.join(', ') + ' MiB\\n');
+});
+`)}`;
+
 async function ab(mode, inflight, blocks, count, sides) {
   const p = prepare(500);
   const calls = callsOf(p.tools);
@@ -579,8 +604,10 @@ async function ab(mode, inflight, blocks, count, sides) {
       : serverArgs({ ...p, main: path.resolve(side, 'generated/main.js') }, 'toolspec', mode);
   const servers = {};
   try {
-    for (const side of sides) servers[side] = await startServer(args(side), p.cwd);
+    const flags = process.env.AB_GC ? ['--import', GC_PRELOAD] : [];
+    for (const side of sides) servers[side] = await startServer(args(side), p.cwd, flags);
     for (const side of sides) await warm(servers[side].url, mode, calls);
+    for (const side of sides) if (flags.length) process.kill(servers[side].pid, 'SIGUSR2');
     const cpu = Object.fromEntries(sides.map((s) => [s, []]));
     const rate = Object.fromEntries(sides.map((s) => [s, []]));
     for (let b = 0; b < blocks; b++) {
@@ -605,6 +632,27 @@ async function ab(mode, inflight, blocks, count, sides) {
       const r = pairRatio(m[side].slice(1), m[first].slice(1));
       return `${r.median.toFixed(3)} (${r.min.toFixed(2)}–${r.max.toFixed(2)})`;
     };
+    if (flags.length) {
+      for (const side of sides) process.kill(servers[side].pid, 'SIGUSR2');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const side of sides) {
+        const [before, after] = (servers[side].stderr().match(/gcstats=(.*)/g) ?? []).map((l) =>
+          JSON.parse(l.slice(8)),
+        );
+        const n = blocks * count;
+        const of = (kind) => {
+          const [a, b] = [before?.[kind] ?? { n: 0, ms: 0 }, after?.[kind] ?? { n: 0, ms: 0 }];
+          return `${b.n - a.n} (${((b.ms - a.ms) / (b.n - a.n || 1)).toFixed(1)} ms each)`;
+        };
+        console.log(`${side}: over ${n} calls, GC minor ${of(1)}, major ${of(4)}, incremental ${of(8)} (wall time)`);
+        console.log(
+          `  at the end: ${servers[side]
+            .stderr()
+            .match(/heap: .*/g)
+            ?.at(-1)}`,
+        );
+      }
+    }
     for (const side of sides)
       console.log(
         `${side}: CPU ${fmt(cpu[side], (x) => `${x.toFixed(0)} µs`)} a call, ${fmt(rate[side], (x) => x.toFixed(0))} calls/s` +
