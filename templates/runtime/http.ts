@@ -126,9 +126,10 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
   const allowedHosts = options.allowedHosts ?? (LOOPBACK.includes(hostPart) ? LOOPBACK : [hostPart]);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const endpoint = createWebHandler(handlers, { ...options, allowedHosts });
-  // Without authentication, a JSON POST whose length is declared within the limit is read and parsed here, once:
-  // the adapter then neither reads nor decodes it, and the endpoint takes the parsed value (web.ts reads it once
-  // too, but from the adapter's copy). With authentication it is parsed only once the caller is known (web.ts).
+  // Without authentication, a JSON POST whose length is declared within the limit is read and parsed here, once,
+  // and answered here (answerParsed): the endpoint takes the parsed value, and the SDK's adapter is not in the way;
+  // a body that is not JSON goes to the adapter as its bytes. With authentication it is parsed only once the caller
+  // is known (web.ts), and every request goes through the adapter.
   const readsFirst = !authenticates(options);
   const onerror = (error: Error) => {
     // A client that went away (or was cut off by a timeout) before its request arrived is not a server failure.
