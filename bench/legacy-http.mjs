@@ -20,7 +20,13 @@
 //                                                         kept from bench/results.json)
 //   node bench/legacy-http.mjs profile [sessionful|stateless] [in flight, default 16] [calls, default 20000] [side]
 //                                   (one server alone under node --cpu-prof, then where its time went; side:
-//                                   toolspec, the default, or zod or fromJsonSchema for an McpServer peer)
+//                                   toolspec, the default, or zod or fromJsonSchema for an McpServer peer, or the
+//                                   folder of another build of the project)
+//   node bench/legacy-http.mjs ab <sessionful|stateless> <in flight> <blocks> <calls> <side>...
+//                                  (an A/B: the sides in interleaved blocks, each block's server CPU per call from
+//                                   /proc beside calls/s, and the ratios to the first side block by block; a side
+//                                   is toolspec, zod, fromJsonSchema or the folder of another build, a copy of
+//                                   .work/server-500/dist with a changed runtime; AB_GC=1 adds each server's GC)
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -498,7 +504,9 @@ process.on('exit', () => process.stderr.write('counts=' + stringify(counts) + '\
 `)}`;
 
 async function profile(mode = 'sessionful', inflight = 16, count = 20000, side = 'toolspec') {
-  const p = prepare(500);
+  let p = prepare(500);
+  // Another build of the project (a folder like its dist): profiled as toolspec.
+  if (!SIDES.includes(side)) [p, side] = [{ ...p, main: path.resolve(side, 'generated/main.js') }, 'toolspec'];
   const calls = callsOf(p.tools);
   const dir = path.join(work, 'prof');
   fs.mkdirSync(dir, { recursive: true });
@@ -552,8 +560,116 @@ async function profile(mode = 'sessionful', inflight = 16, count = 20000, side =
   );
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// A/B: server CPU per call, read from /proc, with throughput beside it.
+
+/** The CPU time (user + system, every thread) process `pid` has used, in µs (Linux /proc only). */
+function cpuMicros(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat(5), counted from the pid; in clock ticks (100 a second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+}
+
+/**
+ * Sides measured in interleaved blocks of `count` calls at `inflight`, the order rotating block by block; a side is
+ * toolspec, zod or fromJsonSchema, or the folder of another build of the project (its generated/main.js), for an
+ * A/B of a runtime change. Prints, per side, the server's CPU per call (from /proc) and calls/s: median, min, max.
+ */
+/** With AB_GC=1, each server's GC by kind (perf_hooks: 1 minor, 4 major, 8 incremental), printed on SIGUSR2. */
+const GC_PRELOAD = `data:text/javascript,${encodeURIComponent(`
+import { PerformanceObserver } from 'node:perf_hooks';
+import v8 from 'node:v8';
+const kinds = {};
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const k = (kinds[e.detail.kind] ??= { n: 0, ms: 0 });
+    k.n++;
+    k.ms += e.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
+process.on('SIGUSR2', () => {
+  process.stderr.write('gcstats=' + JSON.stringify(kinds) + '\\n');
+  const spaces = v8.getHeapSpaceStatistics().map((s) => s.space_name + ' ' + (s.space_used_size / 1048576).toFixed(1) + '/' + (s.space_size / 1048576).toFixed(1));
+  process.stderr.write('heap: ' + spaces.join(', ') + ' MiB\\n');
+});
+`)}`;
+
+async function ab(mode, inflight, blocks, count, sides) {
+  const p = prepare(500);
+  const calls = callsOf(p.tools);
+  const args = (side) =>
+    SIDES.includes(side)
+      ? serverArgs(p, side, mode)
+      : serverArgs({ ...p, main: path.resolve(side, 'generated/main.js') }, 'toolspec', mode);
+  const servers = {};
+  try {
+    const flags = process.env.AB_GC ? ['--import', GC_PRELOAD] : [];
+    for (const side of sides) servers[side] = await startServer(args(side), p.cwd, flags);
+    for (const side of sides) await warm(servers[side].url, mode, calls);
+    for (const side of sides) if (flags.length) process.kill(servers[side].pid, 'SIGUSR2');
+    const cpu = Object.fromEntries(sides.map((s) => [s, []]));
+    const rate = Object.fromEntries(sides.map((s) => [s, []]));
+    for (let b = 0; b < blocks; b++) {
+      const k = b % sides.length;
+      for (const side of [...sides.slice(k), ...sides.slice(0, k)]) {
+        gc();
+        const { url, pid } = servers[side];
+        const before = cpuMicros(pid);
+        const secs = await block(url, mode, calls, b * count, count, inflight, []);
+        // (the block's untimed opening: inflight initializes and calls, and the DELETEs, are in the CPU too)
+        cpu[side].push((cpuMicros(pid) - before) / count);
+        rate[side].push(count / secs);
+      }
+    }
+    const fmt = (xs, f) => {
+      const s = stats(xs);
+      return `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
+    };
+    // The first block of each side is its warm-up's tail: the ratios are taken pair by pair over the others.
+    const [first] = sides;
+    const ratioOf = (m, side) => {
+      const r = pairRatio(m[side].slice(1), m[first].slice(1));
+      return `${r.median.toFixed(3)} (${r.min.toFixed(2)}–${r.max.toFixed(2)})`;
+    };
+    if (flags.length) {
+      for (const side of sides) process.kill(servers[side].pid, 'SIGUSR2');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const side of sides) {
+        const [before, after] = (servers[side].stderr().match(/gcstats=(.*)/g) ?? []).map((l) =>
+          JSON.parse(l.slice(8)),
+        );
+        const n = blocks * count;
+        const of = (kind) => {
+          const [a, b] = [before?.[kind] ?? { n: 0, ms: 0 }, after?.[kind] ?? { n: 0, ms: 0 }];
+          return `${b.n - a.n} (${((b.ms - a.ms) / (b.n - a.n || 1)).toFixed(1)} ms each)`;
+        };
+        console.log(`${side}: over ${n} calls, GC minor ${of(1)}, major ${of(4)}, incremental ${of(8)} (wall time)`);
+        console.log(
+          `  at the end: ${servers[side]
+            .stderr()
+            .match(/heap: .*/g)
+            ?.at(-1)}`,
+        );
+      }
+    }
+    for (const side of sides)
+      console.log(
+        `${side}: CPU ${fmt(cpu[side], (x) => `${x.toFixed(0)} µs`)} a call, ${fmt(rate[side], (x) => x.toFixed(0))} calls/s` +
+          (side === first
+            ? ''
+            : `; against the first, block by block: CPU ${ratioOf(cpu, side)}, calls/s ${ratioOf(rate, side)}`),
+      );
+  } finally {
+    for (const s of Object.values(servers)) await s.close();
+  }
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  if (process.argv[2] === 'profile') {
+  if (process.argv[2] === 'ab') {
+    const [, mode, inflight, blocks, count, ...sides] = process.argv.slice(2);
+    await ab(mode, Number(inflight), Number(blocks), Number(count), sides);
+  } else if (process.argv[2] === 'profile') {
     const [, mode, inflight, count, side] = process.argv.slice(2);
     await profile(mode, inflight ? Number(inflight) : undefined, count ? Number(count) : undefined, side);
   } else {

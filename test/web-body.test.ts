@@ -163,3 +163,39 @@ describe('the Node server reading the body first', () => {
     60_000,
   );
 });
+
+describe('the Node server writing a 2025 answer itself', () => {
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'p', version: '1' } },
+  });
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+  // With one session at most, a second initialize closes the first only once nothing of it is open: the server
+  // must learn that the first one's answers have ended (bodyWatch) as the wrapping stream of the chunked path does.
+  it.each([true, false])('counts a session busy until its answers end (read once: %s)', async (sized) => {
+    const server = await serveHttp({} as never, { port: 0, maxSessions: 1 });
+    try {
+      const opened = await post(server.url, base, init, sized);
+      expect(opened.status).toBe(200);
+      await opened.text();
+      const session = {
+        ...base,
+        'mcp-session-id': opened.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-11-25',
+      };
+      for (let id = 2; id < 5; id++) {
+        const ping = await post(server.url, session, JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }), sized);
+        expect([ping.status, await ping.text()]).toEqual([200, expect.stringContaining(`"id":${id}`)]);
+      }
+      const second = await post(server.url, base, init, sized);
+      expect(second.status).toBe(200);
+      const gone = await post(server.url, session, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }), sized);
+      expect(gone.status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});

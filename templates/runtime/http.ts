@@ -8,7 +8,14 @@ import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotoc
 import { isJsonContentType } from '@modelcontextprotocol/server';
 import type { ToolHandlers } from './handler-types.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './server.js';
-import { authenticates, createWebHandler, DEFAULT_MAX_BODY, LOOPBACK, type WebHandlerOptions } from './web.js';
+import {
+  authenticates,
+  bodyWatch,
+  createWebHandler,
+  DEFAULT_MAX_BODY,
+  LOOPBACK,
+  type WebHandlerOptions,
+} from './web.js';
 
 export interface HttpOptions extends WebHandlerOptions {
   /** Default 127.0.0.1: other machines cannot connect unless you say so. */
@@ -86,6 +93,26 @@ function readJson(req: http.IncomingMessage, then: (request: NodeIncomingMessage
   });
 }
 
+/** The web Request toNodeHandler's toWebRequest would make of `req`, without the body (already parsed). */
+function webRequest(req: http.IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  headers.delete('content-encoding');
+  headers.delete('transfer-encoding');
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: 'POST', headers, signal });
+}
+
+/** The id an error answer echoes: a single request's string or number id, else null (as toNodeHandler's). */
+function echoableId(body: unknown): string | number | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? id : null;
+}
+
 /** Starts a Node HTTP server speaking MCP Streamable HTTP at `path`, on 127.0.0.1 unless told otherwise. */
 export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {}): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -99,18 +126,80 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
   const allowedHosts = options.allowedHosts ?? (LOOPBACK.includes(hostPart) ? LOOPBACK : [hostPart]);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const endpoint = createWebHandler(handlers, { ...options, allowedHosts });
-  // Without authentication, a JSON POST whose length is declared within the limit is read and parsed here, once:
-  // the adapter then neither reads nor decodes it, and the endpoint takes the parsed value (web.ts reads it once
-  // too, but from the adapter's copy). With authentication it is parsed only once the caller is known (web.ts).
+  // Without authentication, a JSON POST whose length is declared within the limit is read and parsed here, once,
+  // and answered here (answerParsed): the endpoint takes the parsed value, and the SDK's adapter is not in the way;
+  // a body that is not JSON goes to the adapter as its bytes. With authentication it is parsed only once the caller
+  // is known (web.ts), and every request goes through the adapter.
   const readsFirst = !authenticates(options);
-  const toNode = toNodeHandler(endpoint, {
-    maxRequestBodySize: maxBody,
-    onerror: (error) => {
-      // A client that went away (or was cut off by a timeout) before its request arrived is not a server failure.
-      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') return;
-      console.error('[toolspec] HTTP request failed:', error);
-    },
-  });
+  const onerror = (error: Error) => {
+    // A client that went away (or was cut off by a timeout) before its request arrived is not a server failure.
+    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message === 'aborted') return;
+    console.error('[toolspec] HTTP request failed:', error);
+  };
+  const toNode = toNodeHandler(endpoint, { maxRequestBodySize: maxBody, onerror });
+  /**
+   * A JSON POST read and parsed by readJson, answered without the SDK's adapter (toNodeHandler), which would
+   * serialise the parsed value again into a body nobody reads and hand the answer through a stream that watches it
+   * (web.ts's track): a Request without a body, with the same headers and an AbortSignal aborted when the client
+   * leaves before its answer is written; the answer written as the adapter writes it (status, headers, each chunk,
+   * backpressure), this loop telling the endpoint what the watching stream would have told it (bodyWatch).
+   * test/web-body.test.ts holds the answers equal to the adapter's.
+   */
+  async function answerParsed(req: http.IncomingMessage, res: http.ServerResponse, parsedBody: unknown) {
+    let finished = false;
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!finished) abort.abort();
+    });
+    if (res.destroyed) abort.abort();
+    let response: Response;
+    try {
+      response = await endpoint.fetch(webRequest(req, abort.signal), { parsedBody, direct: true });
+    } catch (error) {
+      onerror(error instanceof Error ? error : new Error(String(error)));
+      response = Response.json(
+        { jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: echoableId(parsedBody) },
+        { status: 500 },
+      );
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of response.headers) headers[name] = value;
+    res.writeHead(response.status, headers);
+    if (!response.body) {
+      finished = true;
+      return void res.end();
+    }
+    const reader = response.body.getReader();
+    const watch = bodyWatch(response);
+    let drained: (() => void) | undefined;
+    const release = () => {
+      drained?.();
+      drained = undefined;
+    };
+    res.on('drain', release);
+    abort.signal.addEventListener('abort', release, { once: true });
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) {
+          watch?.ended();
+          break;
+        }
+        if (abort.signal.aborted) {
+          watch?.left();
+          void reader.cancel().catch(() => undefined);
+          break;
+        }
+        watch?.written(value);
+        if (!res.write(value) && !abort.signal.aborted) await new Promise<void>((resolve) => (drained = resolve));
+      }
+    } catch {
+      // the stream failed: the answer ends here, as the adapter ends it
+      watch?.ended();
+    }
+    finished = true;
+    res.end();
+  }
   let draining = false;
   // Requests whose response is still being written (POSTs: a standalone GET stream never ends by itself).
   let active = 0;
@@ -149,7 +238,9 @@ export async function serveHttp(handlers: ToolHandlers, options: HttpOptions = {
         isJsonContentType(req.headers['content-type'] ?? '') &&
         Number(req.headers['content-length']) <= maxBody
       ) {
-        return readJson(req, (request, parsed) => void toNode(request, res, parsed));
+        return readJson(req, (request, parsed) =>
+          parsed === undefined ? void toNode(request, res) : void answerParsed(req, res, parsed),
+        );
       }
       // (IncomingMessage types `method` as optional, which exactOptionalPropertyTypes tells apart from the adapter's.)
       void toNode(req as NodeIncomingMessageLike, res);

@@ -125,8 +125,10 @@ export interface McpFetchHandler {
   /**
    * `parsedBody`: the request's body, already read and parsed by the caller (the Node server of http.ts, or a
    * framework's body parser through the SDK's `toNodeHandler`): taken as the body, and not read again.
+   * `direct`: the caller writes the response's body itself and tells what happens to it (bodyWatch), so a 2025
+   * session's stream is handed on as the SDK made it, not wrapped in a stream that watches it.
    */
-  fetch(request: Request, options?: { parsedBody?: unknown }): Promise<Response>;
+  fetch(request: Request, options?: { parsedBody?: unknown; direct?: boolean }): Promise<Response>;
   /** Ends every session and in-flight exchange. */
   close(): Promise<void>;
   /** Resolves true once no call is in flight, or false after `timeoutMs`. */
@@ -219,7 +221,7 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
       }
       const extra = { ...(auth ? { authInfo: auth } : {}), ...body };
       if (legacy && (await isLegacyRequest(request, body.parsedBody, { maxRequestBodySize: maxBody }))) {
-        return legacy.handle(request, extra);
+        return legacy.handle(request, extra, given?.direct === true);
       }
       const taskIds = listenTaskIds(body.parsedBody);
       if (taskIds) return listenWithTasks(modern, request, extra, taskIds, factory.tasks, taskStreams);
@@ -235,6 +237,23 @@ export function createWebHandler(handlers: ToolHandlers, options: WebHandlerOpti
     settled: (timeoutMs) => factory.settled(timeoutMs),
   };
 }
+
+/**
+ * What the caller of `fetch(request, { direct: true })` tells the endpoint about a response body it writes itself,
+ * in place of the stream the endpoint would wrap it in: each chunk as it is written, the body's end (done, or
+ * failed), and the client leaving before the end (the caller cancels the body). The wrapper hears the same from
+ * its reader: the endpoint counts the request busy until then, and learns the stream's first event id.
+ */
+export interface BodyWatch {
+  written(chunk: Uint8Array): void;
+  ended(): void;
+  left(): void;
+}
+
+const watches = new WeakMap<Response, BodyWatch>();
+
+/** The watch of a response `fetch` returned for `direct: true`; undefined when there is nothing to tell. */
+export const bodyWatch = (response: Response): BodyWatch | undefined => watches.get(response);
 
 /** Whether the spec's `auth` checks each request's token (it has `auth`, and the options do not turn it off). */
 const checksTokens = (options: HttpSecurityOptions) => access !== undefined && options.auth !== false;
@@ -303,7 +322,11 @@ class LegacySessions {
     this.resumeWindowMs = resumption?.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS;
   }
 
-  async handle(request: Request, extra: { authInfo?: AuthInfo; parsedBody?: unknown }): Promise<Response> {
+  async handle(
+    request: Request,
+    extra: { authInfo?: AuthInfo; parsedBody?: unknown },
+    direct = false,
+  ): Promise<Response> {
     const { authInfo } = extra;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
@@ -316,15 +339,16 @@ class LegacySessions {
       }
       const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
       if (lastEventId && this.store) return this.resume(session, id, lastEventId, request, extra);
-      return this.track(session, request, session.transport.handleRequest(request, extra));
+      return this.track(session, request, session.transport.handleRequest(request, extra), direct);
     }
     if (this.sessions.size >= this.max && !this.evictIdle()) return this.full();
     // No session yet: a transport that keeps one only if this request is an initialize.
     const session = await this.open(request, authInfo, initializeParams(extra.parsedBody));
-    const response = await this.track(session, request, session.transport.handleRequest(request, extra));
+    const response = await this.track(session, request, session.transport.handleRequest(request, extra), direct);
     if (!session.transport.sessionId || session.unrecorded !== undefined) void session.transport.close();
     if (session.unrecorded === undefined) return response;
     // The SDK answered it as a bad request: the truth is that the shared store could not record the session.
+    watches.get(response)?.left();
     void response.body?.cancel();
     return unreachable(session.unrecorded);
   }
@@ -568,8 +592,17 @@ class LegacySessions {
     session.used = ++this.uses;
   }
 
-  /** Counts the request as busy until its response (a stream, maybe) ends; a response left unread cancels. */
-  private async track(session: Session, request: Request, pending: Promise<Response>): Promise<Response> {
+  /**
+   * Counts the request as busy until its response (a stream, maybe) ends; a response left unread cancels. `direct`:
+   * the response as the SDK made it, and its caller tells its end and its client's departure (bodyWatch), as the
+   * wrapping stream would have learned them from its reader.
+   */
+  private async track(
+    session: Session,
+    request: Request,
+    pending: Promise<Response>,
+    direct = false,
+  ): Promise<Response> {
     session.busy++;
     this.touch(session);
     let response: Response;
@@ -595,8 +628,19 @@ class LegacySessions {
       ended = true;
       done();
     };
-    const reader = response.body.getReader();
     const resumable = this.store !== undefined && response.headers.get('content-type') === 'text/event-stream';
+    if (direct) {
+      watches.set(response, {
+        written: resumable ? (chunk) => this.watchStream(request, chunk) : () => undefined,
+        ended: end,
+        left: () => {
+          this.left(request);
+          end();
+        },
+      });
+      return response;
+    }
+    const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {

@@ -261,6 +261,36 @@ describe('resumption: false', () => {
   });
 });
 
+describe('a stream its client left', () => {
+  // One session at most: a new initialize closes the first only if nothing of it is open, so the server must have
+  // counted the left stream's response as ended (the Node server tells it so itself: bodyWatch's left).
+  it('no longer holds its session busy once the server has noticed', async () => {
+    const server = await serve({ maxSessions: 1 });
+    try {
+      const session = await initialize(server.url);
+      const gone = new AbortController();
+      const call = await post(server.url, session, slowCall(50, 20, 1), gone.signal);
+      await readEvents(call, 2); // the priming event and a progress notification
+      gone.abort();
+      await sleep(200); // more progress: the next chunk tells the server that nobody reads it
+      const second = await fetch(server.url, {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      });
+      await second.text();
+      expect(second.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function slowCall(steps: number, ms: number, progressToken?: number) {
