@@ -26,23 +26,27 @@ import { closest } from '../core/suggest.js';
 import { compile } from '../compile.js';
 import { EXIT, invalid, plural, type CommandResult, type Styles } from './result.js';
 
-export interface CallInput {
+/** The options of `toolspec call` as the command line gives them (src/cli.ts). */
+export interface CallOptions {
+  json?: string;
+  list?: boolean;
+  format: 'text' | 'json';
+  /** Get this prompt instead of calling a tool: the pairs are its arguments. */
+  prompt?: string;
+  /** Read this resource URI instead of calling a tool. */
+  read?: string;
+}
+
+export interface CallInput extends CallOptions {
   /** The tool to call; absent with --list (every tool). */
-  tool?: string;
+  tool?: string | undefined;
   /** key=value and key:=json pairs. */
   pairs: readonly string[];
-  json?: string;
-  list: boolean;
   spec: string;
   cwd: string;
-  format: 'text' | 'json';
   style: Styles;
   /** Prints on stderr as it happens: the handler's log messages and progress, and the causes of its failures. */
   err: (text: string) => void;
-  /** Get this prompt instead of calling a tool (`--prompt`): the pairs are its arguments. */
-  prompt?: string;
-  /** Read this resource URI instead of calling a tool (`--read`). */
-  read?: string;
 }
 
 /** The project's folders and handlers, and the generated files by absolute path. */

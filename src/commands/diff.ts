@@ -22,11 +22,16 @@ import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from
 import { checkVersion } from '../diff/semver.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 
-export interface DiffCommandInput extends OperandInput {
+/** The options of `toolspec diff` as the command line gives them (src/cli.ts). */
+export interface DiffOptions {
+  against?: string | undefined;
   format: ReportFormat;
   failOn: FailOn;
   /** Fail (exit 1) when the new server.version did not move as far as the changes need (src/diff/semver.ts). */
   checkVersion?: boolean;
+}
+
+export interface DiffCommandInput extends OperandInput, DiffOptions {
   style?: Styles;
 }
 

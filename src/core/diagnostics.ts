@@ -185,3 +185,14 @@ export function fileSystemError(e: unknown, cwd = process.cwd()): UserError | un
   const what = error.syscall === 'open' || error.syscall === 'read' || error.syscall === 'scandir' ? 'use' : 'write';
   return new UserError(`cannot ${what} ${shown}: ${reason} (${error.code})`);
 }
+
+/** What ends a command: a user's error (exit 2) or a bug in toolspec (exit 3), in words. */
+export function describeError(e: unknown, cwd?: string): { user: boolean; message: string } {
+  const user = e instanceof UserError ? e : fileSystemError(e, cwd);
+  if (user) return { user: true, message: user.message };
+  const stack = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  return {
+    user: false,
+    message: `internal error — this is a bug in toolspec, please report it with the spec that caused it\n${stack}`,
+  };
+}
