@@ -16,7 +16,6 @@ export type FindingKind =
 
 export interface Finding {
   kind: FindingKind;
-  /** The tool concerned, when there is one. */
   tool?: string;
   /** As the user would type it: relative to the working directory when inside it. */
   file: string;

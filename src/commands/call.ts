@@ -6,12 +6,7 @@
  * is now, generated in memory without the cache and never written (what runs is what the spec says, whatever the
  * disk or the cache hold); the project's TypeScript is transpiled into its cache folder (src/cache/run.ts) and
  * imported. So the arguments are validated, defaults filled and the result checked exactly as the server would, by
- * the same code.
- *
- * Exit codes: 0 the tool returned a result · 1 the result is an error (arguments the validator rejects, a handler
- * that throws or breaks its output schema), the resource is not found, or the tool asked the client for input,
- * which `call` cannot give · 2 usage: an unknown tool or prompt, unreadable arguments or ones the prompt refuses,
- * an invalid spec, a handler that does not parse or is missing, dependencies not installed · 3 internal error.
+ * the same code. Exit codes: `toolspec call --help`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -82,9 +77,8 @@ const logFailure = (input: CallInput, kind: string) => (error: unknown, name: st
   );
 
 export async function callCommand(input: CallInput): Promise<CommandResult> {
-  const loaded = await loadProject(input);
-  if ('code' in loaded) return loaded;
-  const project = loaded;
+  const project = await loadProject(input);
+  if ('code' in project) return project;
   if (input.prompt !== undefined || input.read !== undefined) {
     if (input.prompt !== undefined && input.read !== undefined) return usage('--prompt and --read: give one of them');
     if (input.list) return usage('--list lists tools; `toolspec lint` shows the prompts and resources');

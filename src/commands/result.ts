@@ -4,7 +4,9 @@
  * diagnostics, and the lint that validate, generate and check run beside their own work.
  */
 import type { LintResult } from '../lint/lint.js';
-import { countSummary, PLAIN, type Style } from '../report/text.js';
+import { countSummary, PLAIN, plural, type Style } from '../report/text.js';
+
+export { plural };
 import { renderTexts, type Finding } from '../report/findings.js';
 import { packageVersion } from '../core/paths.js';
 import { renderSarif } from '../report/sarif.js';
@@ -92,10 +94,6 @@ export async function lintBeside(
     ? `${api.formatLintFindings(lint.findings, style, result.sources)}\n\n`
     : `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}; \`toolspec lint\` shows hints and the token table\n`;
   return { lint, stderr };
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** "3 tools, 1 prompt, 2 resources": what a spec serves (prompts and resources when it has any). */

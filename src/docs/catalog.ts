@@ -12,6 +12,7 @@ import type { AuthModel, ExampleModel, PromptModel, ResourceModel, ServerModel, 
 import type { TokenReport } from '../lint/tokens.js';
 import { CLASS_ORDER, formatPath, type Change, type ChangeClass } from '../diff/rules.js';
 import { unicodeEscape } from '../core/visible.js';
+import { plural } from '../report/text.js';
 
 export interface CatalogDiff {
   /** The old side as shown: `<rev>:<path>`. */
@@ -114,8 +115,8 @@ export function renderCatalog(input: CatalogInput): string {
         <header>
           <h1>${server.title ?? server.name} <span class="version">${server.version}</span></h1>
           <p class="meta">
-            <code>${server.name}</code> · ${count(model.tools.length, 'tool')},
-            ${count(model.prompts.length, 'prompt')}, ${count(model.resources.length, 'resource')} · the tools take
+            <code>${server.name}</code> · ${plural(model.tools.length, 'tool')},
+            ${plural(model.prompts.length, 'prompt')}, ${plural(model.resources.length, 'resource')} · the tools take
             ${tokens.total} tokens
             (${tokens.encoding})${
               server.websiteUrl && /^https?:\/\//i.test(server.websiteUrl)
@@ -165,8 +166,6 @@ export function renderCatalog(input: CatalogInput): string {
     </html> `;
   return page.text;
 }
-
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The items a diff touches, by `tool:<name>`, `prompts:<name>` or `resources:<name>`: their gravest class. */
 function changedItems(changes: readonly Change[]): Map<string, ChangeClass> {

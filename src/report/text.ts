@@ -99,9 +99,11 @@ function linesOf(source: string): string[] {
   return split.lines;
 }
 
+/** "1 tool", "3 tools". */
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export function countSummary(list: readonly Diagnostic[]): string {
   const errors = list.filter((d) => d.severity === 'error').length;
   const warnings = list.length - errors;
-  const n = (k: number, word: string) => `${k} ${word}${k === 1 ? '' : 's'}`;
-  return warnings ? `${n(errors, 'error')}, ${n(warnings, 'warning')}` : n(errors, 'error');
+  return warnings ? `${plural(errors, 'error')}, ${plural(warnings, 'warning')}` : plural(errors, 'error');
 }
