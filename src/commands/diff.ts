@@ -4,7 +4,16 @@
  */
 import type { Style } from '../report/text.js';
 import { renderTexts } from '../report/findings.js';
-import { EXIT, PLAIN_STYLES, plural, sarifOf, type CommandResult, type ReportFormat, type Styles } from './result.js';
+import {
+  byFormat,
+  EXIT,
+  PLAIN_STYLES,
+  plural,
+  sarifOf,
+  type CommandResult,
+  type ReportFormat,
+  type Styles,
+} from './result.js';
 import { isObject } from '../pipeline/schema/keywords.js';
 import { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
@@ -75,14 +84,12 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
       }
     }
   }
-  const stdout =
-    input.format === 'json'
-      ? formatDiffJson(report)
-      : input.format === 'github'
-        ? formatDiffGithub(report)
-        : input.format === 'sarif'
-          ? sarifOf(report.changes.map(asChangeFinding), 'toolspec diff')
-          : formatDiffText(report, style.out);
+  const stdout = byFormat(input.format, {
+    json: () => formatDiffJson(report),
+    github: () => formatDiffGithub(report),
+    sarif: () => sarifOf(report.changes.map(asChangeFinding), 'toolspec diff'),
+    text: () => formatDiffText(report, style.out),
+  });
   return { code: report.failed ? 1 : 0, stdout, stderr };
 }
 

@@ -45,6 +45,9 @@ export interface SpecInput {
 /** How the commands that report findings print them: for people, for machines, as GitHub annotations, as SARIF. */
 export type ReportFormat = 'text' | 'json' | 'github' | 'sarif';
 
+/** What the command prints in `format`: only the renderer of that format runs. */
+export const byFormat = (format: ReportFormat, render: Record<ReportFormat, () => string>): string => render[format]();
+
 /** The findings of `command` as a SARIF log (report/sarif.ts); `describe` gives a code's rule description. */
 export function sarifOf(
   findings: readonly Finding[],

@@ -13,6 +13,7 @@ import type { TokenReport } from '../lint/tokens.js';
 import { CLASS_ORDER, formatPath, type Change, type ChangeClass } from '../diff/rules.js';
 import { unicodeEscape } from '../core/visible.js';
 import { plural } from '../report/text.js';
+import { resolvePointer } from '../pipeline/schema/keywords.js';
 
 export interface CatalogDiff {
   /** The old side as shown: `<rev>:<path>`. */
@@ -329,10 +330,7 @@ const record = (v: unknown): Record<string, unknown> | undefined =>
 /** A local `$ref` (`#/$defs/…`, `#/definitions/…`) followed once; anything else as it is. */
 function resolve(root: Record<string, unknown>, s: Record<string, unknown>): Record<string, unknown> {
   const ref = str(s['$ref']);
-  if (!ref?.startsWith('#/')) return s;
-  let at: unknown = root;
-  for (const seg of ref.slice(2).split('/')) at = record(at)?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return record(at) ?? s;
+  return (ref?.startsWith('#/') && record(resolvePointer(root, ref))) || s;
 }
 
 /** A schema's type in a few words: `string (uri)`, `integer[]`, `{ slug: string, limit?: integer }`, `"a" | "b"`. */
