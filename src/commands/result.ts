@@ -5,13 +5,12 @@
  */
 import type { LintResult } from '../lint/lint.js';
 import { countSummary, PLAIN, plural, type Style } from '../report/text.js';
-
-export { plural };
 import { renderTexts, type Finding } from '../report/findings.js';
 import { packageVersion } from '../core/paths.js';
 import { renderSarif } from '../report/sarif.js';
-import type { CompileOptions, Compiled } from '../compile.js';
-import type { LoadResult } from '../compile.js';
+import type { CompileOptions, Compiled, LoadResult } from '../compile.js';
+
+export { plural };
 
 /** 0 fine · 1 drift found, lint fails (options.lint.failOn), diff finds a breaking change or a called tool fails · 2 invalid spec, config or usage · 3 internal error. */
 export const EXIT = { ok: 0, drift: 1, lint: 1, failed: 1, invalid: 2, internal: 3 } as const;

@@ -5,7 +5,7 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import { visible } from '../core/visible.js';
 
-export { hasInvisible, visible, withoutInvisible } from '../core/visible.js';
+export { visible };
 
 const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
 
