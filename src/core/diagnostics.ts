@@ -5,17 +5,9 @@
 
 export type Severity = 'error' | 'warning';
 
-export interface Diagnostic {
+export interface Diagnostic extends Span {
   code: DiagnosticCode;
   severity: Severity;
-  /** Path of the file, as the user would type it (relative to the working directory when inside it). */
-  file: string;
-  /** 1-based. */
-  line: number;
-  /** 1-based, in UTF-16 code units like editors count. */
-  column: number;
-  endLine: number;
-  endColumn: number;
   message: string;
   hint?: string;
 }
@@ -99,8 +91,11 @@ export type DiagnosticCode = keyof typeof CODES;
 
 /** A position inside a file: what the loader hands to diagnostics. */
 export interface Span {
+  /** Path of the file, as the user would type it (relative to the working directory when inside it). */
   file: string;
+  /** 1-based. */
   line: number;
+  /** 1-based, in UTF-16 code units like editors count. */
   column: number;
   endLine: number;
   endColumn: number;
