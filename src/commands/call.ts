@@ -19,6 +19,7 @@ import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../cache/
 import type { CheckSubject } from '../check/subject.js';
 import { closest } from '../core/suggest.js';
 import { compile } from '../compile.js';
+import type { ToolDefinition } from '../pipeline/model.js';
 import { EXIT, invalid, plural, type CommandResult, type Styles } from './result.js';
 
 /** The options of `toolspec call` as the command line gives them (src/cli.ts). */
@@ -46,14 +47,6 @@ export interface CallInput extends CallOptions {
 
 /** The project's folders and handlers, and the generated files by absolute path. */
 type Project = CheckSubject & { generated: Map<string, string> };
-
-interface ListedTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: unknown;
-}
 
 const usage = (message: string) => invalid(`toolspec call: ${message}\n`);
 
@@ -87,7 +80,7 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
     return callPrimitive({ ...input, pairs }, project);
   }
   const manifestText = project.generated.get(path.join(project.generatedDir, 'manifest.json'));
-  const listed = (JSON.parse(manifestText ?? '{"tools":[]}') as { tools: ListedTool[] }).tools;
+  const listed = (JSON.parse(manifestText ?? '{"tools":[]}') as { tools: ToolDefinition[] }).tools;
   const names = listed.map((t) => t.name);
 
   if (input.tool !== undefined && !names.includes(input.tool))
@@ -402,7 +395,7 @@ function resourceText(result: Record<string, unknown>): string {
 }
 
 /** `call --list`: each tool, then one line per argument (name, type, required or default, description). */
-function formatList(tools: readonly ListedTool[], format: 'text' | 'json'): string {
+function formatList(tools: readonly ToolDefinition[], format: 'text' | 'json'): string {
   if (format === 'json') {
     const rows = tools.map((t) => ({
       name: t.name,

@@ -5,22 +5,16 @@
  * own results (diagnostics, lint findings, check's drift, diff's changes) into findings and lays them out
  * (grouping, summaries); how one finding looks is decided only here.
  */
+import type { Span } from '../core/diagnostics.js';
 import { codeFrame, visible, type Style } from './text.js';
 
 export type FindingSeverity = 'error' | 'warning' | 'notice';
 
-export interface Finding {
+/** Where it is, when it has a place (core/diagnostics.ts's Span). */
+export interface Finding extends Partial<Span> {
   /** What kind of problem, stable for tools to match on: TS012, a lint rule id, a check kind, a diff rule. */
   code: string;
   severity: FindingSeverity;
-  /** As the user would type it: relative to the working directory when inside it. */
-  file?: string;
-  /** 1-based. */
-  line?: number;
-  /** 1-based, in UTF-16 code units like editors count. */
-  column?: number;
-  endLine?: number;
-  endColumn?: number;
   tool?: string;
   message: string;
   /** How to fix it. */

@@ -2,7 +2,7 @@
  * What text for people is made of: styles (colour on terminals), `visible` (the one place where text from the spec
  * is made safe for a terminal) and code frames. How a finding is laid out is findings.ts's.
  */
-import type { Diagnostic } from '../core/diagnostics.js';
+import type { Diagnostic, Span } from '../core/diagnostics.js';
 import { visible } from '../core/visible.js';
 
 export { visible };
@@ -35,12 +35,7 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
 const FRAME_WIDTH = 100;
 
 /** Where a code frame points: a 1-based line and column, and where the problem ends when it is known. */
-export interface FramePosition {
-  line: number;
-  column: number;
-  endLine?: number | undefined;
-  endColumn?: number | undefined;
-}
+type FramePosition = Pick<Span, 'line' | 'column'> & Partial<Pick<Span, 'endLine' | 'endColumn'>>;
 
 /**
  * The line as shown under a finding, and the caret line under it. Tabs become one space and invisible
