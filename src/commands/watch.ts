@@ -303,12 +303,9 @@ function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
     dispose();
     controller.abort();
   };
-  const dispose = () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const dispose = () => signals.forEach((s) => process.off(s, onSignal));
+  signals.forEach((s) => process.on(s, onSignal));
   return { signal: controller.signal, dispose };
 }
 
