@@ -6,7 +6,11 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, type CommandResult, type ReportFormat, type Styles } from './commands/result.js';
-import { fileSystemError, UserError } from './core/diagnostics.js';
+import type { CallOptions } from './commands/call.js';
+import type { DiffOptions } from './commands/diff.js';
+import type { ImportOptions } from './commands/import.js';
+import type { InitOptions } from './commands/init.js';
+import { describeError } from './core/diagnostics.js';
 import { chooseSpec, DEFAULT_SPEC } from './core/discover.js';
 import { packageVersion } from './core/paths.js';
 import { styleFor } from './report/text.js';
@@ -159,19 +163,14 @@ const COMMANDS: CommandSpec[] = [
     ],
     run: async (r, [old, next], o) => {
       const { diffCommand } = await import('./commands/diff.js');
-      r.finish(
-        diffCommand({
-          old: str(old),
-          new: str(next),
-          against: str(o.against),
-          format: o.format,
-          failOn: o.failOn as 'breaking' | 'prompt' | 'any',
-          checkVersion: o.checkVersion === true,
-          spec: r.base(o.spec).spec,
-          cwd: r.cwd,
-          style: r.styles(),
-        }),
-      );
+      const input = {
+        ...(o as unknown as DiffOptions),
+        old: str(old),
+        new: str(next),
+        spec: r.base(o.spec).spec,
+        cwd: r.cwd,
+      };
+      r.finish(diffCommand({ ...input, style: r.styles() }));
     },
   },
   {
@@ -258,26 +257,8 @@ Examples:
     ],
     run: async (r, _args, o) => {
       const { importCommand } = await import('./commands/import.js');
-      r.finish(
-        await importCommand({
-          fromCommand: str(o.fromCommand),
-          fromUrl: str(o.fromUrl),
-          fromFile: str(o.fromFile),
-          name: str(o.name),
-          serverVersion: str(o.serverVersion),
-          out: str(o.out)!,
-          timeout: str(o.timeout)!,
-          format: o.format as 'text' | 'json',
-          force: Boolean(o.force),
-          hoist: Boolean(o.hoist),
-          skipInvalid: Boolean(o.skipInvalid),
-          headers: (o.header as string[] | undefined) ?? [],
-          cwd: r.cwd,
-          env: r.env,
-          version: packageVersion(),
-        }),
-        { raw: true },
-      );
+      const input = { ...(o as unknown as ImportOptions), cwd: r.cwd, env: r.env, version: packageVersion() };
+      r.finish(await importCommand(input), { raw: true });
     },
   },
   {
@@ -294,16 +275,7 @@ Examples:
     ],
     run: async (r, [dir], o) => {
       const { initCommand } = await import('./commands/init.js');
-      r.finish(
-        await initCommand({
-          dir: str(dir) ?? '.',
-          cwd: r.cwd,
-          force: Boolean(o.force),
-          blank: Boolean(o.blank),
-          toolspec: str(o.toolspec),
-          style: r.styles(),
-        }),
-      );
+      r.finish(await initCommand({ ...(o as InitOptions), dir: dir as string, cwd: r.cwd, style: r.styles() }));
     },
   },
   {
@@ -348,15 +320,11 @@ Examples:
     run: async (r, [tool, pairs], o) => {
       const { callCommand } = await import('./commands/call.js');
       const called = callCommand({
+        ...(o as CallOptions),
         tool: str(tool),
         pairs: (pairs as string[] | undefined) ?? [],
-        json: str(o.json),
-        prompt: str(o.prompt),
-        read: str(o.read),
-        list: Boolean(o.list),
         spec: r.base(o.spec).spec,
         cwd: r.cwd,
-        format: o.format as 'text' | 'json',
         style: r.styles(),
         err: r.err,
       });
@@ -488,14 +456,8 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     return code;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
-    const user = e instanceof UserError ? e : fileSystemError(e, cwd);
-    if (user) {
-      err(`toolspec: ${user.message}`);
-      return EXIT.invalid;
-    }
-    err(
-      `toolspec: internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
-    );
-    return EXIT.internal;
+    const { user, message } = describeError(e, cwd);
+    err(`toolspec: ${message}`);
+    return user ? EXIT.invalid : EXIT.internal;
   }
 }

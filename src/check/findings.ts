@@ -1,4 +1,5 @@
 /** What `toolspec check` reports: one finding per divergence between the spec, the generated files and the handlers. */
+import type { Span } from '../core/diagnostics.js';
 
 export type FindingKind =
   | 'stale-file'
@@ -14,14 +15,9 @@ export type FindingKind =
   | 'handler-any'
   | 'handler-contract';
 
-export interface Finding {
+export interface Finding extends Pick<Span, 'file' | 'line' | 'column'> {
   kind: FindingKind;
-  /** The tool concerned, when there is one. */
   tool?: string;
-  /** As the user would type it: relative to the working directory when inside it. */
-  file: string;
-  line: number;
-  column: number;
   message: string;
   /**
    * `generate`: `toolspec generate` fixes it (never by overwriting or deleting a handler). `handler`: a person must

@@ -66,19 +66,10 @@ function firstDifference(a: string, b: string): number {
 /** From the file on disk to what generate would write; without the patch's own header lines. */
 function unifiedDiff(file: string, current: string, expected: string): string {
   // A diff of a large, much-changed file can take the diff algorithm minutes: bound it, and say so instead.
-  const patch = createTwoFilesPatch(
-    `${file} (on disk)`,
-    `${file} (generated)`,
-    current,
-    expected,
-    undefined,
-    undefined,
-    {
-      context: 3,
-      maxEditLength: 5000,
-      timeout: 2000,
-    },
-  ) as string | undefined;
+  const [before, after] = [`${file} (on disk)`, `${file} (generated)`];
+  const options = { context: 3, maxEditLength: 5000, timeout: 2000 };
+  const patch = createTwoFilesPatch(before, after, current, expected, undefined, undefined, options) as
+    string | undefined;
   if (patch === undefined) {
     const lines = (t: string) => t.split('\n').length;
     return `(too many differences to show: ${lines(current)} lines on disk, ${lines(expected)} generated)`;

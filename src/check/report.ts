@@ -1,6 +1,6 @@
 /** Check findings for people (grouped, with diffs), for machines (JSON) and for GitHub Actions (workflow commands). */
 import { renderGithub, renderJson, renderText, type Finding as Reported } from '../report/findings.js';
-import type { Style } from '../report/text.js';
+import { plural, type Style } from '../report/text.js';
 import { FIX_TEXT, type Finding } from './findings.js';
 
 /** A check finding as every command reports one: its kind is the code; the fix is the hint. */
@@ -56,7 +56,7 @@ export function summary(findings: readonly Finding[]): string {
   if (questions.length) parts.push(`${confirm} in the spec first (generate stops until then): ${questions.join(', ')}`);
   if (byGenerate) parts.push(`\`toolspec generate\` fixes ${byGenerate}${questions.length ? ' after that' : ''}`);
   if (people.length) parts.push(`${need} a person: ${people.join(', ')}`);
-  return `${findings.length} problem${findings.length === 1 ? '' : 's'}: ${parts.join('; ')}`;
+  return `${plural(findings.length, 'problem')}: ${parts.join('; ')}`;
 }
 
 export function formatFindingsJson(findings: readonly Finding[], spec: string): string {

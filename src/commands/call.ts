@@ -6,12 +6,7 @@
  * is now, generated in memory without the cache and never written (what runs is what the spec says, whatever the
  * disk or the cache hold); the project's TypeScript is transpiled into its cache folder (src/cache/run.ts) and
  * imported. So the arguments are validated, defaults filled and the result checked exactly as the server would, by
- * the same code.
- *
- * Exit codes: 0 the tool returned a result · 1 the result is an error (arguments the validator rejects, a handler
- * that throws or breaks its output schema), the resource is not found, or the tool asked the client for input,
- * which `call` cannot give · 2 usage: an unknown tool or prompt, unreadable arguments or ones the prompt refuses,
- * an invalid spec, a handler that does not parse or is missing, dependencies not installed · 3 internal error.
+ * the same code. Exit codes: `toolspec call --help`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,37 +19,34 @@ import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../cache/
 import type { CheckSubject } from '../check/subject.js';
 import { closest } from '../core/suggest.js';
 import { compile } from '../compile.js';
+import type { ToolDefinition } from '../pipeline/model.js';
 import { EXIT, invalid, plural, type CommandResult, type Styles } from './result.js';
 
-export interface CallInput {
+/** The options of `toolspec call` as the command line gives them (src/cli.ts). */
+export interface CallOptions {
+  json?: string;
+  list?: boolean;
+  format: 'text' | 'json';
+  /** Get this prompt instead of calling a tool: the pairs are its arguments. */
+  prompt?: string;
+  /** Read this resource URI instead of calling a tool. */
+  read?: string;
+}
+
+export interface CallInput extends CallOptions {
   /** The tool to call; absent with --list (every tool). */
-  tool?: string;
+  tool?: string | undefined;
   /** key=value and key:=json pairs. */
   pairs: readonly string[];
-  json?: string;
-  list: boolean;
   spec: string;
   cwd: string;
-  format: 'text' | 'json';
   style: Styles;
   /** Prints on stderr as it happens: the handler's log messages and progress, and the causes of its failures. */
   err: (text: string) => void;
-  /** Get this prompt instead of calling a tool (`--prompt`): the pairs are its arguments. */
-  prompt?: string;
-  /** Read this resource URI instead of calling a tool (`--read`). */
-  read?: string;
 }
 
 /** The project's folders and handlers, and the generated files by absolute path. */
 type Project = CheckSubject & { generated: Map<string, string> };
-
-interface ListedTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: unknown;
-}
 
 const usage = (message: string) => invalid(`toolspec call: ${message}\n`);
 
@@ -78,9 +70,8 @@ const logFailure = (input: CallInput, kind: string) => (error: unknown, name: st
   );
 
 export async function callCommand(input: CallInput): Promise<CommandResult> {
-  const loaded = await loadProject(input);
-  if ('code' in loaded) return loaded;
-  const project = loaded;
+  const project = await loadProject(input);
+  if ('code' in project) return project;
   if (input.prompt !== undefined || input.read !== undefined) {
     if (input.prompt !== undefined && input.read !== undefined) return usage('--prompt and --read: give one of them');
     if (input.list) return usage('--list lists tools; `toolspec lint` shows the prompts and resources');
@@ -89,7 +80,7 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
     return callPrimitive({ ...input, pairs }, project);
   }
   const manifestText = project.generated.get(path.join(project.generatedDir, 'manifest.json'));
-  const listed = (JSON.parse(manifestText ?? '{"tools":[]}') as { tools: ListedTool[] }).tools;
+  const listed = (JSON.parse(manifestText ?? '{"tools":[]}') as { tools: ToolDefinition[] }).tools;
   const names = listed.map((t) => t.name);
 
   if (input.tool !== undefined && !names.includes(input.tool))
@@ -404,7 +395,7 @@ function resourceText(result: Record<string, unknown>): string {
 }
 
 /** `call --list`: each tool, then one line per argument (name, type, required or default, description). */
-function formatList(tools: readonly ListedTool[], format: 'text' | 'json'): string {
+function formatList(tools: readonly ToolDefinition[], format: 'text' | 'json'): string {
   if (format === 'json') {
     const rows = tools.map((t) => ({
       name: t.name,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import { INIT_MAIN } from '../init/scaffold.js';
+import { writeAtomically } from '../import/write.js';
 import { EXIT, invalid, loadForCommand, type CommandResult, type SpecInput } from './result.js';
 
 export interface ClientsInput extends SpecInput {
@@ -152,10 +153,7 @@ function writeEntry(file: string, key: string, name: string, entry: Entry): void
   if (servers !== undefined && (typeof servers !== 'object' || servers === null || Array.isArray(servers)))
     throw new UserError(`"${key}" in ${file} is not an object; nothing was written`);
   data[key] = { ...(servers as Record<string, unknown> | undefined), [name]: entry };
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.toolspec-${process.pid}`;
-  fs.writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`);
-  fs.renameSync(temp, file);
+  writeAtomically(file, file, `${JSON.stringify(data, null, 2)}\n`, true);
 }
 
 const usage = (message: string) => invalid(`toolspec: ${message}\n`);

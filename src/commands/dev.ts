@@ -25,7 +25,6 @@ export interface DevInput extends Pick<LoopInput, 'stop' | 'debounceMs'> {
   port: number;
   /** Serve 2025 clients with sessions (they end on every restart) instead of statelessly. */
   sessions: boolean;
-  /** Style of stderr. */
   style?: Style;
   /** One line per cycle on stdout / diagnostics and the server's output on stderr. */
   out: (line: string) => void;

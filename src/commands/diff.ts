@@ -4,7 +4,16 @@
  */
 import type { Style } from '../report/text.js';
 import { renderTexts } from '../report/findings.js';
-import { EXIT, PLAIN_STYLES, plural, sarifOf, type CommandResult, type ReportFormat, type Styles } from './result.js';
+import {
+  byFormat,
+  EXIT,
+  PLAIN_STYLES,
+  plural,
+  sarifOf,
+  type CommandResult,
+  type ReportFormat,
+  type Styles,
+} from './result.js';
 import { isObject } from '../pipeline/schema/keywords.js';
 import { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
@@ -22,11 +31,16 @@ import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from
 import { checkVersion } from '../diff/semver.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 
-export interface DiffCommandInput extends OperandInput {
+/** The options of `toolspec diff` as the command line gives them (src/cli.ts). */
+export interface DiffOptions {
+  against?: string | undefined;
   format: ReportFormat;
   failOn: FailOn;
   /** Fail (exit 1) when the new server.version did not move as far as the changes need (src/diff/semver.ts). */
   checkVersion?: boolean;
+}
+
+export interface DiffCommandInput extends OperandInput, DiffOptions {
   style?: Styles;
 }
 
@@ -70,14 +84,12 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
       }
     }
   }
-  const stdout =
-    input.format === 'json'
-      ? formatDiffJson(report)
-      : input.format === 'github'
-        ? formatDiffGithub(report)
-        : input.format === 'sarif'
-          ? sarifOf(report.changes.map(asChangeFinding), 'toolspec diff')
-          : formatDiffText(report, style.out);
+  const stdout = byFormat(input.format, {
+    json: () => formatDiffJson(report),
+    github: () => formatDiffGithub(report),
+    sarif: () => sarifOf(report.changes.map(asChangeFinding), 'toolspec diff'),
+    text: () => formatDiffText(report, style.out),
+  });
   return { code: report.failed ? 1 : 0, stdout, stderr };
 }
 

@@ -18,22 +18,25 @@ import { checkTarget, writeAtomically } from '../import/write.js';
 import { specYaml } from '../import/yaml.js';
 import { plural, type CommandResult } from './result.js';
 
-export interface ImportInput {
+/** The options of `toolspec import` as the command line gives them (src/cli.ts). */
+export interface ImportOptions {
   fromCommand?: string;
   fromUrl?: string;
   fromFile?: string;
   /** The spec file to write; "-" prints it instead. */
   out: string;
-  force: boolean;
-  hoist: boolean;
-  skipInvalid: boolean;
-  /** e.g. "30s". */
+  force?: boolean;
+  hoist?: boolean;
+  skipInvalid?: boolean;
   timeout: string;
   /** "Name: value" each, for --from-url. */
-  headers: string[];
+  header?: string[];
   name?: string;
   serverVersion?: string;
   format: 'text' | 'json';
+}
+
+export interface ImportInput extends ImportOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** toolspec's own version, reported to the server as the client's. */
@@ -80,13 +83,13 @@ async function run(input: ImportInput): Promise<CommandResult> {
   const toStdout = input.out === '-';
   const target = path.resolve(input.cwd, input.out);
   const shown = toStdout ? 'the spec' : displayPath(target, input.cwd);
-  if (!toStdout) checkTarget(target, shown, input.force);
+  if (!toStdout) checkTarget(target, shown, Boolean(input.force));
   const timeoutMs = parseDuration(input.timeout);
   if (timeoutMs === undefined)
     throw new UserError(
       `--timeout ${JSON.stringify(input.timeout)} is not a duration; write a whole number and a unit, e.g. 10s, 500ms or 2m`,
     );
-  if (input.headers.length && input.fromUrl === undefined) throw new UserError('--header applies to --from-url only');
+  if (input.header && input.fromUrl === undefined) throw new UserError('--header applies to --from-url only');
 
   const { listing, deepNotes } = await readListing(input, timeoutMs);
   const origin = describeOrigin(input, listing);
@@ -163,7 +166,7 @@ async function run(input: ImportInput): Promise<CommandResult> {
     if (difference)
       throw new Error(`the imported spec does not reproduce the server's tools/list: ${difference} differs`);
 
-    if (!toStdout) writeAtomically(target, shown, text, input.force);
+    if (!toStdout) writeAtomically(target, shown, text, Boolean(input.force));
     const lintWarnings = verified.lint?.warnings ?? 0;
     const pages = listing.pageSizes.length;
     if (input.format === 'json') {
@@ -253,7 +256,7 @@ async function listingOf(input: ImportInput, timeoutMs: number): Promise<Listing
   const options = { timeoutMs, timeoutLabel: input.timeout, clientVersion: input.version };
   if (input.fromCommand !== undefined)
     return connect.listFromCommand(input.fromCommand, { cwd: input.cwd, env: input.env }, options);
-  return connect.listFromUrl(input.fromUrl!, parseHeaders(input.headers), options);
+  return connect.listFromUrl(input.fromUrl!, parseHeaders(input.header ?? []), options);
 }
 
 function parseHeaders(list: string[]): Record<string, string> {

@@ -19,16 +19,18 @@ import { writeOutput } from '../write/write.js';
 import { CLIENTS, clientLines, projectMcpJson } from './clients.js';
 import { EXIT, invalid, loadForCommand, type CommandResult, type Styles } from './result.js';
 
-export interface InitInput {
+/** The options of `toolspec init` as the command line gives them (src/cli.ts). */
+export interface InitOptions {
+  force?: boolean;
+  /** The toolspec devDependency to write in package.json; by default, one that installs here (src/init/scaffold.ts). */
+  toolspec?: string;
+  blank?: boolean;
+}
+
+export interface InitInput extends InitOptions {
   /** The project folder as the user named it. */
   dir: string;
   cwd: string;
-  /** Add the files to a folder that is not empty. */
-  force: boolean;
-  /** The toolspec devDependency to write in package.json; by default, one that installs here (src/init/scaffold.ts). */
-  toolspec?: string;
-  /** Start from a spec with no tools: no example tool, prompt or resource. */
-  blank?: boolean;
   style: Styles;
 }
 

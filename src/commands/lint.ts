@@ -1,7 +1,7 @@
 /** `toolspec lint`: the lint rules over the spec and the token table (rules and budget: options.lint). */
 import { renderGithub } from '../report/findings.js';
 import * as api from '../lint/index.js';
-import { EXIT, loadForCommand, sarifOf } from './result.js';
+import { byFormat, EXIT, loadForCommand, sarifOf } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
 export interface LintInput extends SpecInput {
@@ -14,26 +14,20 @@ export async function lintCommand(input: LintInput): Promise<CommandResult> {
   if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(input.style.out), stderr: '' };
   const { result, stderr, code } = await loadForCommand(input, input.format);
   if (!result.model) {
-    const stdout =
-      input.format === 'json'
-        ? api.lintJson(input.spec, undefined, result.diagnostics)
-        : input.format === 'github'
-          ? `${renderGithub(result.diagnostics, 'toolspec lint')}\n`
-          : input.format === 'sarif'
-            ? sarifOf(result.diagnostics, 'toolspec lint')
-            : '';
+    const stdout = byFormat(input.format, {
+      json: () => api.lintJson(input.spec, undefined, result.diagnostics),
+      github: () => `${renderGithub(result.diagnostics, 'toolspec lint')}\n`,
+      sarif: () => sarifOf(result.diagnostics, 'toolspec lint'),
+      text: () => '',
+    });
     return { code, stdout, stderr };
   }
   const lint = await api.lintLoaded({ ...result, model: result.model }, { tokens: true });
-  const stdout =
-    input.format === 'json'
-      ? api.lintJson(input.spec, lint, result.diagnostics)
-      : input.format === 'github'
-        ? lint.findings.length
-          ? `${api.formatLintGithub(lint.findings)}\n`
-          : ''
-        : input.format === 'sarif'
-          ? sarifOf(lint.findings.map(api.asFinding), 'toolspec lint', api.ruleSummary)
-          : api.formatLintReport(input.spec, lint, result.sources, input.style.out);
+  const stdout = byFormat(input.format, {
+    json: () => api.lintJson(input.spec, lint, result.diagnostics),
+    github: () => (lint.findings.length ? `${api.formatLintGithub(lint.findings)}\n` : ''),
+    sarif: () => sarifOf(lint.findings.map(api.asFinding), 'toolspec lint', api.ruleSummary),
+    text: () => api.formatLintReport(input.spec, lint, result.sources, input.style.out),
+  });
   return { code: lint.failed ? EXIT.lint : EXIT.ok, stdout, stderr };
 }

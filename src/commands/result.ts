@@ -4,12 +4,13 @@
  * diagnostics, and the lint that validate, generate and check run beside their own work.
  */
 import type { LintResult } from '../lint/lint.js';
-import { countSummary, PLAIN, type Style } from '../report/text.js';
+import { countSummary, PLAIN, plural, type Style } from '../report/text.js';
 import { renderTexts, type Finding } from '../report/findings.js';
 import { packageVersion } from '../core/paths.js';
 import { renderSarif } from '../report/sarif.js';
-import type { CompileOptions, Compiled } from '../compile.js';
-import type { LoadResult } from '../compile.js';
+import type { CompileOptions, Compiled, LoadResult } from '../compile.js';
+
+export { plural };
 
 /** 0 fine · 1 drift found, lint fails (options.lint.failOn), diff finds a breaking change or a called tool fails · 2 invalid spec, config or usage · 3 internal error. */
 export const EXIT = { ok: 0, drift: 1, lint: 1, failed: 1, invalid: 2, internal: 3 } as const;
@@ -42,6 +43,9 @@ export interface SpecInput {
 
 /** How the commands that report findings print them: for people, for machines, as GitHub annotations, as SARIF. */
 export type ReportFormat = 'text' | 'json' | 'github' | 'sarif';
+
+/** What the command prints in `format`: only the renderer of that format runs. */
+export const byFormat = (format: ReportFormat, render: Record<ReportFormat, () => string>): string => render[format]();
 
 /** The findings of `command` as a SARIF log (report/sarif.ts); `describe` gives a code's rule description. */
 export function sarifOf(
@@ -92,10 +96,6 @@ export async function lintBeside(
     ? `${api.formatLintFindings(lint.findings, style, result.sources)}\n\n`
     : `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}; \`toolspec lint\` shows hints and the token table\n`;
   return { lint, stderr };
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** "3 tools, 1 prompt, 2 resources": what a spec serves (prompts and resources when it has any). */

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateCommand, formatSummary, type GenerateInput, type GenerateResult } from './generate.js';
-import { fileSystemError, UserError } from '../core/diagnostics.js';
+import { describeError } from '../core/diagnostics.js';
 import { displayPath, isInside } from '../core/paths.js';
 import { sha256 } from '../cache/store.js';
 import { namesIn } from '../write/write.js';
@@ -52,12 +52,7 @@ export async function runGenerate(input: GenerateInput): Promise<{ result?: Gene
     return { result: await generateCommand(input) };
   } catch (e) {
     // A refused write, a bug: reported, and the loop goes on.
-    const user = e instanceof UserError ? e : fileSystemError(e, input.cwd);
-    return {
-      problem: user
-        ? user.message
-        : `internal error — this is a bug in toolspec, please report it with the spec that caused it\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
-    };
+    return { problem: describeError(e, input.cwd).message };
   }
 }
 
@@ -308,12 +303,9 @@ function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
     dispose();
     controller.abort();
   };
-  const dispose = () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const dispose = () => signals.forEach((s) => process.off(s, onSignal));
+  signals.forEach((s) => process.on(s, onSignal));
   return { signal: controller.signal, dispose };
 }
 

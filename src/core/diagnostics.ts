@@ -5,17 +5,9 @@
 
 export type Severity = 'error' | 'warning';
 
-export interface Diagnostic {
+export interface Diagnostic extends Span {
   code: DiagnosticCode;
   severity: Severity;
-  /** Path of the file, as the user would type it (relative to the working directory when inside it). */
-  file: string;
-  /** 1-based. */
-  line: number;
-  /** 1-based, in UTF-16 code units like editors count. */
-  column: number;
-  endLine: number;
-  endColumn: number;
   message: string;
   hint?: string;
 }
@@ -99,8 +91,11 @@ export type DiagnosticCode = keyof typeof CODES;
 
 /** A position inside a file: what the loader hands to diagnostics. */
 export interface Span {
+  /** Path of the file, as the user would type it (relative to the working directory when inside it). */
   file: string;
+  /** 1-based. */
   line: number;
+  /** 1-based, in UTF-16 code units like editors count. */
   column: number;
   endLine: number;
   endColumn: number;
@@ -184,4 +179,15 @@ export function fileSystemError(e: unknown, cwd = process.cwd()): UserError | un
   const shown = error.path.startsWith(`${cwd}/`) ? error.path.slice(cwd.length + 1) : error.path;
   const what = error.syscall === 'open' || error.syscall === 'read' || error.syscall === 'scandir' ? 'use' : 'write';
   return new UserError(`cannot ${what} ${shown}: ${reason} (${error.code})`);
+}
+
+/** What ends a command: a user's error (exit 2) or a bug in toolspec (exit 3), in words. */
+export function describeError(e: unknown, cwd?: string): { user: boolean; message: string } {
+  const user = e instanceof UserError ? e : fileSystemError(e, cwd);
+  if (user) return { user: true, message: user.message };
+  const stack = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  return {
+    user: false,
+    message: `internal error — this is a bug in toolspec, please report it with the spec that caused it\n${stack}`,
+  };
 }

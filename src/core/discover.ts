@@ -20,21 +20,12 @@ export function chooseSpec(given: string | undefined, cwd: string): SpecChoice {
   if (given !== undefined) return { spec: given };
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, DEFAULT_SPEC);
-    if (fs.existsSync(candidate)) {
-      return { spec: path.relative(cwd, candidate).split(path.sep).join('/') };
-    }
+    if (fs.existsSync(candidate)) return { spec: path.relative(cwd, candidate).split(path.sep).join('/') };
     const top = fs.existsSync(path.join(dir, '.git'));
     if (top || path.dirname(dir) === dir) {
       const start = path.resolve(cwd);
-      const where =
-        dir === start
-          ? top
-            ? `${start}, the top of its git repository`
-            : start
-          : top
-            ? `${start} and its parents up to ${dir}, the top of its git repository`
-            : `${start} and its parents`;
-      return { spec: DEFAULT_SPEC, lookedIn: `looked in ${where}` };
+      const where = `${start}${dir === start ? '' : ` and its parents${top ? ` up to ${dir}` : ''}`}`;
+      return { spec: DEFAULT_SPEC, lookedIn: `looked in ${where}${top ? ', the top of its git repository' : ''}` };
     }
   }
 }

@@ -127,7 +127,7 @@ export class DevServer {
   private async start(main: string): Promise<StartResult> {
     await this.stop();
     const { cwd, host, flags } = this.options;
-    const port = await freePort(host, 0);
+    const port = await freePort(host);
     if (port === undefined) return { ok: false, why: `no free port on ${host} for the server` };
     const child = spawn(
       process.execPath,
@@ -228,7 +228,7 @@ function refuse(res: http.ServerResponse, status: number, message: string): void
 }
 
 /** Whether something accepts TCP connections at host:port. */
-export function accepts(host: string, port: number): Promise<boolean> {
+function accepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     socket.once('connect', () => {
@@ -239,15 +239,14 @@ export function accepts(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** Whether host:port is free to listen on; with port 0, a free port picked by the system. */
-export function freePort(host: string, port: number): Promise<number | undefined> {
+/** A free port on host, picked by the system. */
+function freePort(host: string): Promise<number | undefined> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(undefined));
-    server.listen(port, host, () => {
-      const address = server.address();
-      const picked = typeof address === 'object' && address ? address.port : port;
-      server.close(() => resolve(picked));
+    server.listen(0, host, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
     });
   });
 }

@@ -130,9 +130,8 @@ export interface Change {
   detail: string;
   /** What it means for clients, one sentence. */
   message: string;
-  /** The value on the old side, when there is one. */
+  /** The values on the old and the new side, when there is one. */
   before?: unknown;
-  /** The value on the new side, when there is one. */
   after?: unknown;
   /** Where to point in the new spec (the tool, or the deepest part of the path written in its file). */
   file?: string;

@@ -2,17 +2,11 @@
  * What the parts of the schema comparison share: the change record, the per-node context, the comparer's
  * interface, and small readers of keyword values (types, allowed values, counts) and of how to show them.
  */
-import type { RuleId, Segments } from './rules.js';
+import type { Change, RuleId, Segments } from './rules.js';
 import { sameData, type SchemaView } from './schema-node.js';
 
 /** A difference at a path relative to the compared schemas. */
-export interface SchemaChange {
-  rule: RuleId;
-  segments: Segments;
-  detail: string;
-  before?: unknown;
-  after?: unknown;
-}
+export type SchemaChange = Pick<Change, 'rule' | 'segments' | 'detail' | 'before' | 'after'>;
 
 /** What the keyword families need of the comparer: both views, the side, and the comparison of two subschemas. */
 export interface Comparer {

@@ -12,6 +12,8 @@ import type { AuthModel, ExampleModel, PromptModel, ResourceModel, ServerModel, 
 import type { TokenReport } from '../lint/tokens.js';
 import { CLASS_ORDER, formatPath, type Change, type ChangeClass } from '../diff/rules.js';
 import { unicodeEscape } from '../core/visible.js';
+import { plural } from '../report/text.js';
+import { resolvePointer } from '../pipeline/schema/keywords.js';
 
 export interface CatalogDiff {
   /** The old side as shown: `<rev>:<path>`. */
@@ -114,8 +116,8 @@ export function renderCatalog(input: CatalogInput): string {
         <header>
           <h1>${server.title ?? server.name} <span class="version">${server.version}</span></h1>
           <p class="meta">
-            <code>${server.name}</code> · ${count(model.tools.length, 'tool')},
-            ${count(model.prompts.length, 'prompt')}, ${count(model.resources.length, 'resource')} · the tools take
+            <code>${server.name}</code> · ${plural(model.tools.length, 'tool')},
+            ${plural(model.prompts.length, 'prompt')}, ${plural(model.resources.length, 'resource')} · the tools take
             ${tokens.total} tokens
             (${tokens.encoding})${
               server.websiteUrl && /^https?:\/\//i.test(server.websiteUrl)
@@ -165,8 +167,6 @@ export function renderCatalog(input: CatalogInput): string {
     </html> `;
   return page.text;
 }
-
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The items a diff touches, by `tool:<name>`, `prompts:<name>` or `resources:<name>`: their gravest class. */
 function changedItems(changes: readonly Change[]): Map<string, ChangeClass> {
@@ -330,10 +330,7 @@ const record = (v: unknown): Record<string, unknown> | undefined =>
 /** A local `$ref` (`#/$defs/…`, `#/definitions/…`) followed once; anything else as it is. */
 function resolve(root: Record<string, unknown>, s: Record<string, unknown>): Record<string, unknown> {
   const ref = str(s['$ref']);
-  if (!ref?.startsWith('#/')) return s;
-  let at: unknown = root;
-  for (const seg of ref.slice(2).split('/')) at = record(at)?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return record(at) ?? s;
+  return (ref?.startsWith('#/') && record(resolvePointer(root, ref))) || s;
 }
 
 /** A schema's type in a few words: `string (uri)`, `integer[]`, `{ slug: string, limit?: integer }`, `"a" | "b"`. */

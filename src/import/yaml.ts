@@ -6,6 +6,7 @@
  */
 import { Document, isMap, isScalar, isSeq, parse, visit, type Scalar } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
+import { unicodeEscape } from '../core/visible.js';
 
 /** Longer descriptions than this become folded block scalars. */
 export const FOLD_AFTER = 80;
@@ -75,7 +76,7 @@ function render(data: Record<string, unknown>, header: string[], styled: boolean
   });
   // JSON leaves U+2028 and the like as they are; every string holding one is double-quoted (above), where an
   // escape means the same character, and in a comment the escape is only text.
-  return text.replace(INVISIBLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(INVISIBLE_ALL, unicodeEscape);
 }
 
 /**

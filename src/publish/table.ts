@@ -3,6 +3,7 @@
  * rewritten by generate and compared by check; the rest of the file is the user's and is kept byte for byte.
  */
 import type { ServerModel, ToolModel } from '../pipeline/model.js';
+import { plural } from '../report/text.js';
 
 export const TABLE_START = '<!-- toolspec:tools -->';
 export const TABLE_END = '<!-- /toolspec:tools -->';
@@ -23,13 +24,12 @@ export function toolTable(model: ServerModel, tokens: ReadonlyMap<string, number
     return `| ${cells.join(' | ')} |`;
   });
   const total = model.tools.reduce((sum, tool) => sum + (tokens.get(tool.name) ?? 0), 0);
-  const count = `${model.tools.length} tool${model.tools.length === 1 ? '' : 's'}`;
   return [
     '| Tool | Title | Description | Annotations | Tokens |',
     '| --- | --- | --- | --- | ---: |',
     ...rows,
     '',
-    `${count}, ${total} tokens as a model reads them (name, description and input schema; ${encoding}).`,
+    `${plural(model.tools.length, 'tool')}, ${total} tokens as a model reads them (name, description and input schema; ${encoding}).`,
   ].join('\n');
 }
 

@@ -1,28 +1,20 @@
 /**
  * The one finding type every command reports through, and its three renderers: text for people (a header line,
  * a code frame when the file's text is at hand, the hint and the details), JSON for machines (one item shape for
- * every command), and GitHub workflow commands (annotations on the pull request's lines, escaped per the runner's
- * rules in github.ts). Each command turns its own results (diagnostics, lint findings, check's drift, diff's
- * changes) into findings and lays them out (grouping, summaries); how one finding looks is decided only here.
+ * every command), and GitHub workflow commands (annotations on the pull request's lines). Each command turns its
+ * own results (diagnostics, lint findings, check's drift, diff's changes) into findings and lays them out
+ * (grouping, summaries); how one finding looks is decided only here.
  */
-import { annotation } from './github.js';
+import type { Span } from '../core/diagnostics.js';
 import { codeFrame, visible, type Style } from './text.js';
 
 export type FindingSeverity = 'error' | 'warning' | 'notice';
 
-export interface Finding {
+/** Where it is, when it has a place (core/diagnostics.ts's Span). */
+export interface Finding extends Partial<Span> {
   /** What kind of problem, stable for tools to match on: TS012, a lint rule id, a check kind, a diff rule. */
   code: string;
   severity: FindingSeverity;
-  /** As the user would type it: relative to the working directory when inside it. */
-  file?: string;
-  /** 1-based. */
-  line?: number;
-  /** 1-based, in UTF-16 code units like editors count. */
-  column?: number;
-  endLine?: number;
-  endColumn?: number;
-  /** The tool concerned, when there is one. */
   tool?: string;
   message: string;
   /** How to fix it. */
@@ -93,9 +85,25 @@ export function fullMessage(f: Finding): string {
   return [f.message, ...(f.details ?? []), ...(f.hint ? [`hint: ${f.hint}`] : [])].join('\n');
 }
 
-/** One annotation per finding, at its place, titled `<command>: <code>` (e.g. `toolspec check: stale-file`). */
+/**
+ * GitHub Actions workflow commands: one annotation per finding, at its place, titled `<command>: <code>` (e.g.
+ * `toolspec check: stale-file`). Escaped by the runner's rules (actions/toolkit's command.ts): in the message `%`,
+ * CR and LF; in a property those and `:` and `,` too. Nothing a spec contains (a key with a newline, a message with
+ * "::") can end the annotation and start a command of its own.
+ * https://docs.github.com/actions/reference/workflow-commands-for-github-actions#setting-an-error-message
+ */
 export function renderGithub(list: readonly Finding[], command: string): string {
+  const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
   return list
-    .map((f) => annotation({ ...f, level: f.severity, title: `${command}: ${f.code}`, message: fullMessage(f) }))
+    .map((f) => {
+      const props = [
+        f.file !== undefined && `file=${property(f.file)}`,
+        f.line !== undefined && `line=${f.line}`,
+        f.column !== undefined && `col=${f.column}`,
+        `title=${property(`${command}: ${f.code}`)}`,
+      ].filter(Boolean);
+      return `::${f.severity} ${props.join(',')}::${data(fullMessage(f))}`;
+    })
     .join('\n');
 }

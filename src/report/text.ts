@@ -2,10 +2,10 @@
  * What text for people is made of: styles (colour on terminals), `visible` (the one place where text from the spec
  * is made safe for a terminal) and code frames. How a finding is laid out is findings.ts's.
  */
-import type { Diagnostic } from '../core/diagnostics.js';
+import type { Diagnostic, Span } from '../core/diagnostics.js';
 import { visible } from '../core/visible.js';
 
-export { hasInvisible, visible, withoutInvisible } from '../core/visible.js';
+export { visible };
 
 const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
 
@@ -35,12 +35,7 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
 const FRAME_WIDTH = 100;
 
 /** Where a code frame points: a 1-based line and column, and where the problem ends when it is known. */
-export interface FramePosition {
-  line: number;
-  column: number;
-  endLine?: number | undefined;
-  endColumn?: number | undefined;
-}
+type FramePosition = Pick<Span, 'line' | 'column'> & Partial<Pick<Span, 'endLine' | 'endColumn'>>;
 
 /**
  * The line as shown under a finding, and the caret line under it. Tabs become one space and invisible
@@ -99,9 +94,11 @@ function linesOf(source: string): string[] {
   return split.lines;
 }
 
+/** "1 tool", "3 tools". */
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export function countSummary(list: readonly Diagnostic[]): string {
   const errors = list.filter((d) => d.severity === 'error').length;
   const warnings = list.length - errors;
-  const n = (k: number, word: string) => `${k} ${word}${k === 1 ? '' : 's'}`;
-  return warnings ? `${n(errors, 'error')}, ${n(warnings, 'warning')}` : n(errors, 'error');
+  return warnings ? `${plural(errors, 'error')}, ${plural(warnings, 'warning')}` : plural(errors, 'error');
 }

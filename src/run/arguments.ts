@@ -15,13 +15,12 @@
  * message a client would get from the server. Only what cannot be read at all (no `=`, a key given twice, JSON that
  * does not parse) is a usage error.
  */
+import { isObject, resolvePointer } from '../pipeline/schema/keywords.js';
 
 type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
 type Schema = Record<string, unknown>;
 
 export class ArgumentError extends Error {}
-
-const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Parses the pairs (and the --json object) into the tool's arguments. Throws ArgumentError on unreadable input. */
 export function parseArguments(
@@ -135,13 +134,7 @@ export function propertySchema(inputSchema: Schema, key: string): Schema | undef
 function resolve(schema: Schema | undefined, root: Schema): Schema | undefined {
   let s = schema;
   for (let depth = 0; s && typeof s['$ref'] === 'string' && depth < 16; depth++) {
-    const ref = s['$ref'];
-    if (!ref.startsWith('#')) return s;
-    let target: unknown = root;
-    for (const seg of ref.slice(1).split('/').filter(Boolean)) {
-      const key = decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~');
-      target = isObject(target) && Object.hasOwn(target, key) ? target[key] : undefined;
-    }
+    const target = resolvePointer(root, s['$ref']);
     if (!isObject(target)) return s;
     // Keywords beside the $ref (a description, a default) stay; the type comes from the target when not given.
     const { $ref: _, ...rest } = s;
