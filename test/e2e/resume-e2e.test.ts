@@ -273,16 +273,7 @@ describe('a stream its client left', () => {
       await readEvents(call, 2); // the priming event and a progress notification
       gone.abort();
       await sleep(200); // more progress: the next chunk tells the server that nobody reads it
-      const second = await fetch(server.url, {
-        method: 'POST',
-        headers: HEADERS,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-        }),
-      });
+      const second = await initializeRequest(server.url);
       await second.text();
       expect(second.status).toBe(200);
     } finally {
@@ -308,9 +299,9 @@ function slowCall(steps: number, ms: number, progressToken?: number) {
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** A 2025-11-25 session, initialized. */
-async function initialize(url: string): Promise<string> {
-  const res = await fetch(url, {
+/** A raw 2025-11-25 client's initialize request. */
+function initializeRequest(url: string) {
+  return fetch(url, {
     method: 'POST',
     headers: HEADERS,
     body: JSON.stringify({
@@ -320,6 +311,11 @@ async function initialize(url: string): Promise<string> {
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     }),
   });
+}
+
+/** A 2025-11-25 session, initialized. */
+async function initialize(url: string): Promise<string> {
+  const res = await initializeRequest(url);
   await res.text();
   const session = res.headers.get('mcp-session-id')!;
   await (await post(url, session, { jsonrpc: '2.0', method: 'notifications/initialized' })).text();
