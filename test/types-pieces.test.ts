@@ -91,5 +91,14 @@ describe('a tool whose description alone changed', () => {
     expect(puts).toEqual(['types']);
     expect(text).toContain('Edited: a description');
     expect(text).toBe((await emitTypes(edited)).join('\n'));
+
+    // A tampered unformatted entry is taken as it is, like a kept piece (generate's cache; check passes no store and
+    // reports the difference: test/cache.test.ts), and only where its formatted piece is not kept.
+    for (const [k, v] of kept) if (k.startsWith('types-unformatted\0')) kept.set(k, `${v}// tampered\n`);
+    expect((await emitTypes(edited, store)).join('\n')).not.toContain('// tampered');
+    edited.tools[0]!.definition.description = 'Edited once more.';
+    const again = (await emitTypes(edited, store)).join('\n');
+    expect(again.match(/\/\/ tampered/g)).toHaveLength(1);
+    expect((await emitTypes(edited)).join('\n')).not.toContain('// tampered');
   });
 });
