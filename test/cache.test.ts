@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the benchmark's seeded spec writer is plain JavaScript
 import { writeProject } from '../bench/synth.mjs';
@@ -136,26 +137,37 @@ describe('the cache', () => {
     expect(await generateFresh(dir)).toEqual(cold);
   }, 60_000);
 
-  it('spares a warm run the libraries it does not need: a description edit loads neither ajv nor the type generator', () => {
+  it('spares a warm run the libraries it does not need: a description edit loads neither ajv, the type generator nor the printer', () => {
     // A project of its own: the built CLI's entries (its build differs from the sources') stay out of the others'.
     const dir = project('traced', 4);
     // The built CLI in a process of its own, reporting at exit the CommonJS modules it loaded (ajv and
-    // json-schema-to-typescript are CommonJS, imported or required).
+    // json-schema-to-typescript are CommonJS, imported or required), and each ES module as it loads (prettier).
     const trace = path.join(root, 'trace.cjs');
     fs.writeFileSync(
       trace,
       `process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(Object.keys(require('node:module')._cache)) + '\\n'));`,
     );
+    const traceEsm = path.join(root, 'trace.mjs');
+    const hook = `export async function load(url, context, next) { process._rawDebug('ESM ' + url); return next(url, context); }`;
+    fs.writeFileSync(
+      traceEsm,
+      `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));\n`,
+    );
     const loaded = () => {
-      const r = spawnSync(process.execPath, ['-r', trace, bin, 'generate'], { cwd: dir, encoding: 'utf8' });
+      const args = ['-r', trace, '--import', pathToFileURL(traceEsm).href, bin, 'generate'];
+      const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
-      const files = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]!) as string[];
+      const files = [
+        ...(JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]!) as string[]),
+        ...[...r.stderr.matchAll(/^ESM (.*)$/gm)].map((m) => m[1]!),
+      ];
       // Their code, not their package.json (the cache's build fingerprint reads it) nor the few ajv runtime helpers the
       // prebuilt structure validators require.
-      const code = /node_modules\/(ajv|json-schema-to-typescript)\/dist\/(?!runtime\/)/;
+      const code = /node_modules\/(ajv|json-schema-to-typescript|prettier)\/(?:dist\/(?!runtime\/)|standalone)/;
       return new Set(files.flatMap((f) => code.exec(f)?.[1] ?? []));
     };
-    expect(loaded()).toEqual(new Set(['ajv', 'json-schema-to-typescript'])); // cold
+    const all = new Set(['ajv', 'json-schema-to-typescript', 'prettier']);
+    expect(loaded()).toEqual(all); // cold
     const file = path.join(dir, 'toolspec.yaml');
     const spec = JSON.parse(fs.readFileSync(file, 'utf8')) as {
       tools: { description: string; inputSchema: { properties: object } }[];
@@ -166,7 +178,7 @@ describe('the cache', () => {
     // And both again when a schema changes.
     spec.tools[0]!.inputSchema.properties = { ...spec.tools[0]!.inputSchema.properties, edited: { type: 'string' } };
     fs.writeFileSync(file, JSON.stringify(spec, null, 1));
-    expect(loaded()).toEqual(new Set(['ajv', 'json-schema-to-typescript']));
+    expect(loaded()).toEqual(all);
   }, 60_000);
 
   it('skips entries it cannot vouch for: a wrong first line, a link, one too large', async () => {

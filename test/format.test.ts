@@ -17,7 +17,7 @@ import * as prettier from 'prettier';
 import { formatPieces, formatTypeScript, PRETTIER_OPTIONS } from '../src/pipeline/emit/format.js';
 import { emitPrimitives, emitPromptStub, emitResourceStub } from '../src/pipeline/emit/primitives.js';
 import { emitStub } from '../src/pipeline/emit/stub.js';
-import { emitTypes } from '../src/pipeline/emit/types.js';
+import { emitTypes, toolInterfaceText } from '../src/pipeline/emit/types.js';
 import type { ServerModel } from '../src/pipeline/model.js';
 import { loadModel } from '../src/compile.js';
 import { repoRoot } from './helpers/cli.js';
@@ -60,8 +60,18 @@ async function expectWhole(pieces: string[], what: string, model?: ServerModel):
   const store = { get: (_kind: string, input: string) => kept.get(input), put: () => {} };
   expect(await formatPieces(withHead, store), `${what}: half of it kept`).toBe(whole);
   expect(await formatTypeScript(whole), `${what} is a fixed point`).toBe(whole);
-  // types.ts formats its own pieces (each kept formatted): what generate writes is the same.
-  if (model && what.endsWith('types.ts')) expect(head + (await emitTypes(model)).join('\n'), what).toBe(whole);
+  // types.ts formats its own pieces (each kept formatted): what generate writes is the same, with a store too (each
+  // tool's interface then written as prettier prints it, without the printer), empty or full.
+  if (model && what.endsWith('types.ts')) {
+    expect(head + (await emitTypes(model)).join('\n'), what).toBe(whole);
+    const kept = new Map<string, string>();
+    const store = {
+      get: (k: string, i: string) => kept.get(`${k}\0${i}`),
+      put: (k: string, i: string, v: string) => void kept.set(`${k}\0${i}`, v),
+    };
+    expect(head + (await emitTypes(model, store)).join('\n'), `${what} with a store`).toBe(whole);
+    expect(head + (await emitTypes(model, store)).join('\n'), `${what} kept`).toBe(whole);
+  }
 }
 
 /** The specs of the repository with the most varied output: examples, the golden cases, odd names and schemas. */
@@ -97,6 +107,17 @@ describe('formatting a piece at a time', () => {
       fc.constant('権限不足時は明確なエラーを返し、部分的な結果は返しません。'.repeat(4)),
       fc.string({ minLength: 100, maxLength: 260 }),
       fc.constant('*/ `${x}` \u2028 "quotes" \'single\' \\ back'),
+      // What a comment's lines can hold: indents, tabs, bullets, tags, blank and star-only lines, CRLF, a BOM.
+      fc
+        .array(
+          fc.oneof(
+            fc.constantFrom('', '*', ' * ', '\t- item', '   indented', '@param x the thing', '/** nested', '\ufeff'),
+            fc.string({ maxLength: 40 }),
+            fc.constant('幅の広い文字'.repeat(30)),
+          ),
+          { minLength: 1, maxLength: 6 },
+        )
+        .map((lines) => lines.join(lines.length % 2 ? '\n' : '\r\n')),
     );
     let n = 0;
     await fc.assert(
@@ -114,4 +135,45 @@ describe('formatting a piece at a time', () => {
       { numRuns: 5, seed: 23 },
     );
   }, 120_000);
+
+  it('leaves a tool interface as it is written, whatever its description and names', async () => {
+    const line = fc.oneof(
+      fc.constantFrom(
+        '',
+        '*',
+        ' * ',
+        '*/',
+        '\t- item',
+        '   indented',
+        '@param x the thing',
+        '/** nested',
+        '\ufeff',
+        '\u2028',
+      ),
+      fc.string({ maxLength: 150 }),
+      fc.string({ unit: 'grapheme', maxLength: 80 }),
+      fc.constant('幅の広い文字'.repeat(30)),
+    );
+    const name = fc.stringMatching(/^[A-Z][A-Za-z0-9_$]{0,150}$/);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { maxLength: 6 }),
+        fc.boolean(),
+        name,
+        fc.boolean(),
+        async (lines, crlf, typeName, output) => {
+          const description = lines.join(crlf ? '\r\n' : '\n');
+          const names = {
+            args: `${typeName}Arguments`,
+            input: `${typeName}Input`,
+            hasDefaults: false,
+            ...(output ? { output: `${typeName}Output` } : {}),
+          };
+          const text = toolInterfaceText(typeName, description, names);
+          expect(await formatTypeScript(text)).toBe(text);
+        },
+      ),
+      { numRuns: 300, seed: 23 },
+    );
+  });
 });

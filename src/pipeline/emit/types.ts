@@ -38,6 +38,16 @@ export function toolTypeNames(model: ServerModel): Map<string, ToolTypeNames> {
   );
 }
 
+/**
+ * A tool's interface for contract.ts, under its description, as prettier prints it (test/format.test.ts holds
+ * prettier to leaving it as it is): kept pieces need no printer when only a description changed.
+ */
+export function toolInterfaceText(typeName: string, description: string | undefined, n: ToolTypeNames): string {
+  const fields = [`arguments: ${n.args};`, `input: ${n.input};`, ...(n.output ? [`output: ${n.output};`] : [])];
+  const body = fields.map((f) => `  ${f}\n`).join('');
+  return `${jsdoc(description)}export interface ${toolInterface(typeName)} {\n${body}}\n`;
+}
+
 const ROOT = 'ToolspecTypes';
 /**
  * Property names every object inherits (`__proto__`, `hasOwnProperty`, `constructor`, …) trip
@@ -137,14 +147,7 @@ export async function emitTypes(
   }
 
   const tails = new Map(
-    model.tools.map((t) => {
-      const n = names.get(t.name)!;
-      const fields = [`arguments: ${n.args};`, `input: ${n.input};`, ...(n.output ? [`output: ${n.output};`] : [])];
-      return [
-        t.name,
-        `${jsdoc(t.definition.description)}export interface ${toolInterface(t.typeName)} {\n${fields.join('\n')}\n}\n`,
-      ];
-    }),
+    model.tools.map((t) => [t.name, toolInterfaceText(t.typeName, t.definition.description, names.get(t.name)!)]),
   );
   const finish = format ? formatEach : async (texts: string[]) => texts;
   let pieces: string[];
@@ -194,6 +197,10 @@ const LOOSE: Schema = { type: 'object', additionalProperties: true };
  * alone, in the order the combined schema holds them, with a ref to a definition of another piece written as the
  * name of its type (every definition is declared under its name). A piece is a function of its own schema, so one
  * whose input is unchanged is taken from the store: an edit to one tool runs the type generator on that tool alone.
+ * A tool's interface (its tail) follows its last piece, written as prettier prints it: with a store it is taken as
+ * it is, so a description edit runs neither the generator nor the printer; without one (check, --no-cache) it is
+ * printed like the rest, so check compares generate's text with prettier's (test/format.test.ts holds the two equal
+ * on drawn descriptions).
  */
 export async function typesInPieces(
   defs: Schema,
@@ -214,35 +221,25 @@ export async function typesInPieces(
     pieces.at(-1)!.keys.push(key);
     last = of;
   }
-  // A tool's interface goes with its last piece (its output's types may come after a shared definition).
+  // A tool's interface goes after its last piece (its output's types may come after a shared definition).
   const lastOf = new Map(pieces.map((p, i) => [p.tool, i]));
-  const inputs = pieces.map(({ keys, tool }, i) => {
+  const inputs = pieces.map(({ keys }) => {
     const inside = new Set(keys);
     const piece = Object.fromEntries(keys.map((k) => [k, namedOutside(defs[k], inside, defs)]));
-    return { piece, tail: tool !== undefined && lastOf.get(tool) === i ? tails.get(tool)! : '' };
+    return { piece, key: JSON.stringify(piece) };
   });
-  const texts = inputs.map((input) => store?.get('types', JSON.stringify(input)));
+  const texts = inputs.map(({ key }) => store?.get('types', key));
   const missing = [...texts.keys()].filter((i) => texts[i] === undefined);
-  // The type generator's text is kept by the piece's schemas alone too: an edit to a tool's description (its
-  // interface's comment, in the tail) reformats the piece without running the generator (or loading it).
-  const raw = await Promise.all(
-    missing.map(async (i) => {
-      const { piece, tail } = inputs[i]!;
-      const key = JSON.stringify(piece);
-      let types = store?.get('types-unformatted', key);
-      if (types === undefined) {
-        types = cleaned(await typesOf(piece));
-        store?.put('types-unformatted', key, types);
-      }
-      return `${types}\n${tail}`;
-    }),
-  );
-  const done = await finish(raw);
+  const raw = await Promise.all(missing.map(async (i) => cleaned(await typesOf(inputs[i]!.piece))));
+  const ownTails = pieces.map(({ tool }, i) => (tool !== undefined && lastOf.get(tool) === i ? tails.get(tool)! : ''));
+  const printTails = store ? [] : ownTails.filter(Boolean);
+  const done = await finish([...raw, ...printTails]);
   missing.forEach((i, j) => {
     texts[i] = done[j]!;
-    store?.put('types', JSON.stringify(inputs[i]), done[j]!);
+    store?.put('types', inputs[i]!.key, done[j]!);
   });
-  return texts as string[];
+  const printed = done.slice(raw.length);
+  return texts.flatMap((text, i) => (ownTails[i] ? [text!, store ? ownTails[i] : printed.shift()!] : [text!]));
 }
 
 const EMPTY_ROOT = new RegExp(`^export interface ${ROOT} \\{\\s*\\}\\n?`, 'm');
