@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { mapChildren } from '../src/pipeline/schema/forms.js';
+import { mapChildren } from '../src/pipeline/schema/keywords.js';
 import { children, isObject, walkSchema, type SchemaPath } from '../src/pipeline/schema/keywords.js';
 
 function plainWalk(

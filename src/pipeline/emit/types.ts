@@ -6,7 +6,7 @@ import { INHERITED_NAMES, placeholder } from '../../../templates/runtime/argumen
 import type { SchemaModel, ServerModel } from '../model.js';
 import { pascalCase } from '../../core/names.js';
 import { isObject, pointerToken, walkSchema } from '../schema/keywords.js';
-import { mapChildren } from '../schema/forms.js';
+import { mapChildren } from '../schema/keywords.js';
 import { formatEach, formatPieces, type PieceStore } from './format.js';
 import { jsdoc, visibleControls } from './text.js';
 

@@ -3,15 +3,7 @@
  * json-schema-to-typescript should read it.
  */
 import { isDeepStrictEqual } from 'node:util';
-import {
-  ANNOTATION_KEYWORDS,
-  children,
-  isObject,
-  pointerToken,
-  resolvePointer,
-  walkSchema,
-  type SchemaPath,
-} from './keywords.js';
+import { ANNOTATION_KEYWORDS, mapChildren, isObject, pointerToken, resolvePointer, walkSchema } from './keywords.js';
 
 type Schema = Record<string, unknown>;
 
@@ -102,21 +94,4 @@ function recursiveRefs(root: Schema): Set<string> {
     }
   });
   return result;
-}
-
-/** A copy of a schema node with `fn` applied to each direct subschema (Object.fromEntries keeps `__proto__` a key). */
-export function mapChildren(node: Schema, fn: (child: unknown, path: SchemaPath) => unknown): Schema {
-  return Object.fromEntries(
-    Object.entries(node).map(([k, v]) => {
-      const subs = children(k, v);
-      if (!subs.length) return [k, v];
-      if (Array.isArray(v)) return [k, v.map((c, i) => fn(c, [k, i]))];
-      if (subs.length === 1 && subs[0]![1].length === 1) return [k, fn(v, [k])];
-      const names = new Set(subs.map(([, p]) => p[1]));
-      return [
-        k,
-        Object.fromEntries(Object.entries(v as Schema).map(([n, c]) => [n, names.has(n) ? fn(c, [k, n]) : c])),
-      ];
-    }),
-  );
 }

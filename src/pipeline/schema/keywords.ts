@@ -84,6 +84,47 @@ export function walkSchema(
   }
 }
 
+/**
+ * A copy of a schema node with `fn` applied to each direct subschema: what children() lists, without building its
+ * lists (test/schema-walk.test.ts holds it to the plain form). `__proto__` stays an own key, as JSON.parse makes it.
+ */
+export function mapChildren(
+  node: Record<string, unknown>,
+  fn: (child: unknown, path: SchemaPath) => unknown,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(node)) {
+    const value = node[key];
+    let mapped = value;
+    if (SCHEMA_MAPS.has(key) || key === 'dependencies') {
+      if (isObject(value) && Object.values(value).some((c) => isObject(c) || typeof c === 'boolean')) {
+        const map: Record<string, unknown> = {};
+        for (const name of Object.keys(value)) {
+          const c = value[name];
+          define(map, name, isObject(c) || typeof c === 'boolean' ? fn(c, [key, name]) : c);
+        }
+        mapped = map;
+      }
+    } else if (SCHEMA_ARRAYS.has(key) || SCHEMA_ONE.has(key)) {
+      // A list is mapped item by item under any of these keywords, as the plain form does.
+      mapped = Array.isArray(value)
+        ? value.map((c, i) => fn(c, [key, i]))
+        : SCHEMA_ONE.has(key)
+          ? fn(value, [key])
+          : value;
+    }
+    define(out, key, mapped);
+  }
+  return out;
+}
+
+/** `o[key] = value`, as an own property even for `__proto__`. */
+function define(o: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
 /** The subschemas one keyword holds, each with its path below the keyword's owner. */
 export function children(key: string, value: unknown): readonly [unknown, SchemaPath][] {
   if (SCHEMA_MAPS.has(key) || key === 'dependencies') {

@@ -17,7 +17,7 @@ import type standaloneCode from 'ajv/dist/standalone/index.js';
 import type addFormats from 'ajv-formats';
 import type { SchemaKind, ValidatorCode } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
-import { mapChildren } from '../schema/forms.js';
+import { mapChildren } from '../schema/keywords.js';
 import { linearPatterns } from './regex.js';
 import { ANNOTATION_KEYWORDS, isObject, type Dialect } from '../schema/keywords.js';
 
