@@ -519,7 +519,7 @@ export function keptAgain(file: SourceFile): SourceFile | undefined {
 /** What a parse is kept as (cache/store.ts, kind "parse", by the file's text): its data and its nodes' places. */
 interface KeptParse {
   value: unknown;
-  /** The document's nodes: [kind, start, value end, end, items or key], kind m(ap), s(equence) or c (scalar). */
+  /** The document's nodes: [kind, start, value end, end, items or a key's value], kind m(ap), s(equence) or c (scalar). */
   tree: KeptNode;
 }
 type KeptNode =
@@ -544,14 +544,15 @@ export interface Store {
 function keepParse(file: SourceFile): string | undefined {
   if (file.diagnostics.length || file.value === undefined) return undefined;
   let plain = true;
-  const node = (n: unknown): KeptNode => {
+  // A scalar's value is kept for keys alone (how places are found); the data holds the rest.
+  const node = (n: unknown, key = false): KeptNode => {
     if (n === null || n === undefined) return null;
     const x = n as Node;
     if (!x.range || x.anchor || x.tag) plain = false;
     const [a, b, c] = x.range ?? [0, 0, 0];
-    if (isMap(n)) return ['m', a, b, c, n.items.map((p) => [node(p.key), node(p.value)])];
-    if (isSeq(n)) return ['s', a, b, c, n.items.map(node)];
-    if (isScalar(n)) return ['c', a, b, c, n.value];
+    if (isMap(n)) return ['m', a, b, c, n.items.map((p) => [node(p.key, true), node(p.value)])];
+    if (isSeq(n)) return ['s', a, b, c, n.items.map((item) => node(item))];
+    if (isScalar(n)) return ['c', a, b, c, key ? n.value : null];
     plain = false; // an alias
     return null;
   };
