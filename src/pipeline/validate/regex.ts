@@ -13,7 +13,8 @@
  * (`(\d{1,3}\.?){4}` is refused; `\d{1,3}(\.\d{1,3}){3}` is not), and lookarounds are checked as patterns of their
  * own. Work is bounded: a pattern too large to decide within the budget is refused as unproven.
  */
-import { RegExpParser, type AST } from '@eslint-community/regexpp';
+import { createRequire } from 'node:module';
+import type { AST, RegExpParser } from '@eslint-community/regexpp';
 import type { LinearProgram } from '../../../templates/runtime/arguments.js';
 
 export type RegexVerdict = 'exponential' | 'unproven' | undefined;
@@ -45,9 +46,14 @@ export function backtracksExponentially(pattern: string): RegexVerdict {
   }
 }
 
+let Parser: typeof RegExpParser | undefined;
+
 function parse(pattern: string): AST.Pattern | undefined {
+  // Required at the first pattern (CommonJS, like ajv): a spec without patterns never loads the parser.
+  Parser ??= (createRequire(import.meta.url)('@eslint-community/regexpp') as { RegExpParser: typeof RegExpParser })
+    .RegExpParser;
   try {
-    return new RegExpParser().parsePattern(pattern, 0, pattern.length, { unicode: true });
+    return new Parser().parsePattern(pattern, 0, pattern.length, { unicode: true });
   } catch {
     return undefined;
   }
