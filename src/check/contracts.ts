@@ -248,7 +248,7 @@ export async function checkContracts(
   }
   // The project's modules the handlers import (shared code): what the contract breaks there is reported too, once,
   // with no tool. Files the tsconfig includes that no handler reaches are not in the program at all.
-  const own = await ownModules(program, subject.generatedDir, subject.tools);
+  const own = ownModules(program, subject.generatedDir, subject.tools);
   return [...findings, ...own.flatMap((sf) => moduleFindings(ts, program, sf, cwd))];
 }
 
@@ -256,19 +256,18 @@ export async function checkContracts(
  * The project's own modules in a check's program other than the handlers: those the handlers import, directly or
  * not. Not the generated folder, the packages, the lib or declaration files.
  */
-export async function ownModules(
+export function ownModules(
   program: ts.Program,
   generatedDir: string,
   handlers: readonly { handler: string }[],
-): Promise<ts.SourceFile[]> {
-  const lib = (await libraries()).files;
+): ts.SourceFile[] {
   const skip = new Set(handlers.map((t) => t.handler));
+  // The compiler's lib files (lib.*.d.ts) are declaration files too.
   return program
     .getSourceFiles()
     .filter(
       (sf) =>
         !sf.isDeclarationFile &&
-        !lib.has(sf.fileName) &&
         !sf.fileName.includes('/node_modules/') &&
         !path.resolve(sf.fileName).startsWith(generatedDir + path.sep) &&
         !skip.has(path.resolve(sf.fileName)),
