@@ -52,10 +52,9 @@ export async function checkPrimitiveHandlers(
   }
   if (!present.length) return findings;
   // The modules that are there, read against their contracts.
-  const { ts } = await import('@ts-morph/common');
   const typeOf = (item: PrimitiveHandler) => (item.kind === 'prompt' ? 'PromptModule' : 'ResourceModule');
   // One assignment per module: `export const c3: PromptModule<'name'> = m3;`.
-  const { program, checkSf } = await checkProgram(ts, subject, files, {
+  const { ts, program, checkSf } = await checkProgram(subject, files, {
     name: '__toolspec_check_primitives__.ts',
     head: `import type { ${[...new Set(present.map(typeOf))].join(', ')} } from './contract.js';`,
     modules: present.map((i) => i.handler),
