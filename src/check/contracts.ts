@@ -108,11 +108,11 @@ function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOptions {
  * includes can change whether one fits.
  */
 export async function checkProgram(
-  api: typeof ts,
   subject: { rootDir: string; generatedDir: string },
   files: readonly OutputFile[],
   check: { name: string; head: string; modules: readonly string[]; lines: (specifier: string, i: number) => string },
-): Promise<{ program: ts.Program; checkSf: ts.SourceFile }> {
+) {
+  const { ts: api } = await import('@ts-morph/common');
   const memory = new Map<string, string>();
   for (const f of files) {
     if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path)))
@@ -127,7 +127,7 @@ export async function checkProgram(
   const options = compilerOptions(api, subject.rootDir);
   const host = compilerHost(api, options, memory, await libraries());
   const program = api.createProgram({ rootNames: [checkPath, ...check.modules], options, host });
-  return { program, checkSf: program.getSourceFile(checkPath)! };
+  return { ts: api, program, checkSf: program.getSourceFile(checkPath)! };
 }
 
 /** The errors in a file of the program itself (not in what it imports). */
@@ -162,10 +162,9 @@ export async function checkContracts(
   files: readonly OutputFile[],
 ): Promise<Finding[]> {
   if (!handlers.length) return [];
-  const { ts } = await import('@ts-morph/common');
   const order = [...handlers].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
   // One assignment per handler, `export const c3: Handler<'tool'> = handler3;`.
-  const { program, checkSf } = await checkProgram(ts, subject, files, {
+  const { ts, program, checkSf } = await checkProgram(subject, files, {
     name: '__toolspec_check__.ts',
     head: "import type { Handler } from './contract.js';",
     modules: order.map((t) => t.handler),
@@ -248,7 +247,7 @@ export async function checkContracts(
   }
   // The project's modules the handlers import (shared code): what the contract breaks there is reported too, once,
   // with no tool. Files the tsconfig includes that no handler reaches are not in the program at all.
-  const own = await ownModules(program, subject.generatedDir, subject.tools);
+  const own = ownModules(program, subject.generatedDir, subject.tools);
   return [...findings, ...own.flatMap((sf) => moduleFindings(ts, program, sf, cwd))];
 }
 
@@ -256,19 +255,18 @@ export async function checkContracts(
  * The project's own modules in a check's program other than the handlers: those the handlers import, directly or
  * not. Not the generated folder, the packages, the lib or declaration files.
  */
-export async function ownModules(
+export function ownModules(
   program: ts.Program,
   generatedDir: string,
   handlers: readonly { handler: string }[],
-): Promise<ts.SourceFile[]> {
-  const lib = (await libraries()).files;
+): ts.SourceFile[] {
   const skip = new Set(handlers.map((t) => t.handler));
+  // The compiler's lib files (lib.*.d.ts) are declaration files too.
   return program
     .getSourceFiles()
     .filter(
       (sf) =>
         !sf.isDeclarationFile &&
-        !lib.has(sf.fileName) &&
         !sf.fileName.includes('/node_modules/') &&
         !path.resolve(sf.fileName).startsWith(generatedDir + path.sep) &&
         !skip.has(path.resolve(sf.fileName)),

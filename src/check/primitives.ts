@@ -50,32 +50,22 @@ export async function checkPrimitiveHandlers(
       });
     }
   }
-  if (present.length) findings.push(...(await checkModules(subject, present, cwd, files)));
-  return findings;
-}
-
-async function checkModules(
-  subject: CheckSubject,
-  items: readonly PrimitiveHandler[],
-  cwd: string,
-  files: readonly OutputFile[],
-): Promise<Finding[]> {
-  const { ts } = await import('@ts-morph/common');
+  if (!present.length) return findings;
+  // The modules that are there, read against their contracts.
   const typeOf = (item: PrimitiveHandler) => (item.kind === 'prompt' ? 'PromptModule' : 'ResourceModule');
   // One assignment per module: `export const c3: PromptModule<'name'> = m3;`.
-  const { program, checkSf } = await checkProgram(ts, subject, files, {
+  const { ts, program, checkSf } = await checkProgram(subject, files, {
     name: '__toolspec_check_primitives__.ts',
-    head: `import type { ${[...new Set(items.map(typeOf))].join(', ')} } from './contract.js';`,
-    modules: items.map((i) => i.handler),
+    head: `import type { ${[...new Set(present.map(typeOf))].join(', ')} } from './contract.js';`,
+    modules: present.map((i) => i.handler),
     lines: (spec, i) =>
-      `import * as m${i} from ${JSON.stringify(spec)};\nexport const c${i}: ${typeOf(items[i]!)}<${JSON.stringify(items[i]!.name)}> = m${i};`,
+      `import * as m${i} from ${JSON.stringify(spec)};\nexport const c${i}: ${typeOf(present[i]!)}<${JSON.stringify(present[i]!.name)}> = m${i};`,
   });
-  const findings: Finding[] = [];
   const seen = new Set<number>();
   for (const d of program.getSemanticDiagnostics(checkSf)) {
     if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
     const i = Math.floor((checkSf.getLineAndCharacterOfPosition(d.start).line - 1) / 2);
-    const item = items[i];
+    const item = present[i];
     if (!item || seen.has(i)) continue;
     seen.add(i);
     const sf = program.getSourceFile(item.handler);
@@ -92,8 +82,8 @@ async function checkModules(
   }
   // The modules and the project's modules they import: what the contract breaks there (check/check.ts drops a
   // finding the tools' handlers share).
-  const own = await ownModules(program, subject.generatedDir, items);
-  const modules = [...items.map((i) => program.getSourceFile(i.handler)), ...own];
+  const own = ownModules(program, subject.generatedDir, present);
+  const modules = [...present.map((i) => program.getSourceFile(i.handler)), ...own];
   return [...findings, ...modules.flatMap((sf) => (sf ? moduleFindings(ts, program, sf, cwd) : []))];
 }
 

@@ -16,6 +16,11 @@ export type PrimitiveHandler = CheckSubject['primitives'][number];
 export function subjectOf(model: ServerModel) {
   const names = toolTypeNames(model);
   const handlersDir = path.resolve(model.rootDir, model.options.handlersDir);
+  const primitive = (kind: 'prompt' | 'resource', name: string, file: string) => ({
+    kind,
+    name,
+    handler: path.resolve(model.rootDir, file),
+  });
   return {
     rootDir: model.rootDir,
     generatedDir: path.resolve(model.rootDir, model.options.generatedDir),
@@ -33,16 +38,8 @@ export function subjectOf(model: ServerModel) {
       };
     }),
     primitives: [
-      ...model.prompts.map((p) => ({
-        kind: 'prompt' as const,
-        name: p.name,
-        handler: path.resolve(model.rootDir, promptHandlerFile(model, p)),
-      })),
-      ...model.resources.map((r) => ({
-        kind: 'resource' as const,
-        name: r.name,
-        handler: path.resolve(model.rootDir, resourceHandlerFile(model, r)),
-      })),
+      ...model.prompts.map((p) => primitive('prompt', p.name, promptHandlerFile(model, p))),
+      ...model.resources.map((r) => primitive('resource', r.name, resourceHandlerFile(model, r))),
     ],
   };
 }

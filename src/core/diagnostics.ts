@@ -145,13 +145,7 @@ export class Diagnostics {
 
 /** A user error that stops a command: exit code 2. */
 export class UserError extends Error {
-  constructor(
-    message: string,
-    readonly diagnostics: Diagnostic[] = [],
-  ) {
-    super(message);
-    this.name = 'UserError';
-  }
+  override name = 'UserError';
 }
 
 /** What the file system says, in words, for the errors a user can fix (a folder's rights, a full disk …). */

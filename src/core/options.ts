@@ -31,13 +31,11 @@ export interface Options {
   lint: LintOptions;
 }
 
-export type LintLevel = 'off' | 'warning' | 'error';
-
 export interface LintOptions {
   /** The lowest severity that fails lint, validate, generate and check; "never": findings are only printed. */
   failOn: 'error' | 'warning' | 'never';
   /** Severity per rule id, only for the rules the spec sets; the others keep their default. */
-  rules: Record<string, LintLevel>;
+  rules: Record<string, 'off' | 'warning' | 'error'>;
   /** Per-tool suppressions; each should say why. */
   ignore: { rule: string; tools: string[]; reason?: string }[];
   /** Token budget of the tools as a model reads them; 0: none. */

@@ -5,7 +5,6 @@
  */
 import type { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
-import type { LintOptions } from '../core/options.js';
 import * as config from './config.js';
 import { sourceLocator } from './positions.js';
 import * as annotations from './rules/annotations.js';
@@ -31,23 +30,13 @@ export const RULES: readonly Rule[] = [annotations, config, descriptions, names,
 /** A lint rule's one-line summary, for a report that lists the rules it names (SARIF). */
 export const ruleSummary = (id: string): string | undefined => RULES.find((r) => r.id === id)?.summary;
 
-export interface LintResult {
-  /** Sorted by file (in load order), line and column. */
-  findings: LintFinding[];
-  errors: number;
-  warnings: number;
-  failOn: LintOptions['failOn'];
-  /** True when the findings reach options.lint.failOn: the command fails. */
-  failed: boolean;
-  /** Present when counted: always for `toolspec lint`, elsewhere only when the spec sets a budget. */
-  tokens?: tokenCount.TokenReport;
-}
+export type LintResult = Awaited<ReturnType<typeof lint>>;
 
 /**
  * Findings point where `run.locator` says (without one, each at its tool); tokens are counted when `run.tokens`
  * asks for the table, else only when the spec sets a budget or a context window (options.lint.toolSearch).
  */
-export async function lint(model: ServerModel, run: { locator?: Locator; tokens?: boolean } = {}): Promise<LintResult> {
+export async function lint(model: ServerModel, run: { locator?: Locator; tokens?: boolean } = {}) {
   const options = model.options.lint;
   const at = run.locator ?? sourceLocator(model);
   // The spec's choice, else the rule's default.
@@ -92,7 +81,9 @@ export async function lint(model: ServerModel, run: { locator?: Locator; tokens?
     );
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
+  // True when the findings reach options.lint.failOn: the command fails.
   const failed = options.failOn === 'error' ? errors > 0 : options.failOn === 'warning' ? findings.length > 0 : false;
+  // The tokens are present when counted: always for `toolspec lint`, elsewhere only when the spec sets a budget.
   return { findings, errors, warnings, failOn: options.failOn, failed, ...(tokens ? { tokens } : {}) };
 }
 

@@ -6,7 +6,7 @@
 import type { Span } from '../core/diagnostics.js';
 import { SourceFile, type JsonPath } from '../pipeline/load/source.js';
 import type { ServerModel, SourcePosition } from '../pipeline/model.js';
-import type { ItemList, Locator } from './types.js';
+import type { Locator } from './types.js';
 
 /**
  * A locator over the spec's files as loadModel returns them: the parsed files when given, else parsed again from
@@ -33,7 +33,11 @@ export function sourceLocator(
     if (!file) return spanAt(item.source);
     const key = `${item.source.file}\0${list}`;
     let index = indexes.get(key);
-    if (!index) indexes.set(key, (index = indexList(file, list)));
+    // Each item of the file's list by where its mapping starts: how the model names an item's place.
+    if (!index) {
+      index = new Map(file.listItems(list).map(({ index, span }) => [`${span.line}:${span.column}`, [list, index]]));
+      indexes.set(key, index);
+    }
     const base = index.get(`${item.source.line}:${item.source.column}`);
     return base ? file.locate([...base, ...path], opts) : spanAt(item.source);
   };
@@ -49,12 +53,4 @@ export function sourceLocator(
 
 function spanAt({ file, line, column }: SourcePosition): Span {
   return { file, line, column, endLine: line, endColumn: column + 1 };
-}
-
-/**
- * The JSON path of each item of the file's `tools` (or another list), by where its mapping starts: how the model
- * names an item's place.
- */
-function indexList(file: SourceFile, list: ItemList): Map<string, JsonPath> {
-  return new Map(file.listItems(list).map(({ index, span }) => [`${span.line}:${span.column}`, [list, index]]));
 }

@@ -1,7 +1,7 @@
 /** Lint results for people (findings with code frames, the token table), for machines (JSON) and for GitHub. */
 import type { Diagnostic } from '../core/diagnostics.js';
 import { renderGithub, renderJson, renderText, renderTexts, type Finding } from '../report/findings.js';
-import { PLAIN, visible, type Style } from '../report/text.js';
+import { PLAIN, plural, visible, type Style } from '../report/text.js';
 import { RULES, type LintResult } from './lint.js';
 import type { TokenReport } from './tokens.js';
 import type { LintFinding } from './types.js';
@@ -43,9 +43,8 @@ export function formatLintCompact(findings: readonly LintFinding[], style: Style
 
 /** "lint: 1 error, 2 warnings — fails (options.lint.failOn: error)". */
 export function lintSummary(result: LintResult): string {
-  const n = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
   const verdict = result.failed ? 'fails' : 'passes';
-  return `lint: ${n(result.errors, 'error')}, ${n(result.warnings, 'warning')} — ${verdict} (options.lint.failOn: ${result.failOn})`;
+  return `lint: ${plural(result.errors, 'error')}, ${plural(result.warnings, 'warning')} — ${verdict} (options.lint.failOn: ${result.failOn})`;
 }
 
 function formatTokenTable(report: TokenReport, style: Style): string {
@@ -102,7 +101,7 @@ function formatTokenTable(report: TokenReport, style: Style): string {
       parts.push(
         `${report.total} of ${total} tokens in all${report.total > total ? ` (over by ${report.total - total})` : ''}`,
       );
-    if (perTool) parts.push(`${perTool} per tool${over ? ` (${over} tool${over === 1 ? '' : 's'} over)` : ''}`);
+    if (perTool) parts.push(`${perTool} per tool${over ? ` (${plural(over, 'tool')} over)` : ''}`);
     out.push(`Budget (options.lint.budget): ${parts.join('; ')}.`);
   } else {
     out.push('No budget: set options.lint.budget.total and .perTool to fail when the tools outgrow them.');

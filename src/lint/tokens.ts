@@ -5,10 +5,7 @@
  */
 import { clientSchema, manifestTools } from '../pipeline/emit/manifest.js';
 import type { ServerModel, ToolModel } from '../pipeline/model.js';
-import type { LintOptions, Options } from '../core/options.js';
 import type { Locator, RawFinding, Rule } from './types.js';
-
-export type Encoding = LintOptions['encoding'];
 
 /** The encodings toolspec can count with, and the models that use them. */
 const ENCODINGS = {
@@ -22,54 +19,10 @@ const ENCODINGS = {
 /** The parts of a tool that clients put in front of a model. */
 export const COUNTED_FIELDS = ['name', 'description', 'inputSchema'] as const;
 
-export interface ToolTokens {
-  name: string;
-  /** Name, description and inputSchema, as one compact JSON object. */
-  tokens: number;
-  description: number;
-  /** The inputSchema as the spec sends it (options.refs). */
-  inputSchema: number;
-  /** The inputSchema with the other choice of options.refs (inlined when the spec bundles, bundled when it inlines). */
-  alternative: number;
-  /** The tool's whole tools/list entry (title, outputSchema, annotations, icons, _meta too). */
-  payload: number;
-  /** Tokens over the per-tool budget; 0 when within it or when there is none. */
-  overBudget: number;
-}
+/** What `toolspec lint` counts (and prints as JSON under `tokens`). */
+export type TokenReport = Awaited<ReturnType<typeof countTokens>>;
 
-export interface TokenReport {
-  encoding: Encoding;
-  /** The models that use the encoding; for others the counts are an estimate. */
-  models: string;
-  counted: readonly string[];
-  refs: Options['refs'];
-  alternativeRefs: Options['refs'];
-  /** The sum over the tools. */
-  total: number;
-  /** The same with the other choice of options.refs. */
-  alternativeTotal: number;
-  /** The whole tools/list result as JSON. */
-  payload: number;
-  /** 0: no budget. */
-  budget: { total: number; perTool: number };
-  /** Largest first; equal counts in the spec's order. */
-  tools: ToolTokens[];
-  /**
-   * Prompts, and resources with templates, each its list entry as compact JSON, in the spec's order: apart from the
-   * tools (a client shows them to the user; a model reads one when it is used). Present when the spec has any.
-   */
-  prompts?: ItemTokens[];
-  resources?: ItemTokens[];
-}
-
-export interface ItemTokens {
-  name: string;
-  /** A prompt, a resource with a fixed URI, or a resource template. */
-  kind: 'prompt' | 'resource' | 'template';
-  tokens: number;
-}
-
-export async function countTokens(model: ServerModel): Promise<TokenReport> {
+export async function countTokens(model: ServerModel) {
   const { encoding, budget } = model.options.lint;
   const { countTokens: count } = await ENCODINGS[encoding].load();
   const json = (v: unknown) => count(JSON.stringify(v));
@@ -80,25 +33,32 @@ export async function countTokens(model: ServerModel): Promise<TokenReport> {
   const alternativeRefs = refs === 'bundle' ? 'inline' : 'bundle';
   const manifest = manifestTools(model);
   let alternativeTotal = 0;
-  const tools = model.tools.map((tool, i): ToolTokens => {
+  const tools = model.tools.map((tool, i) => {
     const schema = clientSchema(tool.input, model.options);
     const other = clientSchema(tool.input, { ...model.options, refs: alternativeRefs });
+    // Name, description and inputSchema, as one compact JSON object.
     const tokens = view(tool, schema);
     alternativeTotal += view(tool, other);
     return {
       name: tool.name,
       tokens,
       description: count(tool.definition.description ?? ''),
+      // As the spec sends it (options.refs), and with the other choice (inlined when the spec bundles, and back).
       inputSchema: json(schema),
       alternative: json(other),
+      // The tool's whole tools/list entry (title, outputSchema, annotations, icons, _meta too).
       payload: json(manifest[i]),
+      // Tokens over the per-tool budget; 0 when within it or when there is none.
       overBudget: budget.perTool ? Math.max(0, tokens - budget.perTool) : 0,
     };
   });
-  const prompts = model.prompts.map((p): ItemTokens => ({ name: p.name, kind: 'prompt', tokens: json(p.definition) }));
+  // Prompts, and resources with templates, each its list entry as compact JSON, in the spec's order: apart from the
+  // tools (a client shows them to the user; a model reads one when it is used). Present when the spec has any.
+  const prompts = model.prompts.map((p) => ({ name: p.name, kind: 'prompt' as const, tokens: json(p.definition) }));
   const resources = model.resources.map((r) => ({ name: r.name, kind: r.kind, tokens: json(r.definition) }));
   return {
     encoding,
+    // The models that use the encoding; for others the counts are an estimate.
     models: ENCODINGS[encoding].models,
     counted: COUNTED_FIELDS,
     refs,
@@ -106,8 +66,9 @@ export async function countTokens(model: ServerModel): Promise<TokenReport> {
     total: tools.reduce((n, t) => n + t.tokens, 0),
     alternativeTotal,
     payload: json({ tools: manifest }),
+    // 0: no budget.
     budget: { total: budget.total, perTool: budget.perTool },
-    // The sort is stable: equal counts keep the spec's order.
+    // Largest first; the sort is stable: equal counts keep the spec's order.
     tools: tools.sort((a, b) => b.tokens - a.tokens),
     ...(prompts.length ? { prompts } : {}),
     ...(resources.length ? { resources } : {}),

@@ -2,6 +2,7 @@
  * Words in names and descriptions, for the description and naming rules. Deliberately small heuristics, documented
  * in docs/commands/lint.md: no dictionary beyond the verb list below.
  */
+import { unicodeEscape } from '../core/visible.js';
 
 /** The words of a tool name: split at _ - . and at camelCase humps, lower case. */
 export function nameWords(name: string): string[] {
@@ -105,8 +106,5 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 
 /** Text from the spec, quoted for a message: control characters (C0, DEL, C1) and line separators escaped. */
 export function quoted(text: string): string {
-  return JSON.stringify(text).replace(
-    /[\u007f-\u009f\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029]/g, unicodeEscape);
 }
