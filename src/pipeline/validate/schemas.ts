@@ -132,9 +132,12 @@ export function prepareToolSchema(
   const pending: { schema: unknown; loc: Locate }[] = [{ schema: bundled, loc: own }];
   const refs: { ref: string; loc: Locate; path: SchemaPath }[] = [];
 
+  /** The schema's nodes outside its own $defs: what it expands to when it holds no $ref (expandedSize). */
+  let plainSize = 0;
   while (pending.length) {
     const { schema, loc } = pending.pop()!;
     walkSchema(schema, (node, path) => {
+      if (schema === bundled && path[0] !== '$defs' && path[0] !== 'definitions') plainSize++;
       checkNode(node, path, dialect, loc, report, extensionKeywords);
       const ref = node['$ref'];
       if (typeof ref !== 'string') return;
@@ -217,8 +220,10 @@ export function prepareToolSchema(
   // the meta-schema's verdict, which comes first.
   const deferred: (() => void)[] = [];
   const later: Report = (...args) => deferred.push(() => report(...args));
-  const loop = !errors && findRefLoop(bundled, locate, later);
-  if (!errors && !loop && expandedSize(bundled, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES) {
+  // Without a $ref nothing loops and nothing expands: the walk's count is the size (test/schema-size.test.ts).
+  const loop = !errors && refs.length > 0 && findRefLoop(bundled, locate, later);
+  const size = () => (refs.length ? expandedSize(bundled, MAX_EXPANDED_NODES) : plainSize);
+  if (!errors && !loop && size() > MAX_EXPANDED_NODES) {
     later(
       'TS042',
       origin.file.locate(origin.path, { key: true }),
@@ -459,7 +464,7 @@ function cleanAjv(message: string): string {
  * How many schema nodes `root` has with every $ref replaced by its target (a recursive one counts once), counting
  * up to a little past `limit` only: each target's size is computed once, so the count itself stays cheap.
  */
-function expandedSize(root: Record<string, unknown>, limit: number): number {
+export function expandedSize(root: Record<string, unknown>, limit: number): number {
   const memo = new Map<string, number>();
   const open = new Set<string>();
   const size = (node: unknown, top: boolean): number => {
