@@ -35,7 +35,7 @@ const TITLES: Record<ChangeClass, string> = {
   prompt: 'Prompt changes',
 };
 
-export function formatDiffText(report: DiffReport, style: Style = PLAIN): string {
+export function formatDiffText(report: DiffReport, style: Style): string {
   const out: string[] = [`${style.bold('toolspec diff')} ${report.old} → ${report.new}`, ''];
   const colour: Record<ChangeClass, (s: string) => string> = {
     breaking: style.red,
