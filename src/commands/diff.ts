@@ -14,9 +14,9 @@ import {
   type ReportFormat,
   type Styles,
 } from './result.js';
-import { isObject } from '../pipeline/schema/keywords.js';
-import { SourceFile } from '../pipeline/load/source.js';
-import type { ServerModel } from '../pipeline/model.js';
+import type { ServerModel, SourcePosition } from '../pipeline/model.js';
+import { sourceLocator } from '../lint/positions.js';
+import type { Locator } from '../lint/types.js';
 import {
   asFinding as asChangeFinding,
   fails,
@@ -63,12 +63,16 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
     return { code: EXIT.invalid, stdout, stderr };
   }
   const found = diffServers(before.result.model ?? EMPTY_SUBJECT, after.result.model ?? EMPTY_SUBJECT);
-  const changes = locate(found, after, operands.new.kind === 'git' ? `${operands.new.rev}:` : '');
+  const newModel = after.result.model;
+  const at = newModel && sourceLocator(newModel, after.result.sources, after.result.parsed);
+  const gitPrefix = operands.new.kind === 'git' ? `${operands.new.rev}:` : '';
+  const changes = newModel && at ? locate(found, newModel, at, gitPrefix) : found;
   const report: DiffReport = { old: before.label, new: after.label, changes, failed: fails(changes, input.failOn) };
-  const [oldModel, newModel] = [before.result.model, after.result.model];
-  if (oldModel && newModel) {
+  const oldModel = before.result.model;
+  if (oldModel && newModel && at) {
     const verdict = checkVersion(changes, oldModel.server.version, newModel.server.version);
-    const place = fileVersionPlace(after);
+    const version = at.inSpec(['server', 'version']);
+    const place = `${version.file}:${version.line}:${version.column}`;
     if (!verdict) {
       if (input.checkVersion)
         return {
@@ -99,58 +103,27 @@ export function notValid(side: LoadedSide, style: Style, then: string): string {
   return `${renderTexts(errors, style, side.result.sources)}\n\ntoolspec: ${side.label} is not a valid spec (${plural(errors.length, 'error')}); ${then}\n`;
 }
 
-/** `file:line:col` of server.version in the new spec. */
-function fileVersionPlace(side: LoadedSide): string {
-  const model = side.result.model!;
-  const text = side.result.sources.get(model.specFile);
-  const span = text === undefined ? undefined : new SourceFile(model.specFile, text).locate(['server', 'version']);
-  return span ? `${model.specFile}:${span.line}:${span.column}` : model.specFile;
-}
-
 /**
  * Where each change is in the new spec: the deepest part of its path written in the tool's own file (a path
  * through a shared `$defs` entry stops at the `$ref`), or the main file for a removed tool. A new side read from
  * git is placed at the same path in the working tree, as GitHub annotations need.
  */
-function locate(changes: Change[], side: LoadedSide, gitPrefix: string): Change[] {
-  const model = side.result.model;
-  if (!model) return changes;
-  const files = new Map<string, SourceFile>();
-  const fileOf = (shown: string): SourceFile | undefined => {
-    let f = files.get(shown);
-    const text = side.result.sources.get(shown);
-    if (!f && text !== undefined) files.set(shown, (f = new SourceFile(shown, text)));
-    return f;
-  };
+function locate(changes: Change[], model: ServerModel, at: Locator, gitPrefix: string): Change[] {
   const strip = (f: string) => (gitPrefix && f.startsWith(gitPrefix) ? f.slice(gitPrefix.length) : f);
   return changes.map((c) => {
-    const place = placeOf(c, model, fileOf);
+    const place = placeOf(c, model, at);
     if (!place) return { ...c, file: strip(model.specFile) };
     return { ...c, file: strip(place.file), line: place.line, column: place.column };
   });
 }
 
-function placeOf(
-  c: Change,
-  model: ServerModel,
-  fileOf: (f: string) => SourceFile | undefined,
-): { file: string; line: number; column: number } | undefined {
+function placeOf(c: Change, model: ServerModel, at: Locator): SourcePosition | undefined {
   if (c.tool === null && (c.segments[0] === 'prompts' || c.segments[0] === 'resources')) {
     // A prompt's or resource's change: at the item on the new side (a removed one has no place there).
     const items = c.segments[0] === 'prompts' ? model.prompts : model.resources;
     return items.find((i) => i.name === c.segments[1])?.source;
   }
-  if (c.tool === null) {
-    const span = fileOf(model.specFile)?.locate(c.segments);
-    return span && { file: model.specFile, line: span.line, column: span.column };
-  }
+  if (c.tool === null) return at.inSpec(c.segments);
   const tool = model.tools.find((t) => t.name === c.tool);
-  if (!tool) return undefined;
-  const file = fileOf(tool.source.file);
-  const data = file?.value;
-  const list = isObject(data) && Array.isArray(data['tools']) ? data['tools'] : [];
-  const index = list.findIndex((t) => isObject(t) && t['name'] === c.tool);
-  if (!file || index === -1) return tool.source;
-  const span = file.locate(['tools', index, ...c.segments]);
-  return { file: tool.source.file, line: span.line, column: span.column };
+  return tool && at.inTool(tool, c.segments);
 }

@@ -19,7 +19,7 @@ export function fieldName(segments: Segments): string {
   return name;
 }
 
-export function explain(rule: RuleId, side: Side, segments: Segments, tool: string | null, before?: unknown): string {
+export function explain(rule: RuleId, side: Side, segments: Segments, tool: string | null): string {
   const name = fieldName(segments.slice(1));
   const q = JSON.stringify(name);
   const subject =
@@ -29,8 +29,6 @@ export function explain(rule: RuleId, side: Side, segments: Segments, tool: stri
       return `new tool ${JSON.stringify(tool)}`;
     case 'TOOL_REMOVED':
       return `clients that call ${JSON.stringify(tool)} get an unknown-tool error; keep the tool (say it is deprecated in its description) or release a new major version`;
-    case 'TOOL_RENAMED':
-      return `did you mean to rename ${JSON.stringify(before)} to ${JSON.stringify(tool)}? Both have the same schemas. Clients that call ${JSON.stringify(before)} get an unknown-tool error; keep the old name too, or release a new major version`;
     case 'TITLE_CHANGED':
     case 'DESCRIPTION_CHANGED':
     case 'INSTRUCTIONS_CHANGED':

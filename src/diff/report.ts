@@ -24,13 +24,18 @@ export function fails(changes: readonly Change[], failOn: FailOn): boolean {
   );
 }
 
+const count = (changes: readonly Change[], cls: ChangeClass) => changes.filter((c) => c.class === cls).length;
+
+/** What a change touches and how, as it is listed: the tool, the path in it and the detail. */
+const where = (c: Change) => [c.tool, formatPath(c.segments), c.detail].filter(Boolean).join(' ');
+
 const TITLES: Record<ChangeClass, string> = {
   breaking: 'Breaking changes',
   compatible: 'Compatible changes',
   prompt: 'Prompt changes',
 };
 
-export function formatDiffText(report: DiffReport, style: Style = PLAIN): string {
+export function formatDiffText(report: DiffReport, style: Style): string {
   const out: string[] = [`${style.bold('toolspec diff')} ${report.old} → ${report.new}`, ''];
   const colour: Record<ChangeClass, (s: string) => string> = {
     breaking: style.red,
@@ -42,7 +47,7 @@ export function formatDiffText(report: DiffReport, style: Style = PLAIN): string
     if (!list.length) continue;
     out.push(style.bold(`${TITLES[cls]} (${list.length})`));
     for (const c of list) {
-      out.push(`  ${colour[cls](c.rule)} ${[c.tool, formatPath(c.segments), c.detail].filter(Boolean).join(' ')}`);
+      out.push(`  ${colour[cls](c.rule)} ${where(c)}`);
       if (cls === 'prompt') out.push(...textDiff(c.before, c.after, style).map((l) => `      ${l}`));
       else out.push(`      ${style.dim(c.message)}`);
     }
@@ -54,17 +59,17 @@ export function formatDiffText(report: DiffReport, style: Style = PLAIN): string
 }
 
 /** "server.version 1.2.0 → 1.3.0: the changes need a major version (2.0.0 or later)". */
-export function versionLine(v: VersionVerdict): string {
+function versionLine(v: VersionVerdict): string {
   const need = v.needed === 'none' ? 'no new version' : `a ${v.needed} version (${v.least} or later)`;
   return `server.version ${v.old} → ${v.new}: the changes need ${need}${v.ok ? '' : ' — not made'}`;
 }
 
-export function summary(report: DiffReport): string {
-  const count = (cls: ChangeClass) => report.changes.filter((c) => c.class === cls).length;
+function summary(report: DiffReport): string {
   if (!report.changes.length) return `no changes: ${report.old} and ${report.new} describe the same tools`;
-  const parts = `${count('breaking')} breaking, ${count('compatible')} compatible, ${count('prompt')} prompt change${count('prompt') === 1 ? '' : 's'}`;
+  const [breaking, compatible, prompt] = CLASS_ORDER.map((cls) => count(report.changes, cls));
+  const parts = `${breaking} breaking, ${compatible} compatible, ${prompt} prompt change${prompt === 1 ? '' : 's'}`;
   if (!report.failed) return parts;
-  return count('breaking')
+  return breaking
     ? `${parts}: clients built against ${report.old} may fail; keep the old behaviour, or release this as a new major version`
     : `${parts}: changes that --fail-on counts`;
 }
@@ -76,14 +81,13 @@ const SEVERITY: Record<ChangeClass, FindingSeverity> = { breaking: 'error', prom
  * notice; at the tool in the new spec when it has a place. A prompt change shows its text diff as details.
  */
 export function asFinding(c: Change): Finding {
-  const where = [c.tool, formatPath(c.segments), c.detail].filter(Boolean).join(' ');
   return {
     code: c.rule,
     severity: SEVERITY[c.class],
     ...(c.file !== undefined && { file: c.file }),
     ...(c.line !== undefined && { line: c.line, column: c.column }),
     ...(c.tool !== null && { tool: c.tool }),
-    message: `${where}: ${c.message}`,
+    message: `${where(c)}: ${c.message}`,
     ...(c.class === 'prompt' && { details: textDiff(c.before, c.after, PLAIN) }),
     data: {
       class: c.class,
@@ -101,12 +105,11 @@ export function asFinding(c: Change): Finding {
  * before?, after? }`), the code being the rule.
  */
 export function formatDiffJson(report: DiffReport): string {
-  const count = (cls: ChangeClass) => report.changes.filter((c) => c.class === cls).length;
   const body = {
     old: report.old,
     new: report.new,
     ok: !report.failed,
-    summary: { breaking: count('breaking'), compatible: count('compatible'), prompt: count('prompt') },
+    summary: Object.fromEntries(CLASS_ORDER.map((cls) => [cls, count(report.changes, cls)])),
     ...(report.version ? { version: report.version } : {}),
     changes: report.changes.map((c) => renderJson(asFinding(c))),
   };

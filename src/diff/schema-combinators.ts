@@ -16,10 +16,7 @@ import {
 } from './schema-common.js';
 import { isAnnotation, isObject, sameData, type SchemaNode, type SchemaView } from './schema-node.js';
 
-const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
-
 export function combinators(cmp: Comparer, ctx: Ctx): void {
-  for (const k of COMBINATORS) ctx.handled.add(k);
   members(cmp, ctx, 'allOf');
   members(cmp, ctx, 'anyOf');
   oneOf(cmp, ctx);

@@ -16,7 +16,7 @@ export interface Comparer {
   pair(o: unknown, n: unknown): SchemaChange[];
 }
 
-/** One node pair being compared: both keyword sets, how to report, how to descend, and the keywords seen. */
+/** One node pair being compared: both keyword sets, how to report, and how to descend. */
 export interface Ctx {
   ok: Record<string, unknown>;
   nk: Record<string, unknown>;
@@ -24,7 +24,6 @@ export interface Ctx {
   /** A change of the keyword `kw` itself, its values on both sides kept. */
   keyword: (rule: RuleId, kw: string, detail: string) => void;
   child: (o: unknown, n: unknown, segments: Segments) => void;
-  handled: Set<string>;
 }
 
 /** Rules that say nothing about which values are accepted. */

@@ -25,14 +25,19 @@ import {
 import { canonical, isAnnotation, sameData, type SchemaNode, type SchemaView } from './schema-node.js';
 import { arrays, objects } from './schema-structure.js';
 
-/** The keywords that apply to values of one type, each family compared only where both sides allow the type. */
-const FAMILIES = {
-  number: 'minimum exclusiveMinimum maximum exclusiveMaximum multipleOf',
-  string: 'minLength maxLength pattern',
-  array: 'prefixItems items minItems maxItems uniqueItems contains minContains maxContains unevaluatedItems',
-  object:
+/**
+ * The keywords compared below besides the annotations: any other that differs is SCHEMA_CHANGED_UNKNOWN. Those that
+ * apply to values of one type (numbers, strings, arrays, objects) are compared only where both sides allow the type.
+ */
+const COMPARED = new Set(
+  [
+    'type enum const format allOf anyOf oneOf not if then else',
+    'minimum exclusiveMinimum maximum exclusiveMaximum multipleOf',
+    'minLength maxLength pattern',
+    'prefixItems items minItems maxItems uniqueItems contains minContains maxContains unevaluatedItems',
     'properties required additionalProperties unevaluatedProperties patternProperties propertyNames minProperties maxProperties',
-};
+  ].flatMap((keys) => keys.split(' ')),
+);
 
 /** Compares `oldSchema` with `newSchema` (each read in its own view, for its own `$ref`s and dialect). */
 export function compareSchemas(oldView: SchemaView, newView: SchemaView, side: 'input' | 'output'): SchemaChange[] {
@@ -90,27 +95,23 @@ class SchemaComparer implements Comparer {
     }
     const [ok, nk] = this.#lift(on, nn);
     const keyword = (rule: RuleId, kw: string, detail: string) => add(rule, [kw], detail, ok[kw], nk[kw]);
-    const ctx: Ctx = { ok, nk, add, keyword, child, handled: new Set() };
+    const ctx: Ctx = { ok, nk, add, keyword, child };
     this.#annotations(ctx);
     const common = this.#types(ctx);
     this.#values(ctx);
     written(ctx, 'format');
     const applies = (family: string) =>
       common === undefined || common.has(family) || (family === 'number' && common.has('integer'));
-    for (const [family, keys] of Object.entries(FAMILIES)) {
-      for (const k of keys.split(' ')) ctx.handled.add(k);
-      if (!applies(family)) continue;
-      if (family === 'number') this.#numbers(ctx);
-      if (family === 'string') {
-        counts(ctx, ['minLength'], ['maxLength']);
-        written(ctx, 'pattern');
-      }
-      if (family === 'array') arrays(ctx);
-      if (family === 'object') objects(this, ctx);
+    if (applies('number')) this.#numbers(ctx);
+    if (applies('string')) {
+      counts(ctx, ['minLength'], ['maxLength']);
+      written(ctx, 'pattern');
     }
+    if (applies('array')) arrays(ctx);
+    if (applies('object')) objects(this, ctx);
     combinators(this, ctx);
     for (const k of new Set([...Object.keys(ok), ...Object.keys(nk)])) {
-      if (!ctx.handled.has(k) && !sameData(ok[k], nk[k]))
+      if (!COMPARED.has(k) && !isAnnotation(k) && !sameData(ok[k], nk[k]))
         keyword('SCHEMA_CHANGED_UNKNOWN', k, `${k} ${change(ok[k], nk[k])}`);
     }
     return out;
@@ -134,11 +135,9 @@ class SchemaComparer implements Comparer {
     return [ok, nk];
   }
 
-  #annotations({ ok, nk, keyword, handled }: Ctx): void {
+  #annotations({ ok, nk, keyword }: Ctx): void {
     for (const k of new Set([...Object.keys(ok), ...Object.keys(nk)])) {
-      if (!isAnnotation(k)) continue;
-      handled.add(k);
-      if (sameData(ok[k], nk[k])) continue;
+      if (!isAnnotation(k) || sameData(ok[k], nk[k])) continue;
       if (k === 'description' || k === 'title') {
         const rule = this.side === 'input' ? 'ARGUMENT_DESCRIPTION_CHANGED' : 'OUTPUT_DESCRIPTION_CHANGED';
         keyword(rule, k, presence(ok[k], nk[k]));
@@ -147,8 +146,7 @@ class SchemaComparer implements Comparer {
   }
 
   /** Compares `type`; returns the types both sides accept (undefined: any), which decide the keywords that matter. */
-  #types({ ok, nk, keyword, handled }: Ctx): Types {
-    handled.add('type');
+  #types({ ok, nk, keyword }: Ctx): Types {
     const o = typeSet(ok['type']);
     const n = typeSet(nk['type']);
     const oIn = subset(o, n);
@@ -163,8 +161,7 @@ class SchemaComparer implements Comparer {
   }
 
   /** enum and const, as one set of allowed values. */
-  #values({ ok, nk, add, keyword, handled }: Ctx): void {
-    handled.add('enum').add('const');
+  #values({ ok, nk, add, keyword }: Ctx): void {
     const o = allowed(ok);
     const n = allowed(nk);
     if (!o && !n) return;
@@ -210,7 +207,6 @@ class SchemaComparer implements Comparer {
 
 /** format and pattern: one added narrows, one removed widens, one changed cannot be told. */
 function written(ctx: Ctx, kw: 'format' | 'pattern'): void {
-  ctx.handled.add(kw);
   const o = ctx.ok[kw];
   const n = ctx.nk[kw];
   const rule = kw.toUpperCase() as Uppercase<typeof kw>;

@@ -3,12 +3,12 @@
  * `[-removed-]{+added+}` like `git diff --word-diff`, with long unchanged runs shortened; lines for longer ones.
  */
 import { diffLines, diffWordsWithSpace } from 'diff';
-import { PLAIN, visible, type Style } from '../report/text.js';
+import { visible, type Style } from '../report/text.js';
 
 /** Unchanged text longer than this between two edits is shortened to its ends. */
 const CONTEXT = 40;
 
-export function textDiff(before: unknown, after: unknown, style: Style = PLAIN): string[] {
+export function textDiff(before: unknown, after: unknown, style: Style): string[] {
   // Spec text is shown with its control and invisible characters escaped (line breaks kept for the line diff).
   const show = (v: unknown) =>
     v === undefined ? undefined : (typeof v === 'string' ? v : JSON.stringify(v)).split('\n').map(visible).join('\n');

@@ -18,7 +18,7 @@ export const EMPTY_SUBJECT: DiffSubject = { server: {}, tools: [] };
 export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
   const out: Change[] = [];
   const add = (rule: RuleId, side: Side, tool: string | null, at: Segments, detail: string, b?: unknown, a?: unknown) =>
-    out.push(changeOf(rule, side, tool, at, detail, explain(rule, side, at, tool, b), b, a));
+    out.push(changeOf(rule, side, tool, at, detail, explain(rule, side, at, tool), b, a));
 
   const oi = before.server.instructions;
   const ni = after.server.instructions;
@@ -50,9 +50,10 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
       // A tool matched by the schemas has no renamedFrom that the old side has (it would have matched by that).
       const declared = t.renamedFrom?.includes(old.name);
       const detail = `${q(old.name)} → ${q(t.name)} (${declared ? 'renamedFrom' : 'removed, and added with the same schemas'})`;
+      // A rename the spec declares needs no guessing; its consequence for clients is the same.
       const message = declared
-        ? declaredRename(old.name, t.name)
-        : explain('TOOL_RENAMED', 'tool', ['name'], t.name, old.name);
+        ? `clients that call ${q(old.name)} get an unknown-tool error; keep ${q(old.name)} as a tool of its own that calls the same code (say in its description that it is deprecated for ${q(t.name)}) until clients have moved, or release a new major version`
+        : `did you mean to rename ${q(old.name)} to ${q(t.name)}? Both have the same schemas. Clients that call ${q(old.name)} get an unknown-tool error; keep the old name too, or release a new major version`;
       out.push(changeOf('TOOL_RENAMED', 'tool', t.name, ['name'], detail, message, old.name, t.name));
     }
     diffTool(old, t, (rule, side, at, detail, b, a) => add(rule, side, t.name, at, detail, b, a));
@@ -76,11 +77,6 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
 }
 
 const q = JSON.stringify;
-
-/** The advice for a rename the spec declares: no guessing, the same consequence for clients. */
-function declaredRename(from: string, to: string): string {
-  return `clients that call ${q(from)} get an unknown-tool error; keep ${q(from)} as a tool of its own that calls the same code (say in its description that it is deprecated for ${q(to)}) until clients have moved, or release a new major version`;
-}
 
 type AddChange = (rule: RuleId, side: Side, at: Segments, detail: string, before?: unknown, after?: unknown) => void;
 type AddToolChange = (rule: RuleId, at: Segments, detail: string, before?: unknown, after?: unknown) => void;

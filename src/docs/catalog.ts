@@ -13,7 +13,7 @@ import type { TokenReport } from '../lint/tokens.js';
 import { CLASS_ORDER, formatPath, type Change, type ChangeClass } from '../diff/rules.js';
 import { unicodeEscape } from '../core/visible.js';
 import { plural } from '../report/text.js';
-import { resolvePointer } from '../pipeline/schema/keywords.js';
+import { isObject, resolvePointer } from '../pipeline/schema/keywords.js';
 
 export interface CatalogDiff {
   /** The old side as shown: `<rev>:<path>`. */
@@ -324,8 +324,7 @@ function argumentsTable(schema: Record<string, unknown>): Html {
 const ENUM_IN_TYPE = 6;
 const isString = (v: unknown): v is string => typeof v === 'string';
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-const record = (v: unknown): Record<string, unknown> | undefined =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+const record = (v: unknown) => (isObject(v) ? v : undefined);
 
 /** A local `$ref` (`#/$defs/…`, `#/definitions/…`) followed once; anything else as it is. */
 function resolve(root: Record<string, unknown>, s: Record<string, unknown>): Record<string, unknown> {
@@ -378,14 +377,7 @@ function promptItem(prompt: PromptModel, id: string, changed: ChangeClass | unde
     <h3><code>${prompt.name}</code>${def.title ? markup` <span class="title">${def.title}</span>` : ''}</h3>
     <div class="badges">${changedBadge(changed)}${scopesBadge(prompt.scopes, auth)}</div>
     ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
-    ${
-      prompt.arguments.length
-        ? namedTable(
-            'argument',
-            prompt.arguments.map((a) => ({ ...a, values: a.complete === 'handler' ? undefined : a.complete?.values })),
-          )
-        : markup`<p class="none">No arguments.</p>`
-    }
+    ${prompt.arguments.length ? namedTable('argument', prompt.arguments) : markup`<p class="none">No arguments.</p>`}
     ${
       prompt.examples.length
         ? markup`<details>
@@ -420,12 +412,7 @@ function resourceItem(resource: ResourceModel, id: string, changed: ChangeClass 
       resource.variables.length
         ? namedTable(
             'variable',
-            resource.variables.map((v) => ({
-              name: v.name,
-              required: v.operator !== '?' && v.operator !== '&',
-              description: v.description,
-              values: v.complete === 'handler' ? undefined : v.complete?.values,
-            })),
+            resource.variables.map((v) => ({ ...v, required: v.operator !== '?' && v.operator !== '&' })),
           )
         : ''
     }
@@ -445,10 +432,7 @@ function resourceItem(resource: ResourceModel, id: string, changed: ChangeClass 
 }
 
 /** A prompt's arguments or a template's variables: name, required or not, the values it completes, description. */
-function namedTable(
-  heading: string,
-  rows: { name: string; required: boolean; description?: string | undefined; values?: string[] | undefined }[],
-): Html {
+function namedTable(heading: string, rows: PromptModel['arguments']): Html {
   return markup`<table class="args">
     <thead>
       <tr>
@@ -465,9 +449,9 @@ function namedTable(
             <td>${r.required ? badge('required', 'required') : 'optional'}</td>
             <td>
               ${
-                r.values
+                typeof r.complete === 'object'
                   ? markup`<div class="enum">
-                      completes ${r.values.map((v) => markup`<code>${v}</code> `)}
+                      completes ${r.complete.values.map((v) => markup`<code>${v}</code> `)}
                     </div>`
                   : ''
               }${r.description ? markup`<span class="desc">${r.description}</span>` : ''}

@@ -25,7 +25,7 @@ export const PLAIN: Style = { red: (s) => s, yellow: (s) => s, dim: (s) => s, bo
  * goes (a pipe, a CI log) and wins over NO_COLOR, as Node's own FORCE_COLOR does; "0" or "false" turns it off even on
  * a terminal. As both conventions say, an empty value counts as unset (Node alone takes FORCE_COLOR='' as on).
  */
-export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): Style {
+export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Style {
   const force = env['FORCE_COLOR'];
   if (force) return force === '0' || force.toLowerCase() === 'false' ? PLAIN : COLOR;
   return stream.isTTY && !env['NO_COLOR'] ? COLOR : PLAIN;
