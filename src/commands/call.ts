@@ -22,8 +22,8 @@ import { compile } from '../compile.js';
 import type { ToolDefinition } from '../pipeline/model.js';
 import { EXIT, invalid, plural, type CommandResult, type Styles } from './result.js';
 
-/** The options of `toolspec call` as the command line gives them (src/cli.ts). */
-export interface CallOptions {
+/** The options of `toolspec call` as the command line gives them (src/cli.ts), and its arguments. */
+export interface CallInput {
   json?: string;
   list?: boolean;
   format: 'text' | 'json';
@@ -31,9 +31,6 @@ export interface CallOptions {
   prompt?: string;
   /** Read this resource URI instead of calling a tool. */
   read?: string;
-}
-
-export interface CallInput extends CallOptions {
   /** The tool to call; absent with --list (every tool). */
   tool?: string | undefined;
   /** key=value and key:=json pairs. */

@@ -10,7 +10,7 @@ import { UserError } from '../core/diagnostics.js';
 import { parseDuration } from '../core/duration.js';
 import { MAX_DEPTH } from '../pipeline/load/limits.js';
 import { depthOf } from '../pipeline/load/source.js';
-import { displayPath } from '../core/paths.js';
+import { displayPath, packageVersion } from '../core/paths.js';
 import { buildSpec, listFromFile, type ImportNote, type Listing } from '../import/build.js';
 import { hoist } from '../import/hoist.js';
 import { firstDifference, verifySpec } from '../import/verify.js';
@@ -19,7 +19,7 @@ import { specYaml } from '../import/yaml.js';
 import { plural, type CommandResult } from './result.js';
 
 /** The options of `toolspec import` as the command line gives them (src/cli.ts). */
-export interface ImportOptions {
+export interface ImportInput {
   fromCommand?: string;
   fromUrl?: string;
   fromFile?: string;
@@ -34,13 +34,8 @@ export interface ImportOptions {
   name?: string;
   serverVersion?: string;
   format: 'text' | 'json';
-}
-
-export interface ImportInput extends ImportOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** toolspec's own version, reported to the server as the client's. */
-  version: string;
 }
 
 const IGNORE_REASON = 'imported as the server defines it; review, then remove this entry';
@@ -253,7 +248,7 @@ async function listingOf(input: ImportInput, timeoutMs: number): Promise<Listing
       'import talks to servers through @modelcontextprotocol/client, which is not installed here\n  hint: reinstall toolspec (npm install --save-dev toolspec): it depends on it',
     );
   }
-  const options = { timeoutMs, timeoutLabel: input.timeout, clientVersion: input.version };
+  const options = { timeoutMs, timeoutLabel: input.timeout, clientVersion: packageVersion() };
   if (input.fromCommand !== undefined)
     return connect.listFromCommand(input.fromCommand, { cwd: input.cwd, env: input.env }, options);
   return connect.listFromUrl(input.fromUrl!, parseHeaders(input.header ?? []), options);
