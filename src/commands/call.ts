@@ -108,8 +108,8 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
   const [dispatcherModule, contextModule, toolsModule, registryModule] = await Promise.all([
     load<DispatcherModule>('dispatcher.ts'),
     load<ContextModule>('context.ts'),
-    load<ToolsModule>('tools.ts'),
-    load<RegistryModule>('registry.ts'),
+    load('tools.ts'),
+    load('registry.ts'),
   ]);
   const dispatcher = dispatcherModule.createDispatcher({
     tools: toolsModule.tools,
@@ -167,7 +167,7 @@ async function loadRuntime(
   input: CallInput,
   names: string[],
   handlers: string[],
-): Promise<CommandResult | (<T>(name: string) => Promise<T>)> {
+): Promise<CommandResult | (<T = Record<string, unknown>>(name: string) => Promise<T>)> {
   const cache = runFolder(project.rootDir);
   if (!cache) return usage(notInstalled(project.rootDir, input.cwd));
   const runtime = (name: string) => path.join(project.generatedDir, name);
@@ -205,13 +205,12 @@ async function callPrimitive(input: CallInput, project: Project): Promise<Comman
   const wanted = items.filter((i) =>
     kind === 'prompt' ? i.kind === 'prompt' && i.name === input.prompt : i.kind === 'resource',
   );
-  const missing = wanted.filter((i) => !fs.existsSync(i.handler));
-  if (kind === 'prompt' && missing.length) return noHandler('prompt', input.prompt!, missing[0]!.handler, input.cwd);
-  const reachable = [...new Set(wanted.filter((i) => fs.existsSync(i.handler)).map((i) => i.handler))];
+  const reachable = [...new Set(wanted.map((i) => i.handler).filter((h) => fs.existsSync(h)))];
+  if (kind === 'prompt' && !reachable.length) return noHandler('prompt', input.prompt!, wanted[0]!.handler, input.cwd);
   const modules = [kind === 'prompt' ? 'prompts.ts' : 'resources.ts', 'context.ts', 'primitives.ts'];
   const load = await loadRuntime(project, input, modules, reachable);
   if (typeof load !== 'function') return load;
-  const [tables, context] = await Promise.all([load<Tables>('primitives.ts'), load<ContextModule>('context.ts')]);
+  const [tables, context] = await Promise.all([load('primitives.ts'), load<ContextModule>('context.ts')]);
   const { sdk, connection } = context.localRequest();
   const onError = logFailure(input, kind);
   let result: { resultType?: string; [key: string]: unknown };
@@ -291,23 +290,11 @@ interface LocalRequest {
   log: (level: string, data: unknown, logger?: string) => Promise<void>;
 }
 interface DispatcherModule {
-  createDispatcher(options: {
-    tools: unknown;
-    bindings: unknown;
-    handlers: unknown;
-    timeouts: unknown;
-    onError: (error: unknown, tool: string) => void;
-  }): { callTool: Fn<Promise<CallResult>> };
+  createDispatcher(options: Record<string, unknown>): { callTool: Fn<Promise<CallResult>> };
 }
 interface ContextModule {
   localRequest(): { sdk: unknown; connection: unknown };
 }
-type ToolsModule = Record<'tools' | 'loadBindings' | 'timeouts', unknown>;
-type RegistryModule = Record<'handlers', unknown>;
-type Tables = Record<
-  'prompts' | 'resources' | 'resourceTemplates' | 'promptRules' | 'resourceRules' | 'promptModules' | 'resourceModules',
-  unknown
->;
 type Result = Promise<Record<string, unknown>>;
 type PromptsModule = Record<'createPrompts', Fn<{ get: Fn<Result> }>>;
 type ResourcesModule = Record<'createResources', Fn<{ read: Fn<Result> }>>;
