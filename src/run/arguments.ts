@@ -159,25 +159,20 @@ export function typesOf(schema: Schema | undefined, root: Schema): JsonType[] | 
   return branches?.every((b) => b !== undefined) ? [...new Set(branches.flat())] : undefined;
 }
 
-export interface ArgumentRow {
-  name: string;
-  type: string;
-  required: boolean;
-  default?: unknown;
-  description?: string;
-}
-
 /** Each top-level argument of a tool: name, type as a reader would write it, required, default, description. */
-export function argumentRows(inputSchema: Schema): ArgumentRow[] {
+export function argumentRows(inputSchema: Schema) {
   const root = resolve(inputSchema, inputSchema) ?? {};
   const props = isObject(root['properties']) ? root['properties'] : {};
   const required = new Set(Array.isArray(root['required']) ? root['required'].map(String) : []);
   return Object.keys(props).map((name) => {
     const s = resolve(isObject(props[name]) ? props[name] : undefined, inputSchema) ?? {};
-    const row: ArgumentRow = { name, type: typeText(s, inputSchema), required: required.has(name) };
-    if ('default' in s) row.default = s['default'];
-    if (typeof s['description'] === 'string') row.description = s['description'];
-    return row;
+    return {
+      name,
+      type: typeText(s, inputSchema),
+      required: required.has(name),
+      ...('default' in s ? { default: s['default'] } : {}),
+      ...(typeof s['description'] === 'string' ? { description: s['description'] } : {}),
+    };
   });
 }
 
