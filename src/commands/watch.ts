@@ -2,6 +2,7 @@
  * `toolspec generate --watch`: generate now, then again whenever the spec or a file it includes changes; and the
  * loop it runs in (`watchLoop`: what it watches, and when it runs), which `toolspec dev` shares.
  */
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateCommand, formatSummary, type GenerateInput, type GenerateResult } from './generate.js';
@@ -279,11 +280,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
 
   try {
     start(undefined);
-    await new Promise<void>((resolve) => {
-      if (stop.aborted) resolve();
-      else stop.addEventListener('abort', () => resolve(), { once: true });
-    });
-    clearTimeout(timer);
+    if (!stop.aborted) await once(stop, 'abort');
     await running;
   } finally {
     clearTimeout(timer);
