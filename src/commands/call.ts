@@ -394,14 +394,12 @@ function formatList(tools: readonly ToolDefinition[], format: 'text' | 'json'): 
     out.push(summary ? `${t.name} — ${summary}` : t.name);
     const rows = argumentRows(t.inputSchema);
     if (!rows.length) out.push('  (no arguments)');
-    const width = (f: (r: (typeof rows)[number]) => string) => Math.max(...rows.map((r) => f(r).length));
     const need = (r: (typeof rows)[number]) =>
       r.required ? 'required' : r.default !== undefined ? `default ${JSON.stringify(r.default)}` : 'optional';
-    const w = [width((r) => r.name), width((r) => r.type), width(need)];
-    for (const r of rows) {
-      const line = `  ${r.name.padEnd(w[0]!)}  ${r.type.padEnd(w[1]!)}  ${need(r).padEnd(w[2]!)}  ${r.description ?? ''}`;
-      out.push(line.trimEnd());
-    }
+    // Columns as wide as their widest cell; the padding of the last one is trimmed away.
+    const cells = rows.map((r) => [r.name, r.type, need(r), r.description ?? '']);
+    const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => c[i]!.length)));
+    for (const c of cells) out.push(`  ${c.map((x, i) => x.padEnd(widths[i]!)).join('  ')}`.trimEnd());
   }
   return `${out.join('\n')}\n`;
 }
