@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { displayPath, isInside } from '../core/paths.js';
 import { renderJson, renderTexts } from '../report/findings.js';
 import { countSummary } from '../report/text.js';
-import { argumentRows, ArgumentError, parseArguments } from '../run/arguments.js';
+import { argumentRows, ArgumentError, parseArguments, promptArguments } from '../run/arguments.js';
 import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../cache/run.js';
 import type { CheckSubject } from '../check/subject.js';
 import { closest } from '../core/suggest.js';
@@ -254,32 +254,6 @@ async function callPrimitive(input: CallInput, project: Project): Promise<Comman
     };
   if (input.format === 'json') return { code: EXIT.ok, stdout: `${JSON.stringify(result, null, 2)}\n`, stderr: '' };
   return { code: EXIT.ok, stdout: `${kind === 'prompt' ? promptText(result) : resourceText(result)}\n`, stderr: '' };
-}
-
-/** A prompt's arguments: --json's strings, then the key=value pairs over them (own keys, `__proto__` too). */
-function promptArguments(pairs: readonly string[], json: string | undefined): Record<string, string> {
-  const entries: [string, string][] = [];
-  if (json !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      throw new Error('--json is not JSON');
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new Error('--json must be an object of strings');
-    for (const [k, v] of Object.entries(parsed)) {
-      if (typeof v !== 'string')
-        throw new Error(`--json: prompt arguments are strings, and ${JSON.stringify(k)} is not`);
-      entries.push([k, v]);
-    }
-  }
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq < 1) throw new Error(`${JSON.stringify(pair)} is not key=value`);
-    entries.push([pair.slice(0, eq), pair.slice(eq + 1)]);
-  }
-  return Object.fromEntries(entries);
 }
 
 // The generated modules, as far as call uses them (they are the project's copies of templates/runtime/).
