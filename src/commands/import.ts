@@ -164,12 +164,13 @@ async function run(input: ImportInput): Promise<CommandResult> {
     if (!toStdout) writeAtomically(target, shown, text, Boolean(input.force));
     const lintWarnings = verified.lint?.warnings ?? 0;
     const pages = listing.pageSizes.length;
+    const skipped = total - tools.length;
     if (input.format === 'json') {
       const json = {
         ok: true,
         out: toStdout ? null : shown,
         tools: names,
-        skipped: total - tools.length,
+        skipped,
         pages,
         pageSize: built.pageSize ?? null,
         hoisted,
@@ -182,17 +183,15 @@ async function run(input: ImportInput): Promise<CommandResult> {
     }
     const err = notes.filter((n) => n.severity === 'warning').map(formatNote);
     const out: string[] = [];
-    const n = tools.length;
     const paging =
       pages > 1 ? ` (${pages} pages of tools/list; options.pageSize: ${built.pageSize} keeps the paging)` : '';
-    const line = `${plural(n, 'tool')} from ${origin}${paging}`;
+    const line = `${plural(tools.length, 'tool')} from ${origin}${paging}`;
     const say = toStdout ? err : out;
     say.push(toStdout ? `imported ${line}` : `${shown}: imported ${line}`);
     if (hoisted.length)
       say.push(`hoisted into $defs: ${hoisted.map((h) => `${h.name} (${h.tools.join(', ')})`).join('; ')}`);
     for (const i of lintIgnores)
       say.push(`kept as the server has it, with options.lint.ignore: ${i.rule} for ${i.tools.join(', ')}`);
-    const skipped = total - n;
     if (skipped) say.push(`left out: ${plural(skipped, 'tool')} toolspec cannot take (see the warnings)`);
     say.push(
       hoisted.length

@@ -65,17 +65,13 @@ function report(
   ms: number,
 ): void {
   const time = new Date();
+  if (!result) input.err(`toolspec: ${problem}`);
   if (input.format === 'json') {
     const what = result ? result.json : { ok: false, spec: input.spec, error: problem };
-    if (!result && problem) input.err(`toolspec: ${problem}`);
-    input.out(JSON.stringify({ time: time.toISOString(), changes: cause ?? [], ...what, ms }));
-    return;
+    return input.out(JSON.stringify({ time: time.toISOString(), changes: cause ?? [], ...what, ms }));
   }
   const head = `${clock(time)} ${cause ? describeChanges(cause) : 'start'} →`;
-  if (!result) {
-    input.err(`toolspec: ${problem}`);
-    return input.out(`${head} failed; nothing written, still watching`);
-  }
+  if (!result) return input.out(`${head} failed; nothing written, still watching`);
   if (result.notes) input.err(result.notes);
   if (!result.summary) return input.out(`${head} ${result.failure}; nothing written, still watching`);
   const created = result.summary.created.length
