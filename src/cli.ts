@@ -6,10 +6,10 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, type CommandResult, type ReportFormat, type Styles } from './commands/result.js';
-import type { CallOptions } from './commands/call.js';
+import type { CallInput } from './commands/call.js';
 import type { DiffOptions } from './commands/diff.js';
-import type { ImportOptions } from './commands/import.js';
-import type { InitOptions } from './commands/init.js';
+import type { ImportInput } from './commands/import.js';
+import type { InitInput } from './commands/init.js';
 import { describeError } from './core/diagnostics.js';
 import { chooseSpec, DEFAULT_SPEC } from './core/discover.js';
 import { packageVersion } from './core/paths.js';
@@ -23,26 +23,7 @@ interface Io {
 }
 
 /** What a command's `run` gets besides its arguments and options. */
-interface Run {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** One line (or text) on stdout, or on stderr. */
-  out: (s: string) => void;
-  err: (s: string) => void;
-  /** Prints what a command returned and keeps its exit code; raw: stdout as it is (a spec written to -). */
-  finish: (r: CommandResult, options?: { raw?: boolean }) => void;
-  /** Sets the exit code of a command that prints as it goes (watch, dev). */
-  exit: (code: number) => void;
-  /**
-   * The spec a command works on (the one named, or toolspec.yaml here or in the nearest parent: core/discover.ts),
-   * where the search looked, the folder and the streams' styles: what most commands take.
-   */
-  base: (given: unknown) => { spec: string; lookedIn?: string | undefined; cwd: string; style: Styles };
-  styles: () => Styles;
-  /** True when main() runs as the real process (not a test's call); isTTY: stdout is a terminal. */
-  asProcess: boolean;
-  isTTY: boolean;
-}
+type Run = ReturnType<typeof runFor>;
 
 type Opts = Record<string, unknown> & { format: ReportFormat };
 
@@ -257,7 +238,7 @@ Examples:
     ],
     run: async (r, _args, o) => {
       const { importCommand } = await import('./commands/import.js');
-      const input = { ...(o as unknown as ImportOptions), cwd: r.cwd, env: r.env, version: packageVersion() };
+      const input = { ...(o as unknown as ImportInput), cwd: r.cwd, env: r.env };
       r.finish(await importCommand(input), { raw: true });
     },
   },
@@ -275,7 +256,9 @@ Examples:
     ],
     run: async (r, [dir], o) => {
       const { initCommand } = await import('./commands/init.js');
-      r.finish(await initCommand({ ...(o as InitOptions), dir: dir as string, cwd: r.cwd, style: r.styles() }));
+      r.finish(
+        await initCommand({ ...(o as unknown as InitInput), dir: dir as string, cwd: r.cwd, style: r.styles() }),
+      );
     },
   },
   {
@@ -320,7 +303,7 @@ Examples:
     run: async (r, [tool, pairs], o) => {
       const { callCommand } = await import('./commands/call.js');
       const called = callCommand({
-        ...(o as CallOptions),
+        ...(o as unknown as CallInput),
         tool: str(tool),
         pairs: (pairs as string[] | undefined) ?? [],
         spec: r.base(o.spec).spec,
@@ -402,7 +385,7 @@ async function asHandlersRun(pending: Promise<CommandResult>, what: string | und
   }
 }
 
-export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
+function runFor(io: Partial<Io>) {
   const { stdout, stderr, env, cwd } = {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -412,27 +395,42 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
   };
   const out = (s: string) => void stdout.write(s.endsWith('\n') ? s : `${s}\n`);
   const err = (s: string) => void stderr.write(s.endsWith('\n') ? s : `${s}\n`);
-  let code: number = EXIT.ok;
-  const styles = () => ({ out: styleFor(stdout, env), err: styleFor(stderr, env) });
-  const run: Run = {
+  const styles = (): Styles => ({ out: styleFor(stdout, env), err: styleFor(stderr, env) });
+  return {
     cwd,
     env,
+    /** One line (or text) on stdout, or on stderr. */
     out,
     err,
-    finish: (r, { raw = false } = {}) => {
+    /** The exit code main() returns. */
+    code: EXIT.ok as number,
+    /** Prints what a command returned and keeps its exit code; raw: stdout as it is (a spec written to -). */
+    finish(r: CommandResult, { raw = false } = {}) {
       if (r.stderr) err(r.stderr);
       if (r.stdout && raw) stdout.write(r.stdout);
       else if (r.stdout) out(r.stdout);
-      code = r.code;
+      this.code = r.code;
       if (!io.stdout) process.exitCode = r.code;
     },
-    exit: (c) => void (code = c),
-    base: (given) => ({ ...chooseSpec(str(given), cwd), cwd, style: styles() }),
+    /** Sets the exit code of a command that prints as it goes (watch, dev). */
+    exit(code: number) {
+      this.code = code;
+    },
+    /**
+     * The spec a command works on (the one named, or toolspec.yaml here or in the nearest parent: core/discover.ts),
+     * where the search looked, the folder and the streams' styles: what most commands take.
+     */
+    base: (given: unknown) => ({ ...chooseSpec(str(given), cwd), cwd, style: styles() }),
     styles,
+    /** True when main() runs as the real process (not a test's call); isTTY: stdout is a terminal. */
     asProcess: !io.stdout,
     isTTY: Boolean(stdout.isTTY),
   };
+}
 
+export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
+  const run = runFor(io);
+  const { out, err, cwd } = run;
   const program = new Command('toolspec')
     .description('Generate typed, validated MCP tool servers from a YAML spec, and check them for drift.')
     .version(packageVersion(), '-v, --version')
@@ -453,7 +451,7 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
   try {
     // -V as well as -v: commander's own default, which people try first.
     await program.parseAsync(argv.map((a, i) => (i >= 2 && a === '-V' ? '--version' : a)));
-    return code;
+    return run.code;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     const { user, message } = describeError(e, cwd);

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { displayPath, isInside } from '../core/paths.js';
 import { renderJson, renderTexts } from '../report/findings.js';
 import { countSummary } from '../report/text.js';
-import { argumentRows, ArgumentError, parseArguments } from '../run/arguments.js';
+import { argumentRows, ArgumentError, parseArguments, promptArguments } from '../run/arguments.js';
 import { mirrorModules, notInstalled, runFolder, whyUnloadable } from '../cache/run.js';
 import type { CheckSubject } from '../check/subject.js';
 import { closest } from '../core/suggest.js';
@@ -22,8 +22,8 @@ import { compile } from '../compile.js';
 import type { ToolDefinition } from '../pipeline/model.js';
 import { EXIT, invalid, plural, type CommandResult, type Styles } from './result.js';
 
-/** The options of `toolspec call` as the command line gives them (src/cli.ts). */
-export interface CallOptions {
+/** The options of `toolspec call` as the command line gives them (src/cli.ts), and its arguments. */
+export interface CallInput {
   json?: string;
   list?: boolean;
   format: 'text' | 'json';
@@ -31,9 +31,6 @@ export interface CallOptions {
   prompt?: string;
   /** Read this resource URI instead of calling a tool. */
   read?: string;
-}
-
-export interface CallInput extends CallOptions {
   /** The tool to call; absent with --list (every tool). */
   tool?: string | undefined;
   /** key=value and key:=json pairs. */
@@ -111,8 +108,8 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
   const [dispatcherModule, contextModule, toolsModule, registryModule] = await Promise.all([
     load<DispatcherModule>('dispatcher.ts'),
     load<ContextModule>('context.ts'),
-    load<ToolsModule>('tools.ts'),
-    load<RegistryModule>('registry.ts'),
+    load('tools.ts'),
+    load('registry.ts'),
   ]);
   const dispatcher = dispatcherModule.createDispatcher({
     tools: toolsModule.tools,
@@ -170,7 +167,7 @@ async function loadRuntime(
   input: CallInput,
   names: string[],
   handlers: string[],
-): Promise<CommandResult | (<T>(name: string) => Promise<T>)> {
+): Promise<CommandResult | (<T = Record<string, unknown>>(name: string) => Promise<T>)> {
   const cache = runFolder(project.rootDir);
   if (!cache) return usage(notInstalled(project.rootDir, input.cwd));
   const runtime = (name: string) => path.join(project.generatedDir, name);
@@ -208,13 +205,12 @@ async function callPrimitive(input: CallInput, project: Project): Promise<Comman
   const wanted = items.filter((i) =>
     kind === 'prompt' ? i.kind === 'prompt' && i.name === input.prompt : i.kind === 'resource',
   );
-  const missing = wanted.filter((i) => !fs.existsSync(i.handler));
-  if (kind === 'prompt' && missing.length) return noHandler('prompt', input.prompt!, missing[0]!.handler, input.cwd);
-  const reachable = [...new Set(wanted.filter((i) => fs.existsSync(i.handler)).map((i) => i.handler))];
+  const reachable = [...new Set(wanted.map((i) => i.handler).filter((h) => fs.existsSync(h)))];
+  if (kind === 'prompt' && !reachable.length) return noHandler('prompt', input.prompt!, wanted[0]!.handler, input.cwd);
   const modules = [kind === 'prompt' ? 'prompts.ts' : 'resources.ts', 'context.ts', 'primitives.ts'];
   const load = await loadRuntime(project, input, modules, reachable);
   if (typeof load !== 'function') return load;
-  const [tables, context] = await Promise.all([load<Tables>('primitives.ts'), load<ContextModule>('context.ts')]);
+  const [tables, context] = await Promise.all([load('primitives.ts'), load<ContextModule>('context.ts')]);
   const { sdk, connection } = context.localRequest();
   const onError = logFailure(input, kind);
   let result: { resultType?: string; [key: string]: unknown };
@@ -260,32 +256,6 @@ async function callPrimitive(input: CallInput, project: Project): Promise<Comman
   return { code: EXIT.ok, stdout: `${kind === 'prompt' ? promptText(result) : resourceText(result)}\n`, stderr: '' };
 }
 
-/** A prompt's arguments: --json's strings, then the key=value pairs over them (own keys, `__proto__` too). */
-function promptArguments(pairs: readonly string[], json: string | undefined): Record<string, string> {
-  const entries: [string, string][] = [];
-  if (json !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      throw new Error('--json is not JSON');
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new Error('--json must be an object of strings');
-    for (const [k, v] of Object.entries(parsed)) {
-      if (typeof v !== 'string')
-        throw new Error(`--json: prompt arguments are strings, and ${JSON.stringify(k)} is not`);
-      entries.push([k, v]);
-    }
-  }
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq < 1) throw new Error(`${JSON.stringify(pair)} is not key=value`);
-    entries.push([pair.slice(0, eq), pair.slice(eq + 1)]);
-  }
-  return Object.fromEntries(entries);
-}
-
 // The generated modules, as far as call uses them (they are the project's copies of templates/runtime/).
 type Fn<R = unknown> = (...args: unknown[]) => R;
 interface LocalRequest {
@@ -294,23 +264,11 @@ interface LocalRequest {
   log: (level: string, data: unknown, logger?: string) => Promise<void>;
 }
 interface DispatcherModule {
-  createDispatcher(options: {
-    tools: unknown;
-    bindings: unknown;
-    handlers: unknown;
-    timeouts: unknown;
-    onError: (error: unknown, tool: string) => void;
-  }): { callTool: Fn<Promise<CallResult>> };
+  createDispatcher(options: Record<string, unknown>): { callTool: Fn<Promise<CallResult>> };
 }
 interface ContextModule {
   localRequest(): { sdk: unknown; connection: unknown };
 }
-type ToolsModule = Record<'tools' | 'loadBindings' | 'timeouts', unknown>;
-type RegistryModule = Record<'handlers', unknown>;
-type Tables = Record<
-  'prompts' | 'resources' | 'resourceTemplates' | 'promptRules' | 'resourceRules' | 'promptModules' | 'resourceModules',
-  unknown
->;
 type Result = Promise<Record<string, unknown>>;
 type PromptsModule = Record<'createPrompts', Fn<{ get: Fn<Result> }>>;
 type ResourcesModule = Record<'createResources', Fn<{ read: Fn<Result> }>>;
@@ -410,14 +368,12 @@ function formatList(tools: readonly ToolDefinition[], format: 'text' | 'json'): 
     out.push(summary ? `${t.name} — ${summary}` : t.name);
     const rows = argumentRows(t.inputSchema);
     if (!rows.length) out.push('  (no arguments)');
-    const width = (f: (r: (typeof rows)[number]) => string) => Math.max(...rows.map((r) => f(r).length));
     const need = (r: (typeof rows)[number]) =>
       r.required ? 'required' : r.default !== undefined ? `default ${JSON.stringify(r.default)}` : 'optional';
-    const w = [width((r) => r.name), width((r) => r.type), width(need)];
-    for (const r of rows) {
-      const line = `  ${r.name.padEnd(w[0]!)}  ${r.type.padEnd(w[1]!)}  ${need(r).padEnd(w[2]!)}  ${r.description ?? ''}`;
-      out.push(line.trimEnd());
-    }
+    // Columns as wide as their widest cell; the padding of the last one is trimmed away.
+    const cells = rows.map((r) => [r.name, r.type, need(r), r.description ?? '']);
+    const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => c[i]!.length)));
+    for (const c of cells) out.push(`  ${c.map((x, i) => x.padEnd(widths[i]!)).join('  ')}`.trimEnd());
   }
   return `${out.join('\n')}\n`;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { UserError } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import { INIT_MAIN } from '../init/scaffold.js';
+import { isObject } from '../pipeline/schema/keywords.js';
 import { writeAtomically } from '../import/write.js';
 import { EXIT, invalid, loadForCommand, type CommandResult, type SpecInput } from './result.js';
 
@@ -146,13 +147,12 @@ function writeEntry(file: string, key: string, name: string, entry: Entry): void
     } catch (e) {
       throw new UserError(`${file} is not JSON (${(e as Error).message}); fix it or move it, nothing was written`);
     }
-    if (typeof data !== 'object' || data === null || Array.isArray(data))
-      throw new UserError(`${file} does not hold a JSON object; nothing was written`);
+    if (!isObject(data)) throw new UserError(`${file} does not hold a JSON object; nothing was written`);
   }
   const servers = data[key];
-  if (servers !== undefined && (typeof servers !== 'object' || servers === null || Array.isArray(servers)))
+  if (servers !== undefined && !isObject(servers))
     throw new UserError(`"${key}" in ${file} is not an object; nothing was written`);
-  data[key] = { ...(servers as Record<string, unknown> | undefined), [name]: entry };
+  data[key] = { ...servers, [name]: entry };
   writeAtomically(file, file, `${JSON.stringify(data, null, 2)}\n`, true);
 }
 

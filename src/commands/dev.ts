@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createBuilder, type BuildResult } from '../dev/build.js';
+import { createBuilder } from '../dev/build.js';
 import { DevServer } from '../dev/server.js';
 import { PLAIN, type Style } from '../report/text.js';
 import { readText } from '../cache/store.js';
@@ -93,7 +93,7 @@ export async function devCommand(input: DevInput): Promise<number> {
   };
 
   /** Starts the build when it type-checks and is new: what came of it, for the cycle's line. */
-  const serve = async (build: BuildResult, kept: () => string): Promise<string> => {
+  const serve = async (build: ReturnType<typeof builder.build>, kept: () => string): Promise<string> => {
     if (build.errors.length) {
       input.err(build.errors.join('\n'));
       return `${plural(build.errors.length, 'type error')}; ${kept()}`;

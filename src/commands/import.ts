@@ -10,7 +10,7 @@ import { UserError } from '../core/diagnostics.js';
 import { parseDuration } from '../core/duration.js';
 import { MAX_DEPTH } from '../pipeline/load/limits.js';
 import { depthOf } from '../pipeline/load/source.js';
-import { displayPath } from '../core/paths.js';
+import { displayPath, packageVersion } from '../core/paths.js';
 import { buildSpec, listFromFile, type ImportNote, type Listing } from '../import/build.js';
 import { hoist } from '../import/hoist.js';
 import { firstDifference, verifySpec } from '../import/verify.js';
@@ -19,7 +19,7 @@ import { specYaml } from '../import/yaml.js';
 import { plural, type CommandResult } from './result.js';
 
 /** The options of `toolspec import` as the command line gives them (src/cli.ts). */
-export interface ImportOptions {
+export interface ImportInput {
   fromCommand?: string;
   fromUrl?: string;
   fromFile?: string;
@@ -34,13 +34,8 @@ export interface ImportOptions {
   name?: string;
   serverVersion?: string;
   format: 'text' | 'json';
-}
-
-export interface ImportInput extends ImportOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** toolspec's own version, reported to the server as the client's. */
-  version: string;
 }
 
 const IGNORE_REASON = 'imported as the server defines it; review, then remove this entry';
@@ -169,12 +164,13 @@ async function run(input: ImportInput): Promise<CommandResult> {
     if (!toStdout) writeAtomically(target, shown, text, Boolean(input.force));
     const lintWarnings = verified.lint?.warnings ?? 0;
     const pages = listing.pageSizes.length;
+    const skipped = total - tools.length;
     if (input.format === 'json') {
       const json = {
         ok: true,
         out: toStdout ? null : shown,
         tools: names,
-        skipped: total - tools.length,
+        skipped,
         pages,
         pageSize: built.pageSize ?? null,
         hoisted,
@@ -187,17 +183,15 @@ async function run(input: ImportInput): Promise<CommandResult> {
     }
     const err = notes.filter((n) => n.severity === 'warning').map(formatNote);
     const out: string[] = [];
-    const n = tools.length;
     const paging =
       pages > 1 ? ` (${pages} pages of tools/list; options.pageSize: ${built.pageSize} keeps the paging)` : '';
-    const line = `${plural(n, 'tool')} from ${origin}${paging}`;
+    const line = `${plural(tools.length, 'tool')} from ${origin}${paging}`;
     const say = toStdout ? err : out;
     say.push(toStdout ? `imported ${line}` : `${shown}: imported ${line}`);
     if (hoisted.length)
       say.push(`hoisted into $defs: ${hoisted.map((h) => `${h.name} (${h.tools.join(', ')})`).join('; ')}`);
     for (const i of lintIgnores)
       say.push(`kept as the server has it, with options.lint.ignore: ${i.rule} for ${i.tools.join(', ')}`);
-    const skipped = total - n;
     if (skipped) say.push(`left out: ${plural(skipped, 'tool')} toolspec cannot take (see the warnings)`);
     say.push(
       hoisted.length
@@ -253,7 +247,7 @@ async function listingOf(input: ImportInput, timeoutMs: number): Promise<Listing
       'import talks to servers through @modelcontextprotocol/client, which is not installed here\n  hint: reinstall toolspec (npm install --save-dev toolspec): it depends on it',
     );
   }
-  const options = { timeoutMs, timeoutLabel: input.timeout, clientVersion: input.version };
+  const options = { timeoutMs, timeoutLabel: input.timeout, clientVersion: packageVersion() };
   if (input.fromCommand !== undefined)
     return connect.listFromCommand(input.fromCommand, { cwd: input.cwd, env: input.env }, options);
   return connect.listFromUrl(input.fromUrl!, parseHeaders(input.header ?? []), options);

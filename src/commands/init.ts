@@ -19,15 +19,12 @@ import { writeOutput } from '../write/write.js';
 import { CLIENTS, clientLines, projectMcpJson } from './clients.js';
 import { EXIT, invalid, loadForCommand, type CommandResult, type Styles } from './result.js';
 
-/** The options of `toolspec init` as the command line gives them (src/cli.ts). */
-export interface InitOptions {
+/** The options of `toolspec init` as the command line gives them (src/cli.ts), and its folder. */
+export interface InitInput {
   force?: boolean;
   /** The toolspec devDependency to write in package.json; by default, one that installs here (src/init/scaffold.ts). */
   toolspec?: string;
   blank?: boolean;
-}
-
-export interface InitInput extends InitOptions {
   /** The project folder as the user named it. */
   dir: string;
   cwd: string;

@@ -25,10 +25,7 @@ export interface CommandResult {
 export const invalid = (stderr: string): CommandResult => ({ code: EXIT.invalid, stdout: '', stderr });
 
 /** The style of each stream (colour on terminals). */
-export interface Styles {
-  out: Style;
-  err: Style;
-}
+export type Styles = Record<'out' | 'err', Style>;
 
 export const PLAIN_STYLES: Styles = { out: PLAIN, err: PLAIN };
 

@@ -2,6 +2,7 @@
  * `toolspec generate --watch`: generate now, then again whenever the spec or a file it includes changes; and the
  * loop it runs in (`watchLoop`: what it watches, and when it runs), which `toolspec dev` shares.
  */
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateCommand, formatSummary, type GenerateInput, type GenerateResult } from './generate.js';
@@ -64,17 +65,13 @@ function report(
   ms: number,
 ): void {
   const time = new Date();
+  if (!result) input.err(`toolspec: ${problem}`);
   if (input.format === 'json') {
     const what = result ? result.json : { ok: false, spec: input.spec, error: problem };
-    if (!result && problem) input.err(`toolspec: ${problem}`);
-    input.out(JSON.stringify({ time: time.toISOString(), changes: cause ?? [], ...what, ms }));
-    return;
+    return input.out(JSON.stringify({ time: time.toISOString(), changes: cause ?? [], ...what, ms }));
   }
   const head = `${clock(time)} ${cause ? describeChanges(cause) : 'start'} →`;
-  if (!result) {
-    input.err(`toolspec: ${problem}`);
-    return input.out(`${head} failed; nothing written, still watching`);
-  }
+  if (!result) return input.out(`${head} failed; nothing written, still watching`);
   if (result.notes) input.err(result.notes);
   if (!result.summary) return input.out(`${head} ${result.failure}; nothing written, still watching`);
   const created = result.summary.created.length
@@ -279,11 +276,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
 
   try {
     start(undefined);
-    await new Promise<void>((resolve) => {
-      if (stop.aborted) resolve();
-      else stop.addEventListener('abort', () => resolve(), { once: true });
-    });
-    clearTimeout(timer);
+    if (!stop.aborted) await once(stop, 'abort');
     await running;
   } finally {
     clearTimeout(timer);

@@ -15,19 +15,6 @@ import type { ts as TS } from 'ts-morph';
 import { displayPath, isInside, packageRoot } from '../core/paths.js';
 import { sha256 } from '../cache/store.js';
 
-export interface BuildResult {
-  /** Errors as "file:line:col error TS1234 message" (paths as shown from cwd), none when the build is good. */
-  errors: string[];
-  /** Files emitted with new bytes (absolute), in a good cycle. */
-  emitted: string[];
-  /** The project's files the program read (not libraries): absolute path → sha256 of the text read. */
-  read: Map<string, string>;
-  /** The JavaScript file of a source module in this build (absolute in, absolute out), if it has one. */
-  outputOf(source: string): string | undefined;
-  /** The output folder (outDir), when the config names one. */
-  outDir: string | undefined;
-}
-
 /** A builder for the project in `rootDir` (its tsconfig.json; without one, the options `toolspec init` writes). */
 export async function createBuilder(rootDir: string, cwd: string) {
   const ts = await typescriptFor(rootDir);
@@ -66,8 +53,14 @@ export async function createBuilder(rootDir: string, cwd: string) {
   };
 
   return {
-    /** One cycle; `write` writes an emitted file and says whether its bytes changed. */
-    build(write: (file: string, text: string) => boolean): BuildResult {
+    /**
+     * One cycle; `write` writes an emitted file and says whether its bytes changed. What it returns: the errors as
+     * "file:line:col error TS1234 message" (paths as shown from cwd; none when the build is good); the files emitted
+     * with new bytes (absolute, in a good cycle); the project's files the program read, not libraries (absolute path
+     * → sha256 of the text read); the JavaScript file of a source module, if it has one (absolute in, absolute out);
+     * and the outDir the config names.
+     */
+    build(write: (file: string, text: string) => boolean) {
       const config = parse();
       // dev builds to run: whatever the config says about emitting for editors or CI, it emits here.
       const options: TS.CompilerOptions = { ...config.options, noEmit: false, emitDeclarationOnly: false };
@@ -79,7 +72,8 @@ export async function createBuilder(rootDir: string, cwd: string) {
           .getOutputFileNames({ ...config, options }, source, !ts.sys.useCaseSensitiveFileNames)
           .find((f) => /\.[cm]?js$/.test(f));
       const outDir = options.outDir;
-      if (config.errors.length) return { errors: config.errors.map(format), emitted: [], read, outputOf, outDir };
+      const result = (errors: string[], emitted: string[] = []) => ({ errors, emitted, read, outputOf, outDir });
+      if (config.errors.length) return result(config.errors.map(format));
       const key = JSON.stringify(options);
       if (!host || key !== hostOptions) {
         // New options: a new host, and a fresh start.
@@ -109,13 +103,13 @@ export async function createBuilder(rootDir: string, cwd: string) {
         if (inProject(sf.fileName) && !read.has(path.resolve(sf.fileName)))
           read.set(path.resolve(sf.fileName), sha256(sf.text));
       }
-      if (diagnostics.length) return { errors: diagnostics.map(format), emitted: [], read, outputOf, outDir };
+      if (diagnostics.length) return result(diagnostics.map(format));
       const emitted: string[] = [];
-      const result = program.emit(undefined, (file, text) => {
+      const emit = program.emit(undefined, (file, text) => {
         if (write(file, text)) emitted.push(path.resolve(file));
       });
-      const errors = result.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).map(format);
-      return { errors, emitted, read, outputOf, outDir };
+      const errors = emit.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).map(format);
+      return result(errors, emitted);
     },
   };
 }

@@ -21,7 +21,7 @@ export interface ServerOptions {
   output: (text: string) => void;
 }
 
-export type StartResult = { ok: true; pid: number } | { ok: false; why: string };
+export type StartResult = { ok: true } | { ok: false; why: string };
 
 /**
  * Loaded into the server before its entry point: it ends the server when dev's end of its stdin closes, which
@@ -180,7 +180,7 @@ export class DevServer {
       if (await accepts(host, port)) {
         ready = true;
         this.target = port;
-        return { ok: true, pid: child.pid! };
+        return { ok: true };
       }
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -22,15 +22,6 @@ export interface ImportNote {
   hint?: string;
 }
 
-export interface SpecData {
-  server: Record<string, unknown>;
-  options?: Record<string, unknown>;
-  tools: Record<string, unknown>[];
-  prompts?: Record<string, unknown>[];
-  resources?: Record<string, unknown>[];
-  resourceTemplates?: Record<string, unknown>[];
-}
-
 export interface Listing {
   /** The initialize result's serverInfo; undefined for a file. */
   serverInfo?: Record<string, unknown>;
@@ -99,16 +90,11 @@ export interface BuildInput {
   fallbackName: string;
 }
 
-export interface Built {
-  data: SpecData;
-  /** Each tool's position in the server's list (0-based): entries that are not tools are not in `data.tools`. */
-  positions: number[];
-  notes: ImportNote[];
-  /** The server paginated: its page size, which options.pageSize keeps. */
-  pageSize?: number;
-}
-
-export function buildSpec(input: BuildInput): Built {
+/**
+ * The spec's data; each tool's position in the server's list (0-based: entries that are not tools are not in
+ * `data.tools`); and when the server paginated, its page size, which options.pageSize keeps.
+ */
+export function buildSpec(input: BuildInput) {
   const { listing } = input;
   const notes: ImportNote[] = [];
   const cleaned = listing.tools.map((raw, i) => cleanTool(raw, i, notes));
@@ -120,16 +106,14 @@ export function buildSpec(input: BuildInput): Built {
   const server: Record<string, unknown> = { name: input.name ?? name, version: input.version ?? version, ...info };
   if (listing.instructions !== undefined) server['instructions'] = listing.instructions;
 
-  const data: SpecData = { server, tools };
   const kept = primitives(listing, notes);
-  for (const key of ['prompts', 'resources', 'resourceTemplates'] as const) if (kept[key].length) data[key] = kept[key];
   const paged = listing.pageSizes.length > 1 && listing.pageSizes[0]! > 0;
   const pageSize = paged ? listing.pageSizes[0]! : undefined;
   // Schemas that refer with $ref are kept as the server sent them (options.refs: bundle); inlining, the default,
   // would send other bytes. Read crudely, so that any doubt keeps them as sent.
   const refers = JSON.stringify(tools).includes('"$ref":');
-  if (pageSize !== undefined || refers)
-    data.options = { ...(pageSize === undefined ? {} : { pageSize }), ...(refers ? { refs: 'bundle' } : {}) };
+  const options = { ...(pageSize === undefined ? {} : { pageSize }), ...(refers ? { refs: 'bundle' } : {}) };
+  const data = { server, ...(Object.keys(options).length ? { options } : {}), tools, ...kept };
   return { data, positions, notes, ...(pageSize === undefined ? {} : { pageSize }) };
 }
 
@@ -277,5 +261,6 @@ function primitives(listing: Listing, notes: ImportNote[]) {
   };
   each(listing.resources, 'resource', resource('resources'));
   each(listing.resourceTemplates, 'resource template', resource('resourceTemplates'));
-  return out;
+  // Only the lists that kept something.
+  return Object.fromEntries(Object.entries(out).filter(([, list]) => list.length)) as Partial<typeof out>;
 }

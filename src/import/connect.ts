@@ -56,8 +56,7 @@ export async function listFromCommand(
         if (transport.spawnError) return spawnFailure(transport.spawnError, command, commandLine);
         if (isTimeout(error)) hung = true;
         // Some 2025 servers end on any request before initialize (the era probe): start them again, legacy.
-        if (!legacy && phase === 'initialize' && transport.exit && !transport.spawnError && !transport.badOutput)
-          return RETRY;
+        if (!legacy && phase === 'initialize' && transport.exit && !transport.badOutput) return RETRY;
         return childFailure(error, phase, transport, shown, options.timeoutLabel);
       });
     } finally {
@@ -249,6 +248,7 @@ function spawnFailure(error: NodeJS.ErrnoException, command: string, line: strin
   return new UserError(`cannot start ${JSON.stringify(command)}: ${why}\n  hint: ${hint}`);
 }
 
+/** A started server's failure (one that could not be started is a spawnFailure). */
 function childFailure(error: unknown, phase: string, transport: ChildProcessTransport, who: string, timeout: string) {
   const lines: string[] = [];
   const exit = transport.exit;
@@ -259,7 +259,7 @@ function childFailure(error: unknown, phase: string, transport: ChildProcessTran
         ? '  hint: is it an MCP server over stdio? A server that waits for something (a port, a token, input) never answers; pass --timeout 2m if it is only slow to start'
         : '  hint: pass a longer --timeout if the server is slow',
     );
-  } else if (exit && !transport.spawnError) {
+  } else if (exit) {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code ?? '?'}`;
     lines.push(`the server ${who} ${how} before answering ${phase}`);
   } else {

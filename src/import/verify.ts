@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { manifestTools } from '../pipeline/emit/manifest.js';
-import { lintLoaded, type LintResult } from '../lint/index.js';
+import { lintLoaded } from '../lint/index.js';
 import { memorySource } from '../pipeline/load/files.js';
 import { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
@@ -18,25 +18,13 @@ import { loadModel } from '../compile.js';
 import { isObject } from '../pipeline/schema/keywords.js';
 import type { ImportNote } from './build.js';
 
-export interface Verified {
-  /** Present when the spec has no errors. */
-  model?: ServerModel;
-  /** Loader errors and warnings, by tool. */
-  notes: ImportNote[];
-  /** Positions (in the spec's tool list) of the tools with errors. */
-  failing: Set<number>;
-  lint?: LintResult;
-}
-
 /**
  * Loads `text` as a spec file would be loaded (from memory: nothing touches the disk). `toolNames` and
- * `positions` are the spec's tools' names and their places in the server's list, for messages.
+ * `positions` are the spec's tools' names and their places in the server's list, for messages. Returns the loader's
+ * errors and warnings by tool (notes), the positions in the spec's tool list of the tools with errors (failing),
+ * and, when the spec has no errors, its model and lint result.
  */
-export async function verifySpec(
-  text: string,
-  toolNames: readonly string[],
-  positions: readonly number[],
-): Promise<Verified> {
+export async function verifySpec(text: string, toolNames: readonly string[], positions: readonly number[]) {
   // A folder that exists only in memory: options' folders are judged against it, and nothing else is there.
   const dir = path.resolve(os.tmpdir(), 'toolspec-import');
   const file = path.join(dir, 'toolspec.yaml');

@@ -10,11 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../core/paths.js';
 
-export interface InitFile {
-  path: string;
-  contents: string;
-}
-
 /** npm's rules for a package name, from a folder name. */
 export function packageName(dir: string): string {
   const name = path
@@ -39,7 +34,7 @@ export interface InitProject {
   blank?: boolean;
 }
 
-export function initFiles(project: InitProject): InitFile[] {
+export function initFiles(project: InitProject) {
   const root = path.join(packageRoot, 'templates', 'init');
   const holes: Record<string, string> = { name: project.name, toolspec: project.toolspec };
   const fill = (text: string, json: boolean) =>

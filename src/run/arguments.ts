@@ -1,6 +1,7 @@
 /**
- * The arguments of `toolspec call`, from the command line to the object the dispatcher validates, and the argument
- * table of `call --list`. Pure: the tool's input schema (as tools/list shows it) in, values or text out.
+ * The arguments of `toolspec call`, from the command line to the object the dispatcher validates (a prompt's: its
+ * strings), and the argument table of `call --list`. Pure: the tool's input schema (as tools/list shows it) in, values
+ * or text out.
  *
  * The rules, as `call --help` and docs/commands/call.md state them:
  * - `key=value`: the value is read by the type the schema gives the property. A string property takes the text as
@@ -70,6 +71,31 @@ export function parseArguments(
     given.add(key);
   }
   return args;
+}
+
+/** A prompt's arguments: --json's strings, then the key=value pairs over them (own keys, `__proto__` too). */
+export function promptArguments(pairs: readonly string[], json: string | undefined): Record<string, string> {
+  const entries: [string, string][] = [];
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new ArgumentError('--json is not JSON');
+    }
+    if (!isObject(parsed)) throw new ArgumentError('--json must be an object of strings');
+    for (const [k, v] of Object.entries(parsed)) {
+      if (typeof v !== 'string')
+        throw new ArgumentError(`--json: prompt arguments are strings, and ${JSON.stringify(k)} is not`);
+      entries.push([k, v]);
+    }
+  }
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new ArgumentError(`${JSON.stringify(pair)} is not key=value`);
+    entries.push([pair.slice(0, eq), pair.slice(eq + 1)]);
+  }
+  return Object.fromEntries(entries);
 }
 
 function coerce(text: string, property: Schema | undefined, root: Schema, key: string): unknown {
@@ -159,25 +185,20 @@ export function typesOf(schema: Schema | undefined, root: Schema): JsonType[] | 
   return branches?.every((b) => b !== undefined) ? [...new Set(branches.flat())] : undefined;
 }
 
-export interface ArgumentRow {
-  name: string;
-  type: string;
-  required: boolean;
-  default?: unknown;
-  description?: string;
-}
-
 /** Each top-level argument of a tool: name, type as a reader would write it, required, default, description. */
-export function argumentRows(inputSchema: Schema): ArgumentRow[] {
+export function argumentRows(inputSchema: Schema) {
   const root = resolve(inputSchema, inputSchema) ?? {};
   const props = isObject(root['properties']) ? root['properties'] : {};
   const required = new Set(Array.isArray(root['required']) ? root['required'].map(String) : []);
   return Object.keys(props).map((name) => {
     const s = resolve(isObject(props[name]) ? props[name] : undefined, inputSchema) ?? {};
-    const row: ArgumentRow = { name, type: typeText(s, inputSchema), required: required.has(name) };
-    if ('default' in s) row.default = s['default'];
-    if (typeof s['description'] === 'string') row.description = s['description'];
-    return row;
+    return {
+      name,
+      type: typeText(s, inputSchema),
+      required: required.has(name),
+      ...('default' in s ? { default: s['default'] } : {}),
+      ...(typeof s['description'] === 'string' ? { description: s['description'] } : {}),
+    };
   });
 }
 
