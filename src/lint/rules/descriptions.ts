@@ -20,8 +20,9 @@ import {
 
 /** Fewer words than this is too short to say what a tool does, what it returns and when to use it. */
 export const MIN_DESCRIPTION_WORDS = 5;
-/** Two descriptions sharing at least this share of their content words are near-duplicates. */
-export const DUPLICATE_SIMILARITY = 0.8;
+/** Two descriptions sharing at least this share of their content words are near-duplicates: 4/5, a fraction. */
+const [SHARED, OF] = [4, 5];
+export const DUPLICATE_SIMILARITY = SHARED / OF;
 
 /** A description that says something: a string, not only white space. */
 const hasText = (d: unknown): d is string => typeof d === 'string' && d.trim() !== '';
@@ -138,31 +139,79 @@ export const duplicateDescription: Rule = {
       norm: normal(d.description),
     }));
     const out: Found[] = [];
-    for (let j = 1; j < list.length; j++) {
+    firstResembling(list).forEach((i, j) => {
+      if (i === undefined) return;
+      const a = list[i]!;
       const b = list[j]!;
-      for (let i = 0; i < j; i++) {
-        const a = list[i]!;
-        const same = a.norm === b.norm;
-        // Jaccard ≥ t needs the smaller set to be at least t of the larger: skip pairs that cannot get there.
-        if (!same && Math.min(a.words.size, b.words.size) < DUPLICATE_SIMILARITY * Math.max(a.words.size, b.words.size))
-          continue;
-        // Short descriptions count only when identical: a few shared words say little.
-        const similarity = same ? 1 : Math.min(a.words.size, b.words.size) < 3 ? 0 : jaccard(a.words, b.words);
-        if (similarity < DUPLICATE_SIMILARITY) continue;
-        out.push({
-          tools: [b.tool.name, a.tool.name],
-          span: ctx.at.inTool(b.tool, ['description']),
-          message: same
-            ? `tool "${b.tool.name}" has the same description as "${a.tool.name}"`
-            : `description of tool "${b.tool.name}" is nearly the same as that of "${a.tool.name}" (${Math.round(similarity * 100)}% of the words shared)`,
-          hint: `a model cannot tell the two apart: say what each one does differently and when to pick it over the other`,
-        });
-        break; // one finding per tool: the first it resembles
-      }
-    }
+      const same = a.norm === b.norm;
+      out.push({
+        tools: [b.tool.name, a.tool.name],
+        span: ctx.at.inTool(b.tool, ['description']),
+        message: same
+          ? `tool "${b.tool.name}" has the same description as "${a.tool.name}"`
+          : `description of tool "${b.tool.name}" is nearly the same as that of "${a.tool.name}" (${Math.round(similarity(a, b) * 100)}% of the words shared)`,
+        hint: `a model cannot tell the two apart: say what each one does differently and when to pick it over the other`,
+      });
+    });
     return out;
   },
 };
+
+interface Described {
+  words: ReadonlySet<string>;
+  norm: string;
+}
+
+/**
+ * How alike two descriptions are: 1 when the same text, else the Jaccard similarity of their content words, 0 when
+ * it cannot reach the threshold (the smaller set under DUPLICATE_SIMILARITY of the larger) or a set has fewer than
+ * three words (a few shared words say little).
+ */
+export function similarity(a: Described, b: Described): number {
+  if (a.norm === b.norm) return 1;
+  const [small, large] = [Math.min(a.words.size, b.words.size), Math.max(a.words.size, b.words.size)];
+  return small < DUPLICATE_SIMILARITY * large || small < 3 ? 0 : jaccard(a.words, b.words);
+}
+
+/**
+ * For each description, the first one before it that it resembles (similarity at least DUPLICATE_SIMILARITY), as
+ * the plain loop over every earlier one finds it (test/lint-duplicates.test.ts), without comparing every pair.
+ * Two sets with Jaccard ≥ t = SHARED/OF share their first common word (in one order of all words, rarest first) within
+ * the first |A| − ⌈t·|A|⌉ + 1 words of each: only the earlier descriptions sharing such a word, and the first with
+ * the same text, are compared.
+ */
+export function firstResembling(list: readonly Described[]): (number | undefined)[] {
+  const df = new Map<string, number>();
+  for (const d of list) for (const w of d.words) df.set(w, (df.get(w) ?? 0) + 1);
+  const order = (x: string, y: string) => df.get(x)! - df.get(y)! || (x < y ? -1 : x > y ? 1 : 0);
+  const byPrefix = new Map<string, number[]>();
+  const sameText = new Map<string, number>();
+  return list.map((b, j) => {
+    const prefix = [...b.words].sort(order).slice(0, b.words.size - Math.ceil((SHARED * b.words.size) / OF) + 1);
+    // The candidates in ascending order (each list is), merged, until one resembles: the first is often the one.
+    const same = sameText.get(b.norm);
+    const lists = [...(same === undefined ? [] : [[same]]), ...prefix.map((w) => byPrefix.get(w) ?? [])];
+    const at = lists.map(() => 0);
+    let found: number | undefined;
+    for (;;) {
+      let next = Infinity;
+      lists.forEach((l, k) => (next = Math.min(next, l[at[k]!] ?? Infinity)));
+      if (next === Infinity) break;
+      lists.forEach((l, k) => l[at[k]!] === next && at[k]!++);
+      if (similarity(list[next]!, b) >= DUPLICATE_SIMILARITY) {
+        found = next;
+        break;
+      }
+    }
+    if (!sameText.has(b.norm)) sameText.set(b.norm, j);
+    for (const w of prefix) {
+      const posting = byPrefix.get(w);
+      if (posting) posting.push(j);
+      else byPrefix.set(w, [j]);
+    }
+    return found;
+  });
+}
 
 const normal = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ');
 
