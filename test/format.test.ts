@@ -173,7 +173,7 @@ describe('formatting a piece at a time', () => {
           expect(await formatTypeScript(text)).toBe(text);
         },
       ),
-      { numRuns: 300, seed: 23 },
+      { numRuns: 150, seed: 23 },
     );
   });
 });
