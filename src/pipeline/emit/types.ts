@@ -198,7 +198,7 @@ const LOOSE: Schema = { type: 'object', additionalProperties: true };
  * name of its type (every definition is declared under its name). A piece is a function of its own schema, so one
  * whose input is unchanged is taken from the store: an edit to one tool runs the type generator on that tool alone.
  * A tool's interface (its tail) follows its last piece, written as prettier prints it: with a store it is taken as
- * it is, so a description edit runs neither the generator nor the printer; without one (check, --no-cache) it is
+ * it is, so a description edit runs neither the generator nor the printer; without one (check) it is
  * printed like the rest, so check compares generate's text with prettier's (test/format.test.ts holds the two equal
  * on drawn descriptions).
  */
