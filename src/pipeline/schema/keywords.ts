@@ -97,7 +97,7 @@ export function mapChildren(
     const value = node[key];
     let mapped = value;
     if (SCHEMA_MAPS.has(key) || key === 'dependencies') {
-      if (isObject(value) && Object.values(value).some((c) => isObject(c) || typeof c === 'boolean')) {
+      if (isObject(value)) {
         const map: Record<string, unknown> = {};
         for (const name of Object.keys(value)) {
           const c = value[name];
