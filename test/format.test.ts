@@ -22,6 +22,7 @@ import type { ServerModel } from '../src/pipeline/model.js';
 import { loadModel } from '../src/compile.js';
 import { repoRoot } from './helpers/cli.js';
 import { specArbitrary, specFile } from './fuzz/schema-arbitrary.js';
+import { memoryStore } from './helpers/store.js';
 
 /** Every emitter's pieces for a model: [what, pieces]. */
 async function everyPieces(model: ServerModel): Promise<[string, string[]][]> {
@@ -64,11 +65,7 @@ async function expectWhole(pieces: string[], what: string, model?: ServerModel):
   // tool's interface then written as prettier prints it, without the printer), empty or full.
   if (model && what.endsWith('types.ts')) {
     expect(head + (await emitTypes(model)).join('\n'), what).toBe(whole);
-    const kept = new Map<string, string>();
-    const store = {
-      get: (k: string, i: string) => kept.get(`${k}\0${i}`),
-      put: (k: string, i: string, v: string) => void kept.set(`${k}\0${i}`, v),
-    };
+    const store = memoryStore();
     expect(head + (await emitTypes(model, store)).join('\n'), `${what} with a store`).toBe(whole);
     expect(head + (await emitTypes(model, store)).join('\n'), `${what} kept`).toBe(whole);
   }

@@ -14,6 +14,7 @@ import YAML from 'yaml';
 import { keptAgain, parsedFile, SourceFile, startParsing, type JsonPath } from '../src/pipeline/load/source.js';
 import { loadModel } from '../src/compile.js';
 import { repoRoot } from './helpers/cli.js';
+import { memoryStore } from './helpers/store.js';
 
 /** What parsedFile keeps of a file in the cache (its "parse" entry). */
 function keptJson(file: SourceFile): string {
@@ -156,11 +157,7 @@ describe('a load with whole parses kept', () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('gives the model and diagnostics of a load without, on every spec in the repository', () => {
-    const kept = new Map<string, string>();
-    const store = {
-      get: (kind: string, input: string) => kept.get(`${kind}\0${input}`),
-      put: (kind: string, input: string, value: string) => void kept.set(`${kind}\0${input}`, value),
-    };
+    const store = memoryStore();
     const specs = ['specs/docs/toolspec.yaml', 'specs/todo/toolspec.yaml', 'specs/conformance/toolspec.yaml'];
     for (const f of fs.readdirSync(path.join(repoRoot, 'test/fixtures/invalid'))) {
       const spec = `test/fixtures/invalid/${f}/toolspec.yaml`;
@@ -178,7 +175,7 @@ describe('a load with whole parses kept', () => {
       expect(cached.diagnostics, spec).toEqual(plain.diagnostics);
       expect(cached.model, spec).toEqual(plain.model);
     }
-    expect(kept.size).toBeGreaterThan(3);
+    expect(store.kept.size).toBeGreaterThan(3);
   });
 
   it('%YAML 1.1: an edit of one description gives what a fresh load gives', () => {
@@ -195,11 +192,7 @@ tools:
         flag: { type: boolean, default: yes }
         mode: { type: integer, default: 0755 }
 `;
-    const kept = new Map<string, string>();
-    const cache = {
-      get: (kind: string, input: string) => kept.get(`${kind}\0${input}`),
-      put: (kind: string, input: string, value: string) => void kept.set(`${kind}\0${input}`, value),
-    };
+    const cache = memoryStore();
     const file = path.join(dir, 'toolspec.yaml');
     fs.writeFileSync(file, spec('Pick one of the modes and return it.'));
     forget();

@@ -11,6 +11,7 @@ import { emitTypes } from '../src/pipeline/emit/types.js';
 import { loadModel } from '../src/compile.js';
 import { repoRoot } from './helpers/cli.js';
 import { compile } from './helpers/project.js';
+import { memoryStore } from './helpers/store.js';
 
 function specs(): string[] {
   const found: string[] = [];
@@ -36,14 +37,10 @@ describe('types in pieces', () => {
     const files: string[] = [];
     let inPieces = 0;
     for (const [i, { result }] of loaded.entries()) {
-      const kept = new Map<string, string>();
-      const store = {
-        get: (kind: string, k: string) => kept.get(`${kind}\0${k}`),
-        put: (kind: string, k: string, v: string) => void kept.set(`${kind}\0${k}`, v),
-      };
+      const store = memoryStore();
       const fresh = (await emitTypes(result.model!, store)).join('\n');
       // A spec the type generator cannot type piece by piece (untypable shapes) takes the whole-schema path.
-      if (kept.size >= result.model!.tools.length) inPieces++;
+      if (store.kept.size >= result.model!.tools.length) inPieces++;
       expect((await emitTypes(result.model!, store)).join('\n')).toBe(fresh);
       expect((await emitTypes(result.model!)).join('\n')).toBe(fresh);
       const file = path.join(out, `types${i}.ts`);
@@ -56,13 +53,9 @@ describe('types in pieces', () => {
 
   it('take a kept piece as it is', async () => {
     const { model } = loaded.find(({ result }) => result.model!.tools.length > 1)!.result;
-    const kept = new Map<string, string>();
-    const store = {
-      get: (kind: string, k: string) => kept.get(`${kind}\0${k}`),
-      put: (kind: string, k: string, v: string) => void kept.set(`${kind}\0${k}`, v),
-    };
+    const store = memoryStore();
     await emitTypes(model!, store);
-    for (const [k, v] of kept) kept.set(k, `${v}// kept\n`);
+    for (const [k, v] of store.kept) store.kept.set(k, `${v}// kept\n`);
     expect((await emitTypes(model!, store)).join('\n')).toContain('// kept');
   });
 });
@@ -71,15 +64,8 @@ describe('a tool whose description alone changed', () => {
   it('is typed again without the type generator or the printer, to the bytes computed without a store', async () => {
     const spec = path.join(repoRoot, 'specs/docs/toolspec.yaml');
     const { model } = loadModel(spec, { cwd: repoRoot });
-    const kept = new Map<string, string>();
     const puts: string[] = [];
-    const store = {
-      get: (kind: string, k: string) => kept.get(`${kind}\0${k}`),
-      put: (kind: string, k: string, v: string) => {
-        puts.push(kind);
-        kept.set(`${kind}\0${k}`, v);
-      },
-    };
+    const store = memoryStore((kind) => puts.push(kind));
     await emitTypes(model!, store);
     expect(puts.length).toBeGreaterThan(0);
     const edited = structuredClone(model!);
