@@ -206,6 +206,34 @@ describe('the cache', () => {
     expect(await generateFresh(dir)).toEqual(cold);
     expect(fs.statSync(big).size).toBeLessThan(2 ** 20);
   }, 60_000);
+
+  it('is keyed by the build: any change to toolspec’s code, templates or schemas, and none to its declaration files', () => {
+    // A copy of the package as built, so that its files can change.
+    const copy = path.join(root, 'package-copy');
+    for (const part of ['package.json', 'dist/src', 'templates', 'schema'])
+      fs.cpSync(path.join(repoRoot, part), path.join(copy, part), { recursive: true });
+    fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(copy, 'node_modules'));
+    const store = pathToFileURL(path.join(copy, 'dist/src/cache/store.js')).href;
+    const fingerprint = () =>
+      spawnSync(
+        process.execPath,
+        ['-e', `import(${JSON.stringify(store)}).then((m) => console.log(m.buildFingerprint()))`],
+        {
+          encoding: 'utf8',
+        },
+      ).stdout.trim();
+    const before = fingerprint();
+    expect(before).toMatch(/^[0-9a-f]{64}$/);
+    fs.appendFileSync(path.join(copy, 'dist/src/core/names.d.ts'), '// a declaration runs nothing\n');
+    expect(fingerprint()).toBe(before);
+    const seen = new Set([before]);
+    for (const file of ['dist/src/core/names.js', 'templates/runtime/arguments.ts', 'schema/toolspec.schema.json']) {
+      fs.appendFileSync(path.join(copy, file), '\n');
+      const now = fingerprint();
+      expect(seen.has(now)).toBe(false);
+      seen.add(now);
+    }
+  });
 });
 
 describe('where the cache lives', () => {

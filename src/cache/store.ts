@@ -166,8 +166,8 @@ function prune(folder: string, dir: string): void {
 let fingerprint: string | undefined;
 
 /**
- * toolspec's build: its own code, templates and schemas, and the versions of the libraries whose output lands in
- * generated files. A new build never reads an older one's entries.
+ * toolspec's build: its own code (not its declaration files, which run nothing), templates and schemas, and the
+ * versions of the libraries whose output lands in generated files. A new build never reads an older one's entries.
  */
 export function buildFingerprint(): string {
   if (fingerprint) return fingerprint;
@@ -176,7 +176,8 @@ export function buildFingerprint(): string {
   for (const dir of [code, path.join(packageRoot, 'templates'), path.join(packageRoot, 'schema')]) {
     for (const f of (fs.readdirSync(dir, { recursive: true }) as string[]).sort()) {
       const abs = path.join(dir, f);
-      if (/\.(ts|js|json)$/.test(f) && fs.statSync(abs).isFile()) h.update(f).update('\0').update(fs.readFileSync(abs));
+      if (/(?<!\.d)\.(ts|js|json)$/.test(f) && fs.statSync(abs).isFile())
+        h.update(f).update('\0').update(fs.readFileSync(abs));
     }
   }
   const require = createRequire(import.meta.url);

@@ -181,6 +181,11 @@ function writeLocked(
     const home = f.kind === 'generated' ? genDir : f.kind === 'handler' ? handlersDir : rootDir;
     if (!isInside(home, abs) || abs === home)
       throw new UserError(`refusing to write ${f.path}: it is outside ${path.relative(rootDir, home) || '.'}`);
+    if (f.kind === 'generated') {
+      if (holds(abs, f.contents)) report.unchanged.push(f.path);
+      else changes.push({ abs, rel: f.path, contents: f.contents });
+      continue;
+    }
     const current = readIfExists(abs);
     if (f.kind === 'published') {
       if (
@@ -196,14 +201,8 @@ function writeLocked(
       if (f.mark === undefined && current !== f.based)
         throw new UserError(`${f.path} changed while toolspec was reading it; nothing was written: run generate again`);
       if (current !== f.contents) published.push({ abs, rel: f.path, contents: f.contents });
-    } else if (f.kind === 'handler') {
-      if (current === undefined) stubs.push({ abs, rel: f.path, contents: f.contents });
-      else report.kept.push(f.path);
-    } else if (current === f.contents) {
-      report.unchanged.push(f.path);
-    } else {
-      changes.push({ abs, rel: f.path, contents: f.contents });
-    }
+    } else if (current === undefined) stubs.push({ abs, rel: f.path, contents: f.contents });
+    else report.kept.push(f.path);
   }
   const produced = new Set(files.map((f) => path.resolve(rootDir, f.path)));
   const stale = listOwned(genDir).filter((abs) => !produced.has(abs));
@@ -397,6 +396,13 @@ function readHead(abs: string, bytes: number): string {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Whether the file holds exactly `contents`: read only when its size says it may (an edit mostly changes sizes). */
+function holds(abs: string, contents: string): boolean {
+  const stat = fs.statSync(abs, { throwIfNoEntry: false });
+  if (stat?.isFile() && stat.size !== Buffer.byteLength(contents)) return false;
+  return readIfExists(abs) === contents;
 }
 
 function readIfExists(abs: string): string | undefined {
