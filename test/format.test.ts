@@ -14,7 +14,7 @@ import { emitRegistry, emitTools } from '../src/pipeline/emit/bindings.js';
 import { emitContract } from '../src/pipeline/emit/contract.js';
 import { emitExamples, hasExamples } from '../src/pipeline/emit/examples.js';
 import * as prettier from 'prettier';
-import { formatPieces, formatTypeScript, PRETTIER_OPTIONS } from '../src/pipeline/emit/format.js';
+import { formatPieces, formatTypeScript, normalizeText, PRETTIER_OPTIONS } from '../src/pipeline/emit/format.js';
 import { emitPrimitives, emitPromptStub, emitResourceStub } from '../src/pipeline/emit/primitives.js';
 import { emitStub } from '../src/pipeline/emit/stub.js';
 import { emitTypes, toolInterfaceText } from '../src/pipeline/emit/types.js';
@@ -86,6 +86,17 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-format-'));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 describe('formatting a piece at a time', () => {
+  it('ends every file with LF line ends and one newline, the same when it returns the text itself', () => {
+    const char = fc.constantFrom('a', '日', ' ', '\t', '\n', '\r', '\r\n', '\u00a0', '\u2028', '\ufeff');
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 12 }), (chars) => {
+        const text = chars.join('');
+        expect(normalizeText(text)).toBe(`${text.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n`);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('gives what prettier gives for the whole file, on the specs of the repository', async () => {
     let files = 0;
     for (const spec of specs()) {

@@ -77,7 +77,12 @@ export async function formatEach(texts: readonly string[]): Promise<string[]> {
   return split?.length === texts.length ? split : Promise.all(texts.map((t) => formatTypeScript(t)));
 }
 
-/** LF only, exactly one trailing newline (trimEnd strips what /\s+$/ would, without a regex over megabytes). */
+/**
+ * LF only, exactly one trailing newline (trimEnd strips what /\s+$/ would, without a regex over megabytes). A text
+ * that already ends so is returned itself: a new string would be one more copy of megabytes to flatten.
+ */
 export function normalizeText(text: string): string {
-  return `${(text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).trimEnd()}\n`;
+  const lf = text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+  const end = lf.trimEnd();
+  return end.length === lf.length - 1 && lf.endsWith('\n') ? lf : `${end}\n`;
 }
