@@ -73,31 +73,42 @@ export function renderCatalog(input: CatalogInput): string {
   const cost = new Map(tokens.tools.map((t) => [t.name, t.tokens]));
   const most = Math.max(1, ...tokens.tools.map((t) => t.tokens));
   const index: { id: string; text: string }[] = [];
-  const indexed = (id: string, ...texts: (string | undefined)[]) => {
-    index.push({ id, text: texts.filter(Boolean).join(' ').toLowerCase() });
-    return id;
+  /** One kind's links in the nav and its section, each item `<kind>-<i>` and in the search index; none when empty. */
+  const list = <T extends Item>(kind: string, title: string, all: readonly T[], parts: (x: T) => Parts): Part[] => {
+    if (!all.length) return ['', ''];
+    const items = all.map((x, i) => {
+      const p = parts(x);
+      const def = x.definition;
+      const cls = changed.get(`${kind}:${x.name}`);
+      index.push({
+        id: `${kind}-${i}`,
+        text: [x.name, def.title, def.description, p.search].filter(Boolean).join(' ').toLowerCase(),
+      });
+      return markup`<article class="item ${kind}${cls ? ` changed-${cls}` : ''}" id="${kind}-${i}">
+        <h3><code>${x.name}</code>${def.title ? markup` <span class="title">${def.title}</span>` : ''}</h3>
+        <div class="badges">
+          ${p.before}${cls && badge(`changed ${cls}`, `changed: ${cls}`)}${p.after}${scopesBadge(x.scopes, model.auth)}
+        </div>
+        ${p.lead}${def.description ? markup`<p class="text">${def.description}</p>` : ''}
+        ${p.body}
+      </article>`;
+    });
+    return [
+      markup`<h3>${title}</h3>
+        <ul>
+          ${all.map((x, i) => markup`<li data-item="${kind}-${i}"><a href="#${kind}-${i}">${x.name}</a></li>`)}
+        </ul>`,
+      markup`<section id="${kind}s">
+        <h2>${title} (${items.length})</h2>
+        ${items}
+      </section>`,
+    ];
   };
-  const tools = model.tools.map((t, i) => {
-    const id = indexed(`tool-${i}`, t.name, t.definition.title, t.definition.description);
-    const o = { auth: model.auth, tokens: cost.get(t.name) ?? 0, most, changed: changed.get(`tool:${t.name}`) };
-    return toolItem(t, id, o);
-  });
-  const prompts = model.prompts.map((p, i) => {
-    const id = indexed(`prompt-${i}`, p.name, p.definition.title, p.definition.description);
-    return promptItem(p, id, changed.get(`prompts:${p.name}`), model.auth);
-  });
-  const resources = model.resources.map((r, i) => {
-    const id = indexed(`resource-${i}`, r.name, r.definition.title, r.definition.description, r.uri);
-    return resourceItem(r, id, changed.get(`resources:${r.name}`), model.auth);
-  });
-  // The same ids as the items' (`tool-0`, …).
-  const nav = (title: string, kind: string, list: readonly { name: string }[]) =>
-    list.length
-      ? markup`<h3>${title}</h3>
-          <ul>
-            ${list.map((l, i) => markup`<li data-item="${kind}-${i}"><a href="#${kind}-${i}">${l.name}</a></li>`)}
-          </ul>`
-      : '';
+  const lists = [
+    list('tool', 'Tools', model.tools, (t) => toolParts(t, cost.get(t.name) ?? 0, most)),
+    list('prompt', 'Prompts', model.prompts, promptParts),
+    list('resource', 'Resources', model.resources, resourceParts),
+  ];
   const { server } = model;
   const hash = createHash('sha256').update(SEARCH_SCRIPT).digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${hash}'`;
@@ -126,14 +137,7 @@ export function renderCatalog(input: CatalogInput): string {
             }
           </p>
           ${server.description ? markup`<p class="text">${server.description}</p>` : ''}
-          ${
-            server.instructions
-              ? markup`<details>
-                  <summary>Instructions for the model</summary>
-                  <p class="text">${server.instructions}</p>
-                </details>`
-              : ''
-          }
+          ${server.instructions ? folded('Instructions for the model', markup`<p class="text">${server.instructions}</p>`) : ''}
           <input
             type="search"
             id="search"
@@ -144,15 +148,9 @@ export function renderCatalog(input: CatalogInput): string {
           <span id="search-count" aria-live="polite"></span>
         </header>
         <div class="layout">
-          <nav>
-            ${nav('Tools', 'tool', model.tools)}
-            ${nav('Prompts', 'prompt', model.prompts)}
-            ${nav('Resources', 'resource', model.resources)}
-          </nav>
+          <nav>${lists.map(([nav]) => nav)}</nav>
           <main>
-            ${diff ? changesSection(diff) : ''}
-            ${section('tools', 'Tools', tools)} ${section('prompts', 'Prompts', prompts)}
-            ${section('resources', 'Resources', resources)}
+            ${diff ? changesSection(diff) : ''}${lists.map(([, section]) => section)}
           </main>
         </div>
         <footer>
@@ -168,7 +166,7 @@ export function renderCatalog(input: CatalogInput): string {
   return page.text;
 }
 
-/** The items a diff touches, by `tool:<name>`, `prompts:<name>` or `resources:<name>`: their gravest class. */
+/** The items a diff touches, by `tool:<name>`, `prompt:<name>` or `resource:<name>`: their gravest class. */
 function changedItems(changes: readonly Change[]): Map<string, ChangeClass> {
   const out = new Map<string, ChangeClass>();
   for (const c of changes) {
@@ -176,7 +174,7 @@ function changedItems(changes: readonly Change[]): Map<string, ChangeClass> {
       c.tool !== null
         ? `tool:${c.tool}`
         : (c.segments[0] === 'prompts' || c.segments[0] === 'resources') && typeof c.segments[1] === 'string'
-          ? `${c.segments[0]}:${c.segments[1]}`
+          ? `${c.segments[0].slice(0, -1)}:${c.segments[1]}`
           : undefined;
     if (key === undefined) continue;
     const was = out.get(key);
@@ -214,10 +212,6 @@ function badge(kind: string, text: string, title?: string): Html {
   return markup`<span class="badge ${kind}"${title === undefined ? '' : markup` title="${title}"`}>${text}</span>`;
 }
 
-function changedBadge(cls: ChangeClass | undefined): Part {
-  return cls && badge(`changed ${cls}`, `changed: ${cls}`);
-}
-
 /** With the spec's `auth`: the OAuth scopes a token needs for the item (its own, else the server's). */
 function scopesBadge(own: readonly string[] | undefined, auth: AuthModel | undefined): Part {
   if (!auth) return '';
@@ -227,55 +221,93 @@ function scopesBadge(own: readonly string[] | undefined, auth: AuthModel | undef
     : badge('scopes', 'any token', 'a valid token, no scope');
 }
 
-function toolItem(
-  tool: ToolModel,
-  id: string,
-  o: { auth: AuthModel | undefined; tokens: number; most: number; changed: ChangeClass | undefined },
-): Html {
+type Item = { name: string; definition: { title?: string; description?: string }; scopes?: string[] };
+
+/**
+ * What an item of one kind shows of its own, besides its name, title, description and the change's and the scopes'
+ * badges: badges before and after the change's, a part above the description, the rest; and more to search by.
+ */
+interface Parts {
+  before?: Part;
+  after?: Part;
+  lead?: Part;
+  body: Part;
+  search?: string;
+}
+
+function toolParts(tool: ToolModel, tokens: number, most: number): Parts {
   const def = tool.definition;
   const hints = HINTS.filter(([k]) => typeof def.annotations?.[k] === 'boolean').map(([k, label]) => {
     const on = def.annotations![k] === true;
     return badge(`hint ${on ? 'on' : 'off'}`, on ? label : `not ${label}`, `${k}: ${on}`);
   });
-  const width = ((o.tokens / o.most) * 100).toFixed(1);
-  return markup`<article class="item tool${o.changed ? ` changed-${o.changed}` : ''}" id="${id}">
-    <h3><code>${tool.name}</code>${def.title ? markup` <span class="title">${def.title}</span>` : ''}</h3>
-    <div class="badges">
-      ${tool.deprecated === undefined ? '' : badge('deprecated', 'deprecated', tool.deprecated)}${changedBadge(o.changed)}${hints}${
-        tool.task ? badge('task', `task: ${tool.task}`) : ''
-      }${scopesBadge(tool.scopes, o.auth)}
-    </div>
-    ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
-    <div class="tokens" title="name, description and inputSchema as a model sees them">
-      <span class="bar"><span style="width:${width}%"></span></span> ${o.tokens} tokens
-    </div>
-    ${argumentsTable(tool.input.schema)}
-    ${
-      tool.output
-        ? markup`<details>
-            <summary>Output schema</summary>
-            <pre>${JSON.stringify(tool.output.schema, null, 2)}</pre>
-          </details>`
-        : ''
-    }
-    ${examples(tool.examples)}
-  </article>`;
+  const width = ((tokens / most) * 100).toFixed(1);
+  return {
+    before: tool.deprecated === undefined ? '' : badge('deprecated', 'deprecated', tool.deprecated),
+    after: [hints, tool.task ? badge('task', `task: ${tool.task}`) : ''],
+    body: markup`<div class="tokens" title="name, description and inputSchema as a model sees them">
+        <span class="bar"><span style="width:${width}%"></span></span> ${tokens} tokens
+      </div>
+      ${argumentsTable(tool.input.schema)}
+      ${tool.output ? folded('Output schema', markup`<pre>${JSON.stringify(tool.output.schema, null, 2)}</pre>`) : ''}
+      ${examples(tool.examples, called)}`,
+  };
 }
 
-function examples(list: readonly ExampleModel[]): Part {
-  if (!list.length) return '';
+const promptParts = (prompt: PromptModel): Parts => ({
+  body: [
+    prompt.arguments.length ? namedTable('argument', prompt.arguments) : markup`<p class="none">No arguments.</p>`,
+    examples(prompt.examples, called),
+  ],
+});
+
+function resourceParts(resource: ResourceModel): Parts {
+  const variables = resource.variables.map((v) => ({ ...v, required: v.operator !== '?' && v.operator !== '&' }));
+  return {
+    before: [
+      badge('kind', resource.kind === 'template' ? 'resource template' : 'resource'),
+      resource.definition.mimeType ? badge('mime', resource.definition.mimeType) : '',
+    ],
+    lead: markup`<p class="uri"><code>${resource.uri}</code></p>`,
+    body: [
+      variables.length ? namedTable('variable', variables) : '',
+      examples(resource.examples, (e) => markup`<code>${e.uri}</code>`),
+    ],
+    search: resource.uri,
+  };
+}
+
+/** `<details>`: folded under its summary. */
+function folded(summary: Part, body: Part): Html {
   return markup`<details>
-    <summary>Examples (${list.length})</summary>
-    <ul class="examples">
-      ${list.map(
-        (e) =>
-          markup`<li>
-            ${e.name ? markup`<span>${e.name}</span> ` : ''}${e.invalid ? badge('invalid', 'rejected') : ''}
-            <pre>${JSON.stringify(e.arguments, null, 2)}</pre>
-          </li>`,
-      )}
-    </ul>
+    <summary>${summary}</summary>
+    ${body}
   </details>`;
+}
+
+/** The examples, folded: each one's name, then what `shown` makes of it. */
+function examples<E extends { name?: string }>(list: readonly E[], shown: (e: E) => Part): Part {
+  const items = list.map((e) => markup`<li>${e.name ? markup`<span>${e.name}</span> ` : ''}${shown(e)}</li>`);
+  return list.length ? folded(`Examples (${list.length})`, markup`<ul class="examples">${items}</ul>`) : '';
+}
+
+/** A tool's or a prompt's example: its arguments, and whether they are to be rejected. */
+const called = (e: Omit<ExampleModel, 'expect'>) =>
+  markup`${e.invalid ? badge('invalid', 'rejected') : ''}
+    <pre>${JSON.stringify(e.arguments, null, 2)}</pre>`;
+
+/** The argument tables: a header row of `headings`, then `rows`. */
+function table(headings: readonly string[], rows: Part): Html {
+  return markup`<table class="args">
+    <thead>
+      <tr>
+        ${headings.map((h) => markup`<th>${h}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
 }
 
 function argumentsTable(schema: Record<string, unknown>): Html {
@@ -304,20 +336,7 @@ function argumentsTable(schema: Record<string, unknown>): Html {
       </td>
     </tr>`;
   });
-  return markup`<table class="args">
-    <thead>
-      <tr>
-        <th>argument</th>
-        <th>type</th>
-        <th></th>
-        <th>default</th>
-        <th>description</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return table(['argument', 'type', '', 'default', 'description'], rows);
 }
 
 /** Enums up to this many values are shown as the type (`"a" | "b"`). */
@@ -361,105 +380,27 @@ function typeText(root: Record<string, unknown>, own: Record<string, unknown>, d
   return `${type ?? 'any'}${format ? ` (${format})` : ''}`;
 }
 
-/** One list of the page, with its count; nothing when it is empty. */
-function section(id: string, title: string, items: readonly Html[]): Html | '' {
-  return items.length
-    ? markup`<section id="${id}">
-        <h2>${title} (${items.length})</h2>
-        ${items}
-      </section>`
-    : '';
-}
-
-function promptItem(prompt: PromptModel, id: string, changed: ChangeClass | undefined, auth?: AuthModel): Html {
-  const def = prompt.definition;
-  return markup`<article class="item prompt${changed ? ` changed-${changed}` : ''}" id="${id}">
-    <h3><code>${prompt.name}</code>${def.title ? markup` <span class="title">${def.title}</span>` : ''}</h3>
-    <div class="badges">${changedBadge(changed)}${scopesBadge(prompt.scopes, auth)}</div>
-    ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
-    ${prompt.arguments.length ? namedTable('argument', prompt.arguments) : markup`<p class="none">No arguments.</p>`}
-    ${
-      prompt.examples.length
-        ? markup`<details>
-            <summary>Examples (${prompt.examples.length})</summary>
-            <ul class="examples">
-              ${prompt.examples.map(
-                (e) =>
-                  markup`<li>
-                    ${e.name ? markup`<span>${e.name}</span> ` : ''}${e.invalid ? badge('invalid', 'rejected') : ''}
-                    <pre>${JSON.stringify(e.arguments, null, 2)}</pre>
-                  </li>`,
-              )}
-            </ul>
-          </details>`
-        : ''
-    }
-  </article>`;
-}
-
-function resourceItem(resource: ResourceModel, id: string, changed: ChangeClass | undefined, auth?: AuthModel): Html {
-  const def = resource.definition;
-  return markup`<article class="item resource${changed ? ` changed-${changed}` : ''}" id="${id}">
-    <h3><code>${resource.name}</code>${def.title ? markup` <span class="title">${def.title}</span>` : ''}</h3>
-    <div class="badges">
-      ${badge('kind', resource.kind === 'template' ? 'resource template' : 'resource')}${
-        def.mimeType ? badge('mime', def.mimeType) : ''
-      }${changedBadge(changed)}${scopesBadge(resource.scopes, auth)}
-    </div>
-    <p class="uri"><code>${resource.uri}</code></p>
-    ${def.description ? markup`<p class="text">${def.description}</p>` : ''}
-    ${
-      resource.variables.length
-        ? namedTable(
-            'variable',
-            resource.variables.map((v) => ({ ...v, required: v.operator !== '?' && v.operator !== '&' })),
-          )
-        : ''
-    }
-    ${
-      resource.examples.length
-        ? markup`<details>
-            <summary>Examples (${resource.examples.length})</summary>
-            <ul class="examples">
-              ${resource.examples.map(
-                (e) => markup`<li>${e.name ? markup`<span>${e.name}</span> ` : ''}<code>${e.uri}</code></li>`,
-              )}
-            </ul>
-          </details>`
-        : ''
-    }
-  </article>`;
-}
-
 /** A prompt's arguments or a template's variables: name, required or not, the values it completes, description. */
 function namedTable(heading: string, rows: PromptModel['arguments']): Html {
-  return markup`<table class="args">
-    <thead>
-      <tr>
-        <th>${heading}</th>
-        <th></th>
-        <th>description</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (r) =>
-          markup`<tr>
-            <td><code>${r.name}</code></td>
-            <td>${r.required ? badge('required', 'required') : 'optional'}</td>
-            <td>
-              ${
-                typeof r.complete === 'object'
-                  ? markup`<div class="enum">
-                      completes ${r.complete.values.map((v) => markup`<code>${v}</code> `)}
-                    </div>`
-                  : ''
-              }${r.description ? markup`<span class="desc">${r.description}</span>` : ''}
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table(
+    [heading, '', 'description'],
+    rows.map(
+      (r) =>
+        markup`<tr>
+          <td><code>${r.name}</code></td>
+          <td>${r.required ? badge('required', 'required') : 'optional'}</td>
+          <td>
+            ${
+              typeof r.complete === 'object'
+                ? markup`<div class="enum">
+                    completes ${r.complete.values.map((v) => markup`<code>${v}</code> `)}
+                  </div>`
+                : ''
+            }${r.description ? markup`<span class="desc">${r.description}</span>` : ''}
+          </td>
+        </tr>`,
+    ),
+  );
 }
 
 /** The filter: every word typed must be in an item's name, title or description (or a resource's URI). */
