@@ -47,13 +47,8 @@ export function objects(cmp: Comparer, ctx: Ctx): void {
     if (Object.hasOwn(op, name) && Object.hasOwn(np, name)) child(op[name], np[name], at);
     else if (Object.hasOwn(np, name)) {
       const required = nReq.has(name);
-      add(
-        input ? (required ? 'ARGUMENT_REQUIRED_ADDED' : 'ARGUMENT_ADDED') : 'OUTPUT_FIELD_ADDED',
-        at,
-        required ? 'added (required)' : 'added (optional)',
-        undefined,
-        np[name],
-      );
+      const rule = input ? (required ? 'ARGUMENT_REQUIRED_ADDED' : 'ARGUMENT_ADDED') : 'OUTPUT_FIELD_ADDED';
+      add(rule, at, required ? 'added (required)' : 'added (optional)', undefined, np[name]);
     } else if (!input) {
       add('OUTPUT_FIELD_REMOVED', at, 'removed', op[name]);
     } else {
@@ -62,22 +57,14 @@ export function objects(cmp: Comparer, ctx: Ctx): void {
     }
   }
   // A name in one side's required only: made required or optional, unless its property came or went with it.
-  const moves = [
-    [nReq, oReq, np, op, input ? 'ARGUMENT_MADE_REQUIRED' : 'OUTPUT_FIELD_MADE_REQUIRED', 'made required (added to'],
-    [
-      oReq,
-      nReq,
-      op,
-      np,
-      input ? 'ARGUMENT_MADE_OPTIONAL' : 'OUTPUT_FIELD_MADE_OPTIONAL',
-      'made optional (removed from',
-    ],
-  ] as const;
-  for (const [req, other, props, otherProps, rule, detail] of moves) {
-    for (const name of req) {
-      if (other.has(name) || (Object.hasOwn(props, name) && !Object.hasOwn(otherProps, name))) continue;
-      add(rule, ['properties', name], `${detail} required)`, ok['required'], nk['required']);
-    }
+  for (const name of [...nReq, ...oReq]) {
+    const required = nReq.has(name);
+    const [now, before] = required ? [np, op] : [op, np];
+    if (oReq.has(name) === required || (Object.hasOwn(now, name) && !Object.hasOwn(before, name))) continue;
+    const [rule, detail] = required
+      ? ([input ? 'ARGUMENT_MADE_REQUIRED' : 'OUTPUT_FIELD_MADE_REQUIRED', 'made required (added to'] as const)
+      : ([input ? 'ARGUMENT_MADE_OPTIONAL' : 'OUTPUT_FIELD_MADE_OPTIONAL', 'made optional (removed from'] as const);
+    add(rule, ['properties', name], `${detail} required)`, ok['required'], nk['required']);
   }
   for (const kw of ['additionalProperties', 'unevaluatedProperties']) extra(cmp, ctx, kw);
   const opp = isObject(ok['patternProperties']) ? ok['patternProperties'] : {};
