@@ -29,12 +29,6 @@ const count = (changes: readonly Change[], cls: ChangeClass) => changes.filter((
 /** What a change touches and how, as it is listed: the tool, the path in it and the detail. */
 const where = (c: Change) => [c.tool, formatPath(c.segments), c.detail].filter(Boolean).join(' ');
 
-const TITLES: Record<ChangeClass, string> = {
-  breaking: 'Breaking changes',
-  compatible: 'Compatible changes',
-  prompt: 'Prompt changes',
-};
-
 export function formatDiffText(report: DiffReport, style: Style): string {
   const out: string[] = [`${style.bold('toolspec diff')} ${report.old} → ${report.new}`, ''];
   const colour: Record<ChangeClass, (s: string) => string> = {
@@ -45,7 +39,8 @@ export function formatDiffText(report: DiffReport, style: Style): string {
   for (const cls of CLASS_ORDER) {
     const list = report.changes.filter((c) => c.class === cls);
     if (!list.length) continue;
-    out.push(style.bold(`${TITLES[cls]} (${list.length})`));
+    // Titled by the class: Breaking changes, Compatible changes, Prompt changes.
+    out.push(style.bold(`${cls[0]!.toUpperCase()}${cls.slice(1)} changes (${list.length})`));
     for (const c of list) {
       out.push(`  ${colour[cls](c.rule)} ${where(c)}`);
       if (cls === 'prompt') out.push(...textDiff(c.before, c.after, style).map((l) => `      ${l}`));
