@@ -85,7 +85,7 @@ export async function devCommand(input: DevInput): Promise<number> {
       (s.written.length ? `regenerated ${plural(s.written.length, 'file')}` : 'generated files unchanged') +
       (s.created.length ? `, created ${s.created.join(', ')}` : '');
 
-    const build = builder.build(writeIfChanged);
+    const build = builder(writeIfChanged);
     for (const [file, hash] of build.read) files.set(file, hash);
     skip = [generatedDir!, ...(build.outDir ? [path.resolve(rootDir, build.outDir)] : [])];
     line(`${generated}, ${await serve(build, kept)}`);
@@ -93,7 +93,7 @@ export async function devCommand(input: DevInput): Promise<number> {
   };
 
   /** Starts the build when it type-checks and is new: what came of it, for the cycle's line. */
-  const serve = async (build: ReturnType<typeof builder.build>, kept: () => string): Promise<string> => {
+  const serve = async (build: ReturnType<typeof builder>, kept: () => string): Promise<string> => {
     if (build.errors.length) {
       input.err(build.errors.join('\n'));
       return `${plural(build.errors.length, 'type error')}; ${kept()}`;

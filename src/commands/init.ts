@@ -74,7 +74,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   // no table in the one and no registry entry beside the other.
   const ownReadme = fs.existsSync(path.join(abs, 'README.md'));
   const ownPackage = fs.existsSync(path.join(abs, 'package.json'));
-  const files = initFiles({ name, dir: abs, toolspec: dependency.spec, blank })
+  const files = initFiles({ name, toolspec: dependency.spec, blank })
     .filter((f) => !((ownSpec || blank) && EXAMPLE_FILES.includes(f.path)))
     .map((f) =>
       f.path === 'toolspec.yaml'

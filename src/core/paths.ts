@@ -30,11 +30,8 @@ export function displayPath(abs: string, cwd: string = process.cwd()): string {
 
 /** True when the relative path `rel` (from `cwd`) climbs to a folder below the root, not to the root itself. */
 function sharesFolder(rel: string, cwd: string): boolean {
-  if (path.isAbsolute(rel)) return false;
-  const resolved = path.resolve(cwd);
-  const depth = resolved.slice(path.parse(resolved).root.length).split(path.sep).filter(Boolean).length;
-  const ups = rel.split(path.sep).filter((s) => s === '..').length;
-  return ups < depth;
+  const top = path.resolve(cwd, ...rel.split(path.sep).filter((s) => s === '..'));
+  return !path.isAbsolute(rel) && top !== path.parse(top).root;
 }
 
 /** True when `inner` is `outer` or lies below it. Both absolute. */

@@ -52,65 +52,61 @@ export async function createBuilder(rootDir: string, cwd: string) {
     return parsed ?? { options: {}, fileNames: [], errors: problems };
   };
 
-  return {
-    /**
-     * One cycle; `write` writes an emitted file and says whether its bytes changed. What it returns: the errors as
-     * "file:line:col error TS1234 message" (paths as shown from cwd; none when the build is good); the files emitted
-     * with new bytes (absolute, in a good cycle); the project's files the program read, not libraries (absolute path
-     * → sha256 of the text read); the JavaScript file of a source module, if it has one (absolute in, absolute out);
-     * and the outDir the config names.
-     */
-    build(write: (file: string, text: string) => boolean) {
-      const config = parse();
-      // dev builds to run: whatever the config says about emitting for editors or CI, it emits here.
-      const options: TS.CompilerOptions = { ...config.options, noEmit: false, emitDeclarationOnly: false };
-      delete options.tsBuildInfoFile;
-      delete options.incremental;
-      delete options.composite;
-      const outputOf = (source: string) =>
-        ts
-          .getOutputFileNames({ ...config, options }, source, !ts.sys.useCaseSensitiveFileNames)
-          .find((f) => /\.[cm]?js$/.test(f));
-      const outDir = options.outDir;
-      const result = (errors: string[], emitted: string[] = []) => ({ errors, emitted, read, outputOf, outDir });
-      if (config.errors.length) return result(config.errors.map(format));
-      const key = JSON.stringify(options);
-      if (!host || key !== hostOptions) {
-        // New options: a new host, and a fresh start.
-        host = cachingHost(ts, options, cache, inProject, (f, h) => read.set(f, h));
-        hostOptions = key;
-        old = undefined;
-        cache.clear();
-      }
-      read = new Map();
-      const program = ts.createEmitAndSemanticDiagnosticsBuilderProgram(
-        config.fileNames,
-        options,
-        host,
-        old,
-        ts.getConfigFileParsingDiagnostics(config),
-      );
-      old = program;
-      const diagnostics = [
-        ...program.getConfigFileParsingDiagnostics(),
-        ...program.getOptionsDiagnostics(),
-        ...program.getGlobalDiagnostics(),
-        ...program.getSyntacticDiagnostics(),
-        ...program.getSemanticDiagnostics(),
-      ].filter((d) => d.category === ts.DiagnosticCategory.Error);
-      // Files the builder did not ask the host for (unchanged since the last cycle) were read then.
-      for (const sf of program.getSourceFiles()) {
-        if (inProject(sf.fileName) && !read.has(path.resolve(sf.fileName)))
-          read.set(path.resolve(sf.fileName), sha256(sf.text));
-      }
-      if (diagnostics.length) return result(diagnostics.map(format));
-      const emitted: string[] = [];
-      const emit = program.emit(undefined, (file, text) => {
-        if (write(file, text)) emitted.push(path.resolve(file));
-      });
-      const errors = emit.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).map(format);
-      return result(errors, emitted);
-    },
+  /**
+   * One cycle; `write` writes an emitted file and says whether its bytes changed. What it returns: the errors as
+   * "file:line:col error TS1234 message" (paths as shown from cwd; none when the build is good); the files emitted
+   * with new bytes (absolute, in a good cycle); the project's files the program read, not libraries (absolute path
+   * → sha256 of the text read); the JavaScript file of a source module, if it has one (absolute in, absolute out);
+   * and the outDir the config names.
+   */
+  return (write: (file: string, text: string) => boolean) => {
+    const config = parse();
+    // dev builds to run: whatever the config says about emitting for editors or CI, it emits here.
+    const { tsBuildInfoFile, incremental, composite, ...own } = config.options;
+    const options: TS.CompilerOptions = { ...own, noEmit: false, emitDeclarationOnly: false };
+    const outputOf = (source: string) =>
+      ts
+        .getOutputFileNames({ ...config, options }, source, !ts.sys.useCaseSensitiveFileNames)
+        .find((f) => /\.[cm]?js$/.test(f));
+    const outDir = options.outDir;
+    const result = (errors: string[], emitted: string[] = []) => ({ errors, emitted, read, outputOf, outDir });
+    if (config.errors.length) return result(config.errors.map(format));
+    const key = JSON.stringify(options);
+    if (!host || key !== hostOptions) {
+      // New options: a new host, and a fresh start.
+      host = cachingHost(ts, options, cache, inProject, (f, h) => read.set(f, h));
+      hostOptions = key;
+      old = undefined;
+      cache.clear();
+    }
+    read = new Map();
+    const program = ts.createEmitAndSemanticDiagnosticsBuilderProgram(
+      config.fileNames,
+      options,
+      host,
+      old,
+      ts.getConfigFileParsingDiagnostics(config),
+    );
+    old = program;
+    const diagnostics = [
+      ...program.getConfigFileParsingDiagnostics(),
+      ...program.getOptionsDiagnostics(),
+      ...program.getGlobalDiagnostics(),
+      ...program.getSyntacticDiagnostics(),
+      ...program.getSemanticDiagnostics(),
+    ].filter((d) => d.category === ts.DiagnosticCategory.Error);
+    // Files the builder did not ask the host for (unchanged since the last cycle) were read then.
+    for (const sf of program.getSourceFiles()) {
+      if (inProject(sf.fileName) && !read.has(path.resolve(sf.fileName)))
+        read.set(path.resolve(sf.fileName), sha256(sf.text));
+    }
+    if (diagnostics.length) return result(diagnostics.map(format));
+    const emitted: string[] = [];
+    const emit = program.emit(undefined, (file, text) => {
+      if (write(file, text)) emitted.push(path.resolve(file));
+    });
+    const errors = emit.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).map(format);
+    return result(errors, emitted);
   };
 }
 

@@ -8,8 +8,10 @@
  * failures it logs) is passed on as it comes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 
 export interface ServerOptions {
   cwd: string;
@@ -43,7 +45,7 @@ export class DevServer {
   /** The running server's own port, while it accepts requests. */
   private target: number | undefined;
   /** While a restart is under way: requests wait for it. */
-  private switching: Promise<void> | undefined;
+  private switching: Promise<unknown> | undefined;
   private agent = new http.Agent({ keepAlive: true });
 
   constructor(private readonly options: ServerOptions) {}
@@ -53,15 +55,11 @@ export class DevServer {
   }
 
   /** Starts listening on the clients' address; the port it listens on (port 0 picks one), undefined when taken. */
-  listen(): Promise<number | undefined> {
+  async listen(): Promise<number | undefined> {
     const proxy = http.createServer((req, res) => void this.forward(req, res));
-    return new Promise((resolve) => {
-      proxy.once('error', () => resolve(undefined));
-      proxy.listen(this.options.port, this.options.host, () => {
-        this.proxy = proxy;
-        resolve((proxy.address() as net.AddressInfo).port);
-      });
-    });
+    const port = await listening(proxy.listen(this.options.port, this.options.host));
+    if (port !== undefined) this.proxy = proxy;
+    return port;
   }
 
   /**
@@ -114,12 +112,11 @@ export class DevServer {
 
   /** Stops the running server (if any), starts `main` (the built main.js), and resolves once it listens or failed. */
   async restart(main: string): Promise<StartResult> {
-    let done!: () => void;
-    this.switching ??= new Promise<void>((resolve) => (done = resolve));
+    const started = this.start(main);
+    this.switching = started.catch(() => undefined);
     try {
-      return await this.start(main);
+      return await started;
     } finally {
-      done?.();
       this.switching = undefined;
     }
   }
@@ -182,7 +179,7 @@ export class DevServer {
         this.target = port;
         return { ok: true };
       }
-      await new Promise((r) => setTimeout(r, 50));
+      await delay(50);
     }
     if (!exit) {
       await this.stop();
@@ -229,24 +226,24 @@ function refuse(res: http.ServerResponse, status: number, message: string): void
 
 /** Whether something accepts TCP connections at host:port. */
 function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+  const socket = net.connect({ host, port });
+  return once(socket, 'connect')
+    .then(() => true)
+    .catch(() => false)
+    .finally(() => socket.destroy());
+}
+
+/** The port a server listens on once it does; undefined when it cannot (the address is taken). */
+function listening(server: net.Server): Promise<number | undefined> {
+  return once(server, 'listening')
+    .then(() => (server.address() as net.AddressInfo).port)
+    .catch(() => undefined);
 }
 
 /** A free port on host, picked by the system. */
-function freePort(host: string): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen(0, host, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+async function freePort(host: string): Promise<number | undefined> {
+  const server = net.createServer();
+  const port = await listening(server.listen(0, host));
+  if (port !== undefined) await once(server.close(), 'close');
+  return port;
 }

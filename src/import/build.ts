@@ -163,10 +163,8 @@ function keepKnown(value: unknown, known: string[], where: string | undefined, n
   }
 }
 
-function ordinal(n: number): string {
-  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
-  return `${n}${suffix}`;
-}
+const SUFFIXES: Record<string, string> = { one: 'st', two: 'nd', few: 'rd', other: 'th' };
+const ordinal = (n: number) => `${n}${SUFFIXES[new Intl.PluralRules('en', { type: 'ordinal' }).select(n)]}`;
 
 const NAME = /^[A-Za-z0-9._-]{1,128}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

@@ -301,12 +301,10 @@ function httpFailure(error: unknown, phase: string, who: string, timeout: string
   let cause: NodeJS.ErrnoException | undefined;
   for (
     let e: unknown = error instanceof Error ? error.cause : undefined, depth = 0;
-    e instanceof Error && depth < 5;
+    e instanceof Error && !cause?.code && depth < 5;
     e = e.cause, depth++
-  ) {
-    cause = e as NodeJS.ErrnoException;
-    if (cause.code) break;
-  }
+  )
+    cause = e;
   if (cause?.code === 'ECONNREFUSED') {
     return new UserError(
       `cannot connect to ${who}: connection refused\n  hint: start the server first, and check the host and port`,

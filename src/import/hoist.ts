@@ -36,10 +36,10 @@ const DEF_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
  * name under a tool schema's own $defs (a tool's own entry would shadow a shared one of the same name).
  */
 export function hoist(tools: Record<string, unknown>[]): { defs: Record<string, unknown>; hoisted: Hoisted[] } {
-  const used = new Set<string>();
-  for (const t of tools)
-    for (const s of [t['inputSchema'], t['outputSchema']])
-      if (isObject(s)) for (const n of localDefNames(s)) used.add(n);
+  const roots = tools.flatMap((t) => [t['inputSchema'], t['outputSchema']]).filter(isObject);
+  const used = new Set(
+    roots.flatMap((s) => [s['$defs'], s['definitions']].flatMap((d) => (isObject(d) ? Object.keys(d) : []))),
+  );
   const defs: Record<string, unknown> = {};
   const hoisted: Hoisted[] = [];
   for (;;) {
@@ -59,7 +59,9 @@ export function hoist(tools: Record<string, unknown>[]): { defs: Record<string, 
     if (!best) break;
     const first = best.list[0]!;
     const schema = JSON.parse(best.key) as Record<string, unknown>;
-    const name = uniqueName(nameFor(schema, first.path), used);
+    const base = nameFor(schema, first.path);
+    let name = base;
+    for (let n = 2; used.has(name); n++) name = `${base}${n}`;
     used.add(name);
     defs[name] = schema;
     for (const o of best.list) (o.owner as Record<string | number, unknown>)[o.key] = { $ref: `#/$defs/${name}` };
@@ -96,10 +98,6 @@ function movable(schema: unknown): boolean {
   return Object.entries(schema).every(([k, v]) => (k.startsWith('$') && k !== '$comment' ? false : movable(v)));
 }
 
-function localDefNames(schema: Record<string, unknown>): string[] {
-  return ['$defs', 'definitions'].flatMap((k) => (isObject(schema[k]) ? Object.keys(schema[k]) : []));
-}
-
 /** A name from the schema's title, else from the property (or the array property) it describes. */
 function nameFor(schema: Record<string, unknown>, path: SchemaPath): string {
   const fromTitle = typeof schema['title'] === 'string' ? pascalCase(schema['title']) : undefined;
@@ -115,9 +113,4 @@ function nameFor(schema: Record<string, unknown>, path: SchemaPath): string {
     }
   }
   return 'Schema';
-}
-
-function uniqueName(base: string, used: ReadonlySet<string>): string {
-  if (!used.has(base)) return base;
-  for (let n = 2; ; n++) if (!used.has(`${base}${n}`)) return `${base}${n}`;
 }

@@ -134,13 +134,10 @@ export class ChildProcessTransport implements Transport {
     }
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const stdin = this.#child?.stdin;
-      if (!stdin || this.exit) return reject(new Error('the server process is not running'));
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once('drain', resolve);
-    });
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (!stdin || this.exit) throw new Error('the server process is not running');
+    if (!stdin.write(serializeMessage(message))) await new Promise((resolve) => stdin.once('drain', resolve));
   }
 
   /**

@@ -121,7 +121,7 @@ export function firstDifference(
 }
 
 /** The schema with every `$ref` to a hoisted def replaced by the def, and those defs removed from its `$defs`. */
-function restore(schema: Record<string, unknown>, hoisted: Record<string, unknown>): Record<string, unknown> {
+function restore(schema: Record<string, unknown>, hoisted: Record<string, unknown>): unknown {
   const inline = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(inline);
     if (!isObject(v)) return v;
@@ -132,12 +132,8 @@ function restore(schema: Record<string, unknown>, hoisted: Record<string, unknow
     }
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, inline(x)]));
   };
-  const out = inline(schema) as Record<string, unknown>;
-  const defs = schema['$defs'];
-  if (isObject(defs)) {
-    const kept = Object.fromEntries(Object.entries(defs).filter(([k]) => !Object.hasOwn(hoisted, k)));
-    if (Object.keys(kept).length) out['$defs'] = inline(kept);
-    else delete out['$defs'];
-  }
-  return out;
+  const { $defs: defs, ...rest } = schema;
+  if (!isObject(defs)) return inline(schema);
+  const kept = Object.fromEntries(Object.entries(defs).filter(([k]) => !Object.hasOwn(hoisted, k)));
+  return inline(Object.keys(kept).length ? { ...rest, $defs: kept } : rest);
 }

@@ -4,12 +4,12 @@
  * literal ones (`|`). Written with the `yaml` package's Document API, and read back before it is returned: the text
  * must parse to exactly the data it was made from.
  */
-import { Document, isMap, isScalar, isSeq, parse, visit, type Scalar } from 'yaml';
+import { Document, isMap, isScalar, isSeq, parse, visit } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { unicodeEscape } from '../core/visible.js';
 
 /** Longer descriptions than this become folded block scalars. */
-export const FOLD_AFTER = 80;
+const FOLD_AFTER = 80;
 const LINE_WIDTH = 100;
 /** Lists of scalars whose JSON is at most this long go on one line. */
 const FLOW_LIST_MAX = 60;
@@ -52,10 +52,16 @@ function render(data: Record<string, unknown>, header: string[], styled: boolean
     });
   }
   visit(doc, {
-    Pair(_, pair) {
-      if (!styled || !isScalar(pair.value) || typeof pair.value.value !== 'string') return;
-      const key = isScalar(pair.key) ? String(pair.key.value) : '';
-      styleText(pair.value as Scalar<string>, TEXT_KEYS.has(key));
+    // Literal for text with line breaks, folded for long descriptions; the Scalar visitor, which comes after, quotes
+    // the text where a block scalar could mislead.
+    Pair(_, { key, value }) {
+      if (!styled || !isScalar(value) || typeof value.value !== 'string') return;
+      const text = value.value;
+      // A leading space would need an indentation indicator (`>2-`): correct, but easy to break when edited.
+      if (/^ /.test(text)) return;
+      if (text.includes('\n')) value.type = 'BLOCK_LITERAL';
+      else if (isScalar(key) && TEXT_KEYS.has(String(key.value)) && text.length > FOLD_AFTER && !/ {2}/.test(text))
+        value.type = 'BLOCK_FOLDED';
     },
     Seq(_, seq) {
       if (!styled) return;
@@ -87,17 +93,4 @@ function render(data: Record<string, unknown>, header: string[], styled: boolean
 function readableAsIs(text: string): boolean {
   if (INVISIBLE.test(text) || /[\t\r]/.test(text)) return false;
   return !text.includes('\n') || (/^\S/.test(text) && !/ \n/.test(text) && !text.endsWith(' '));
-}
-
-/** Literal for text with line breaks, folded for long descriptions; quoted where a block scalar could mislead. */
-function styleText(node: Scalar<string>, prose: boolean): void {
-  const text = node.value;
-  if (!readableAsIs(text)) {
-    node.type = 'QUOTE_DOUBLE';
-    return;
-  }
-  // A leading space would need an indentation indicator (`>2-`): correct, but easy to break when edited.
-  if (/^ /.test(text)) return;
-  if (text.includes('\n')) node.type = 'BLOCK_LITERAL';
-  else if (prose && text.length > FOLD_AFTER && !/ {2}/.test(text)) node.type = 'BLOCK_FOLDED';
 }

@@ -20,14 +20,14 @@ export function packageName(dir: string): string {
   return name || 'mcp-server';
 }
 
+const slash = (p: string) => p.split(path.sep).join('/');
+
 /** Where the compiled server's entry point lands in an init project (its tsconfig compiles `.` into `dist/`). */
 export const INIT_MAIN = 'dist/src/generated/main.js';
 
 export interface InitProject {
   /** The package name, also the server's name in client configurations. */
   name: string;
-  /** The project folder, absolute: client configurations start the server by its absolute path. */
-  dir: string;
   /** The toolspec devDependency, as package.json will say. */
   toolspec: string;
   /** A spec with no tools (templates/blank/toolspec.yaml) instead of the example. */
@@ -36,16 +36,13 @@ export interface InitProject {
 
 export function initFiles(project: InitProject) {
   const root = path.join(packageRoot, 'templates', 'init');
-  const holes: Record<string, string> = { name: project.name, toolspec: project.toolspec };
   const fill = (text: string, json: boolean) =>
-    text.replace(/\{\{(\w+)\}\}/g, (m, k: string) => {
-      const value = holes[k];
-      if (value === undefined) return m;
-      return json ? JSON.stringify(value).slice(1, -1) : value;
-    });
-  const files = (fs.readdirSync(root, { recursive: true }) as string[])
-    .map((f) => f.split(path.sep).join('/'))
+    text.replace(/\{\{(name|toolspec)\}\}/g, (_, k: 'name' | 'toolspec') =>
+      json ? JSON.stringify(project[k]).slice(1, -1) : project[k],
+    );
+  return (fs.readdirSync(root, { recursive: true }) as string[])
     .filter((f) => fs.statSync(path.join(root, f)).isFile())
+    .map(slash)
     .map((f) => ({
       // npm drops .gitignore files from published packages, so the template carries it without the dot.
       path: f === 'gitignore' ? '.gitignore' : f,
@@ -56,8 +53,8 @@ export function initFiles(project: InitProject) {
         ),
         f.endsWith('.json'),
       ),
-    }));
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** What is known, on disk, about where the running toolspec came from. */
@@ -83,8 +80,6 @@ export interface ToolspecDependency {
   /** Set when the spec may not install, with what to do. */
   warning?: string;
 }
-
-const slash = (p: string) => p.split(path.sep).join('/');
 
 /**
  * The toolspec devDependency that installs where init runs. Pure: `exists` says which paths are there.
