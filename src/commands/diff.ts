@@ -4,16 +4,8 @@
  */
 import type { Style } from '../report/text.js';
 import { renderTexts } from '../report/findings.js';
-import {
-  byFormat,
-  EXIT,
-  PLAIN_STYLES,
-  plural,
-  sarifOf,
-  type CommandResult,
-  type ReportFormat,
-  type Styles,
-} from './result.js';
+import { renderSarif } from '../report/sarif.js';
+import { byFormat, EXIT, PLAIN_STYLES, plural, type CommandResult, type ReportFormat, type Styles } from './result.js';
 import type { ServerModel, SourcePosition } from '../pipeline/model.js';
 import { sourceLocator } from '../lint/positions.js';
 import type { Locator } from '../lint/types.js';
@@ -91,7 +83,7 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
   const stdout = byFormat(input.format, {
     json: () => formatDiffJson(report),
     github: () => formatDiffGithub(report),
-    sarif: () => sarifOf(report.changes.map(asChangeFinding), 'toolspec diff'),
+    sarif: () => renderSarif(report.changes.map(asChangeFinding), 'toolspec diff'),
     text: () => formatDiffText(report, style.out),
   });
   return { code: report.failed ? 1 : 0, stdout, stderr };

@@ -5,9 +5,7 @@
  */
 import type { LintResult } from '../lint/lint.js';
 import { countSummary, PLAIN, plural, type Style } from '../report/text.js';
-import { renderTexts, type Finding } from '../report/findings.js';
-import { packageVersion } from '../core/paths.js';
-import { renderSarif } from '../report/sarif.js';
+import { renderTexts } from '../report/findings.js';
 import type { CompileOptions, Compiled, LoadResult } from '../compile.js';
 
 export { plural };
@@ -43,15 +41,6 @@ export type ReportFormat = 'text' | 'json' | 'github' | 'sarif';
 
 /** What the command prints in `format`: only the renderer of that format runs. */
 export const byFormat = (format: ReportFormat, render: Record<ReportFormat, () => string>): string => render[format]();
-
-/** The findings of `command` as a SARIF log (report/sarif.ts); `describe` gives a code's rule description. */
-export function sarifOf(
-  findings: readonly Finding[],
-  command: string,
-  describe?: (code: string) => string | undefined,
-) {
-  return renderSarif(findings, { command, version: packageVersion(), ...(describe && { describe }) });
-}
 
 /**
  * A spec compiled from the disk without a cache (compile.ts; with `emit`, its files too), with its diagnostics as
