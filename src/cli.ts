@@ -4,6 +4,7 @@
  * that touches the console; exit codes are in commands/result.ts. Each command's module (and the spec loader, the
  * generator and the type checker behind it) is imported only when that command runs.
  */
+import { once } from 'node:events';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, type CommandResult, type ReportFormat, type Styles } from './commands/result.js';
 import type { CallInput } from './commands/call.js';
@@ -352,20 +353,16 @@ Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the 
 async function asHandlersRun(pending: Promise<CommandResult>, what: string | undefined): Promise<CommandResult> {
   const write = process.stdout.write;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof write;
-  let idle!: () => void;
-  const never = new Promise<CommandResult>((resolve) => {
-    idle = () =>
-      resolve({
-        code: EXIT.failed,
-        stdout: '',
-        stderr: `toolspec: ${JSON.stringify(what ?? '')} never finished: its handler's promise neither resolved nor rejected, and nothing it started was left running that could settle it`,
-      });
-  });
-  process.once('beforeExit', idle);
+  const settled = new AbortController();
+  const never = once(process, 'beforeExit', { signal: settled.signal }).then(() => ({
+    code: EXIT.failed,
+    stdout: '',
+    stderr: `toolspec: ${JSON.stringify(what ?? '')} never finished: its handler's promise neither resolved nor rejected, and nothing it started was left running that could settle it`,
+  }));
   try {
     return await Promise.race([pending, never]);
   } finally {
-    process.removeListener('beforeExit', idle);
+    settled.abort();
     process.stdout.write = write;
   }
 }
