@@ -16,9 +16,9 @@ import { DevServer } from '../dev/server.js';
 import { PLAIN, type Style } from '../report/text.js';
 import { readText } from '../cache/store.js';
 import { EXIT, plural } from './result.js';
-import { clock, describeChanges, runGenerate, watchLoop, type Change, type LoopInput } from './watch.js';
+import { clock, describeChanges, runGenerate, watchLoop, type Change } from './watch.js';
 
-export interface DevInput extends Pick<LoopInput, 'stop' | 'debounceMs'> {
+export interface DevInput {
   spec: string;
   cwd: string;
   /** The HTTP port (0: one picked once, then kept). */
@@ -118,8 +118,6 @@ export async function devCommand(input: DevInput): Promise<number> {
       always: [specPath, path.join(rootDir, 'tsconfig.json')],
       tracked: TRACKED,
       cwd: input.cwd,
-      stop: input.stop,
-      debounceMs: input.debounceMs,
       onCrash: input.err,
       run: cycle,
     });
