@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createBuilder } from '../dev/build.js';
 import { DevServer } from '../dev/server.js';
-import { PLAIN, type Style } from '../report/text.js';
+import type { Style } from '../report/text.js';
 import { readText } from '../cache/store.js';
 import { EXIT, plural } from './result.js';
 import { clock, describeChanges, runGenerate, watchLoop, type Change } from './watch.js';
@@ -25,7 +25,7 @@ export interface DevInput {
   port: number;
   /** Serve 2025 clients with sessions (they end on every restart) instead of statelessly. */
   sessions: boolean;
-  style?: Style;
+  style: Style;
   /** One line per cycle on stdout / diagnostics and the server's output on stderr. */
   out: (line: string) => void;
   err: (text: string) => void;
@@ -56,7 +56,6 @@ export async function devCommand(input: DevInput): Promise<number> {
   const builder = await createBuilder(rootDir, input.cwd);
   let generatedDir: string | undefined;
   let skip: string[] = [];
-  const style = input.style ?? PLAIN;
 
   const cycle = async (cause: Change[] | undefined) => {
     const started = performance.now();
@@ -66,7 +65,7 @@ export async function devCommand(input: DevInput): Promise<number> {
       );
     const kept = () => (server.running ? 'the server still runs the last good build' : 'no server running');
 
-    const { result, problem } = await runGenerate({ spec: input.spec, cwd: input.cwd, format: 'text', style });
+    const { result, problem } = await runGenerate({ ...input, format: 'text' });
     if (!result) {
       input.err(`toolspec: ${problem}`);
       line(`generate failed; ${kept()}`);
