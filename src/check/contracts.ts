@@ -33,14 +33,6 @@ const declarations = new Map<string, { text: string; file: ts.SourceFile }>();
 /** The compiler's lib files, which the bundled compiler keeps in memory rather than on disk: read once. */
 let libFiles: Map<string, string> | undefined;
 
-async function libraries(): Promise<{ dir: string; files: Map<string, string> }> {
-  const common = await import('@ts-morph/common');
-  libFiles ??= new Map(
-    common.getLibFiles().map((f) => [path.posix.join(common.libFolderInMemoryPath, f.fileName), f.text]),
-  );
-  return { dir: common.libFolderInMemoryPath, files: libFiles };
-}
-
 function compilerHost(
   api: typeof ts,
   options: ts.CompilerOptions,
@@ -109,7 +101,8 @@ export async function checkProgram(
   files: readonly OutputFile[],
   check: { name: string; head: string; modules: readonly string[]; lines: (specifier: string, i: number) => string },
 ) {
-  const { ts: api } = await import('@ts-morph/common');
+  const { ts: api, libFolderInMemoryPath: libDir, getLibFiles } = await import('@ts-morph/common');
+  libFiles ??= new Map(getLibFiles().map((f) => [path.posix.join(libDir, f.fileName), f.text]));
   const memory = new Map<string, string>();
   for (const f of files) {
     if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path)))
@@ -122,7 +115,7 @@ export async function checkProgram(
   const checkPath = path.join(subject.generatedDir, check.name);
   memory.set(checkPath, `${check.head}\n${lines.join('\n')}\n`);
   const options = compilerOptions(api, subject.rootDir);
-  const host = compilerHost(api, options, memory, await libraries());
+  const host = compilerHost(api, options, memory, { dir: libDir, files: libFiles });
   const program = api.createProgram({ rootNames: [checkPath, ...check.modules], options, host });
   return { ts: api, program, checkSf: program.getSourceFile(checkPath)! };
 }
