@@ -9,13 +9,8 @@ import { renderSarif } from '../report/sarif.js';
 import { EXIT, lintBeside, loadForCommand, countsOf, served } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
-export interface CheckInput extends SpecInput {
-  format: ReportFormat;
-  /** Show a diff for each stale file. */
-  diff: boolean;
-}
-
-export async function checkCommand(input: CheckInput): Promise<CommandResult> {
+/** `diff`: show a diff for each stale file. */
+export async function checkCommand(input: SpecInput & { format: ReportFormat; diff: boolean }): Promise<CommandResult> {
   const { spec, cwd, format, style } = input;
   // Every file the spec generates, no stub: the handlers that are there are checked, missing ones reported.
   const loaded = await loadForCommand(input, format === 'text' ? 'text' : 'json', { stubs: () => false });

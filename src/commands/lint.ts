@@ -5,13 +5,8 @@ import { renderSarif } from '../report/sarif.js';
 import { byFormat, EXIT, loadForCommand } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
-export interface LintInput extends SpecInput {
-  format: ReportFormat;
-  /** List the rules instead. */
-  rules?: boolean;
-}
-
-export async function lintCommand(input: LintInput): Promise<CommandResult> {
+/** With `rules`, the list of the rules instead. */
+export async function lintCommand(input: SpecInput & { format: ReportFormat; rules: boolean }): Promise<CommandResult> {
   if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(input.style.out), stderr: '' };
   const { result, stderr, code } = await loadForCommand(input, input.format);
   if (!result.model) {

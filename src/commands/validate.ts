@@ -5,11 +5,7 @@ import { renderSarif } from '../report/sarif.js';
 import { EXIT, lintBeside, loadForCommand, countsOf, plural, served } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
-export interface ValidateInput extends SpecInput {
-  format: ReportFormat;
-}
-
-export async function validateCommand(input: ValidateInput): Promise<CommandResult> {
+export async function validateCommand(input: SpecInput & { format: ReportFormat }): Promise<CommandResult> {
   const { spec, format } = input;
   const loaded = await loadForCommand(input, format);
   const { result } = loaded;
