@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, type CommandResult, type ReportFormat, type Styles } from './commands/result.js';
 import type { CallInput } from './commands/call.js';
-import type { DiffOptions } from './commands/diff.js';
+import type { DiffCommandInput } from './commands/diff.js';
 import type { ImportInput } from './commands/import.js';
 import type { InitInput } from './commands/init.js';
 import { describeError } from './core/diagnostics.js';
@@ -141,7 +141,7 @@ const COMMANDS: CommandSpec[] = [
     ],
     run: async (r, [old, next], o) =>
       (await import('./commands/diff.js')).diffCommand({
-        ...(o as unknown as DiffOptions),
+        ...(o as unknown as DiffCommandInput),
         old: str(old),
         new: str(next),
         spec: r.base(o.spec).spec,

@@ -23,16 +23,12 @@ import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from
 import { checkVersion } from '../diff/semver.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 
-/** The options of `toolspec diff` as the command line gives them (src/cli.ts). */
-export interface DiffOptions {
-  against?: string | undefined;
+/** The options of `toolspec diff` as the command line gives them (src/cli.ts), and its operands. */
+export interface DiffCommandInput extends OperandInput {
   format: ReportFormat;
   failOn: FailOn;
   /** Fail (exit 1) when the new server.version did not move as far as the changes need (src/diff/semver.ts). */
   checkVersion?: boolean;
-}
-
-export interface DiffCommandInput extends OperandInput, DiffOptions {
   style?: Styles;
 }
 
