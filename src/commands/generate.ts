@@ -90,11 +90,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
 
   const api = await import('../lint/index.js');
-  const lint = await api.lintLoaded({
-    model,
-    sources: result.sources,
-    ...(result.parsed ? { parsed: result.parsed } : {}),
-  });
+  const lint = await api.lintLoaded({ ...result, model });
   if (text && lint.findings.length) {
     notes +=
       `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}${lint.failed ? '; nothing was written' : ''}` +
