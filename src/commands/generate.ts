@@ -10,7 +10,7 @@ import { countSummary, type Style } from '../report/text.js';
 import { renderJson, renderTexts } from '../report/findings.js';
 import { writeOutput, type WriteReport } from '../write/write.js';
 import { compile } from '../compile.js';
-import { countsOf, plural, served, type SpecInput } from './result.js';
+import { countsOf, lintBeside, plural, served, type SpecInput } from './result.js';
 
 export interface GenerateInput extends Omit<SpecInput, 'style'> {
   format: 'text' | 'json';
@@ -90,12 +90,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
 
   const api = await import('../lint/index.js');
-  const lint = await api.lintLoaded({ ...result, model });
-  if (text && lint.findings.length) {
-    notes +=
-      `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}${lint.failed ? '; nothing was written' : ''}` +
-      '; `toolspec lint` shows hints and the token table\n';
-  }
+  const { lint, stderr } = await lintBeside(result, format, false, style, '; nothing was written');
+  notes += stderr;
   if (lint.failed) {
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
     const warnings = lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : '';

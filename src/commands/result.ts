@@ -66,21 +66,22 @@ export async function loadForCommand(
 }
 
 /**
- * Lints a loaded spec beside validate and check: findings for stderr (validate with code frames, check one line
- * each), and whether they reach options.lint.failOn.
+ * Lints a loaded spec beside validate, check and generate: findings for stderr (validate with code frames, the
+ * others one line each, and `failing` after the summary when they reach options.lint.failOn), and whether they do.
  */
 export async function lintBeside(
   result: LoadResult,
   format: string,
   frames: boolean,
   style: Style,
+  failing = '',
 ): Promise<{ lint: LintResult; stderr: string }> {
   const api = await import('../lint/index.js');
   const lint = await api.lintLoaded({ ...result, model: result.model! });
   if (format !== 'text' || !lint.findings.length) return { lint, stderr: '' };
   const stderr = frames
     ? `${api.formatLintFindings(lint.findings, style, result.sources)}\n\n`
-    : `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}; \`toolspec lint\` shows hints and the token table\n`;
+    : `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}${lint.failed ? failing : ''}; \`toolspec lint\` shows hints and the token table\n`;
   return { lint, stderr };
 }
 
