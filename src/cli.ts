@@ -4,10 +4,11 @@
  * that touches the console; exit codes are in commands/result.ts. Each command's module (and the spec loader, the
  * generator and the type checker behind it) is imported only when that command runs.
  */
+import { once } from 'node:events';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, type CommandResult, type ReportFormat, type Styles } from './commands/result.js';
 import type { CallInput } from './commands/call.js';
-import type { DiffOptions } from './commands/diff.js';
+import type { DiffCommandInput } from './commands/diff.js';
 import type { ImportInput } from './commands/import.js';
 import type { InitInput } from './commands/init.js';
 import { describeError } from './core/diagnostics.js';
@@ -34,7 +35,10 @@ interface CommandSpec {
   args?: [string, string, string?][];
   options?: Option[];
   help?: string;
-  run: (run: Run, args: (string | string[] | undefined)[], opts: Opts) => Promise<void>;
+  /** Prints stdout as the command returns it (a spec written to -), not as a line. */
+  raw?: boolean;
+  /** What to print and the exit code; or only the exit code, from a command that prints as it goes (watch, dev). */
+  run: (run: Run, args: (string | string[] | undefined)[], opts: Opts) => Promise<CommandResult | number>;
 }
 
 const option = (flags: string, description: string, value?: string) => new Option(flags, description).default(value);
@@ -58,10 +62,8 @@ const COMMANDS: CommandSpec[] = [
     summary: 'load and check the spec; print every problem at once',
     args: [specArg()],
     options: [reportFormat()],
-    run: async (r, [spec], o) => {
-      const { validateCommand } = await import('./commands/validate.js');
-      r.finish(await validateCommand({ ...r.base(spec), format: o.format }));
-    },
+    run: async (r, [spec], o) =>
+      (await import('./commands/validate.js')).validateCommand({ ...r.base(spec), format: o.format }),
   },
   {
     name: 'generate',
@@ -90,12 +92,8 @@ const COMMANDS: CommandSpec[] = [
         newStubs: o.newStubs === true,
         noCache: o.cache === false,
       };
-      if (o.watch) {
-        const { watchGenerate } = await import('./commands/watch.js');
-        r.exit(await watchGenerate({ ...input, out: r.out, err: r.err }));
-      } else {
-        r.finish(await (await import('./commands/generate.js')).generateCommand(input));
-      }
+      if (!o.watch) return (await import('./commands/generate.js')).generateCommand(input);
+      return (await import('./commands/watch.js')).watchGenerate({ ...input, out: r.out, err: r.err });
     },
   },
   {
@@ -109,9 +107,8 @@ const COMMANDS: CommandSpec[] = [
       option('--no-diff', 'no diffs'),
     ],
     run: async (r, [spec], o) => {
-      const { checkCommand } = await import('./commands/check.js');
       const diff = typeof o.diff === 'boolean' ? o.diff : r.isTTY;
-      r.finish(await checkCommand({ ...r.base(spec), format: o.format, diff }));
+      return (await import('./commands/check.js')).checkCommand({ ...r.base(spec), format: o.format, diff });
     },
   },
   {
@@ -142,17 +139,15 @@ const COMMANDS: CommandSpec[] = [
         'exit 1 when server.version did not move as far as the changes need (breaking: major, compatible: minor, prompt: patch)',
       ),
     ],
-    run: async (r, [old, next], o) => {
-      const { diffCommand } = await import('./commands/diff.js');
-      const input = {
-        ...(o as unknown as DiffOptions),
+    run: async (r, [old, next], o) =>
+      (await import('./commands/diff.js')).diffCommand({
+        ...(o as unknown as DiffCommandInput),
         old: str(old),
         new: str(next),
         spec: r.base(o.spec).spec,
         cwd: r.cwd,
-      };
-      r.finish(diffCommand({ ...input, style: r.styles() }));
-    },
+        style: r.styles(),
+      }),
   },
   {
     name: 'lint',
@@ -160,10 +155,8 @@ const COMMANDS: CommandSpec[] = [
       'check the spec against the lint rules and count the tokens its tools take (rules and budget: options.lint)',
     args: [specArg()],
     options: [reportFormat(), option('--rules', 'list the rules, their default severity and what they find')],
-    run: async (r, [spec], o) => {
-      const { lintCommand } = await import('./commands/lint.js');
-      r.finish(await lintCommand({ ...r.base(spec), format: o.format, rules: Boolean(o.rules) }));
-    },
+    run: async (r, [spec], o) =>
+      (await import('./commands/lint.js')).lintCommand({ ...r.base(spec), format: o.format, rules: Boolean(o.rules) }),
   },
   {
     name: 'docs',
@@ -188,10 +181,8 @@ Examples:
   toolspec docs
   toolspec docs specs/toolspec.yaml --out site/catalog.html
   toolspec docs --diff origin/main`,
-    run: async (r, [spec], o) => {
-      const { docsCommand } = await import('./commands/docs.js');
-      r.finish(await docsCommand({ ...r.base(spec), out: str(o.out), diff: str(o.diff) }));
-    },
+    run: async (r, [spec], o) =>
+      (await import('./commands/docs.js')).docsCommand({ ...r.base(spec), out: str(o.out), diff: str(o.diff) }),
   },
   {
     name: 'clients',
@@ -206,9 +197,8 @@ Examples:
       ),
     ],
     run: async (r, [client], o) => {
-      const { clientsCommand } = await import('./commands/clients.js');
       const input = { ...r.base(o.spec), client: str(client), http: str(o.http), write: Boolean(o.write) };
-      r.finish(await clientsCommand(input));
+      return (await import('./commands/clients.js')).clientsCommand(input);
     },
   },
   {
@@ -236,10 +226,10 @@ Examples:
       option('--server-version <version>', 'the server version to write (default: the one the server reports)'),
       format(),
     ],
+    raw: true,
     run: async (r, _args, o) => {
-      const { importCommand } = await import('./commands/import.js');
       const input = { ...(o as unknown as ImportInput), cwd: r.cwd, env: r.env };
-      r.finish(await importCommand(input), { raw: true });
+      return (await import('./commands/import.js')).importCommand(input);
     },
   },
   {
@@ -255,10 +245,8 @@ Examples:
       ),
     ],
     run: async (r, [dir], o) => {
-      const { initCommand } = await import('./commands/init.js');
-      r.finish(
-        await initCommand({ ...(o as unknown as InitInput), dir: dir as string, cwd: r.cwd, style: r.styles() }),
-      );
+      const input = { ...(o as unknown as InitInput), dir: dir as string, cwd: r.cwd, style: r.styles() };
+      return (await import('./commands/init.js')).initCommand(input);
     },
   },
   {
@@ -279,6 +267,7 @@ Examples:
       specOption(),
       format(),
     ],
+    raw: true,
     help: `
 Arguments: key=value reads the value by the property's type in the input schema: a string takes the text as it is;
 a number, integer, boolean or null takes its JSON reading (limit=5, dry=true); an array takes a JSON array or the
@@ -311,11 +300,12 @@ Examples:
         style: r.styles(),
         err: r.err,
       });
-      const what = str(o.prompt) ?? str(o.read) ?? str(tool);
-      r.finish(r.asProcess ? await asHandlersRun(called, what) : await called, { raw: true });
+      if (!r.asProcess) return called;
+      const result = await asHandlersRun(called, str(o.prompt) ?? str(o.read) ?? str(tool));
       // The handler's module may hold the event loop open (a connection pool, a timer): once the result is out, the
       // process ends anyway. Only as the real process: main() in a test's process leaves the process alone.
-      if (r.asProcess) setTimeout(() => process.exit(process.exitCode ?? 0), 250).unref();
+      setTimeout(() => process.exit(process.exitCode ?? 0), 250).unref();
+      return result;
     },
   },
   {
@@ -339,21 +329,17 @@ Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the 
       const port = Number(given);
       if (!/^\d+$/.test(given) || port > 65535) {
         r.err(`toolspec dev: --port must be a number from 0 to 65535, not ${JSON.stringify(given)}`);
-        r.exit(EXIT.invalid);
-        return;
+        return EXIT.invalid;
       }
-      const { devCommand } = await import('./commands/dev.js');
-      r.exit(
-        await devCommand({
-          spec: r.base(o.spec).spec,
-          cwd: r.cwd,
-          port,
-          sessions: Boolean(o.sessions),
-          style: r.styles().err,
-          out: r.out,
-          err: r.err,
-        }),
-      );
+      return (await import('./commands/dev.js')).devCommand({
+        spec: r.base(o.spec).spec,
+        cwd: r.cwd,
+        port,
+        sessions: Boolean(o.sessions),
+        style: r.styles().err,
+        out: r.out,
+        err: r.err,
+      });
     },
   },
 ];
@@ -367,20 +353,16 @@ Exit codes: 0 stopped by Ctrl-C (SIGINT) or SIGTERM; 2 usage (a bad --port, the 
 async function asHandlersRun(pending: Promise<CommandResult>, what: string | undefined): Promise<CommandResult> {
   const write = process.stdout.write;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof write;
-  let idle!: () => void;
-  const never = new Promise<CommandResult>((resolve) => {
-    idle = () =>
-      resolve({
-        code: EXIT.failed,
-        stdout: '',
-        stderr: `toolspec: ${JSON.stringify(what ?? '')} never finished: its handler's promise neither resolved nor rejected, and nothing it started was left running that could settle it`,
-      });
-  });
-  process.once('beforeExit', idle);
+  const settled = new AbortController();
+  const never = once(process, 'beforeExit', { signal: settled.signal }).then(() => ({
+    code: EXIT.failed,
+    stdout: '',
+    stderr: `toolspec: ${JSON.stringify(what ?? '')} never finished: its handler's promise neither resolved nor rejected, and nothing it started was left running that could settle it`,
+  }));
   try {
     return await Promise.race([pending, never]);
   } finally {
-    process.removeListener('beforeExit', idle);
+    settled.abort();
     process.stdout.write = write;
   }
 }
@@ -402,19 +384,13 @@ function runFor(io: Partial<Io>) {
     /** One line (or text) on stdout, or on stderr. */
     out,
     err,
-    /** The exit code main() returns. */
-    code: EXIT.ok as number,
-    /** Prints what a command returned and keeps its exit code; raw: stdout as it is (a spec written to -). */
-    finish(r: CommandResult, { raw = false } = {}) {
+    /** Prints what a command returned; raw: stdout as it is. Returns its exit code. */
+    finish(r: CommandResult, raw = false): number {
       if (r.stderr) err(r.stderr);
       if (r.stdout && raw) stdout.write(r.stdout);
       else if (r.stdout) out(r.stdout);
-      this.code = r.code;
       if (!io.stdout) process.exitCode = r.code;
-    },
-    /** Sets the exit code of a command that prints as it goes (watch, dev). */
-    exit(code: number) {
-      this.code = code;
+      return r.code;
     },
     /**
      * The spec a command works on (the one named, or toolspec.yaml here or in the nearest parent: core/discover.ts),
@@ -431,6 +407,7 @@ function runFor(io: Partial<Io>) {
 export async function main(argv: readonly string[], io: Partial<Io> = {}): Promise<number> {
   const run = runFor(io);
   const { out, err, cwd } = run;
+  let code: number = EXIT.ok;
   const program = new Command('toolspec')
     .description('Generate typed, validated MCP tool servers from a YAML spec, and check them for drift.')
     .version(packageVersion(), '-v, --version')
@@ -444,14 +421,15 @@ export async function main(argv: readonly string[], io: Partial<Io> = {}): Promi
     if (c.help) command.addHelpText('after', c.help);
     command.action(async (...given: unknown[]) => {
       const args = given.slice(0, c.args?.length ?? 0) as (string | string[] | undefined)[];
-      await c.run(run, args, given[args.length] as Opts);
+      const result = await c.run(run, args, given[args.length] as Opts);
+      code = typeof result === 'number' ? result : run.finish(result, c.raw);
     });
   }
 
   try {
     // -V as well as -v: commander's own default, which people try first.
     await program.parseAsync(argv.map((a, i) => (i >= 2 && a === '-V' ? '--version' : a)));
-    return run.code;
+    return code;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     const { user, message } = describeError(e, cwd);

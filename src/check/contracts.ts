@@ -33,14 +33,6 @@ const declarations = new Map<string, { text: string; file: ts.SourceFile }>();
 /** The compiler's lib files, which the bundled compiler keeps in memory rather than on disk: read once. */
 let libFiles: Map<string, string> | undefined;
 
-async function libraries(): Promise<{ dir: string; files: Map<string, string> }> {
-  const common = await import('@ts-morph/common');
-  libFiles ??= new Map(
-    common.getLibFiles().map((f) => [path.posix.join(common.libFolderInMemoryPath, f.fileName), f.text]),
-  );
-  return { dir: common.libFolderInMemoryPath, files: libFiles };
-}
-
 function compilerHost(
   api: typeof ts,
   options: ts.CompilerOptions,
@@ -54,25 +46,22 @@ function compilerHost(
   host.jsDocParsingMode = api.JSDocParsingMode.ParseForTypeErrors;
   const inMemory = (f: string) => memory.get(f) ?? lib.files.get(f);
   const memoryDirs = new Set([...memory.keys()].map((f) => path.dirname(f)));
-  const readFile = host.readFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  const directoryExists = host.directoryExists?.bind(host);
-  const getSourceFile = host.getSourceFile.bind(host);
   return {
     ...host,
     getDefaultLibLocation: () => lib.dir,
     getDefaultLibFileName: (o) => path.posix.join(lib.dir, api.getDefaultLibFileName(o)),
-    fileExists: (f) => inMemory(f) !== undefined || fileExists(f),
-    readFile: (f) => inMemory(f) ?? readFile(f),
-    directoryExists: (d) => d === lib.dir || memoryDirs.has(d) || (directoryExists ? directoryExists(d) : true),
+    fileExists: (f) => inMemory(f) !== undefined || host.fileExists(f),
+    readFile: (f) => inMemory(f) ?? host.readFile(f),
+    directoryExists: (d) => d === lib.dir || memoryDirs.has(d) || (host.directoryExists?.(d) ?? true),
     getSourceFile(file, version, onError, fresh) {
       const text = memory.get(file);
       if (text !== undefined) return api.createSourceFile(file, text, version);
       const v = typeof version === 'object' ? version : { languageVersion: version };
       const key = `${file}\0${v.languageVersion}\0${v.impliedNodeFormat ?? ''}\0${v.jsDocParsingMode ?? ''}`;
-      if (!lib.files.has(file) && !file.includes('/node_modules/')) return getSourceFile(file, version, onError, fresh);
-      const source = inMemory(file) ?? readFile(file);
-      if (source === undefined) return getSourceFile(file, version, onError, fresh);
+      if (!lib.files.has(file) && !file.includes('/node_modules/'))
+        return host.getSourceFile(file, version, onError, fresh);
+      const source = inMemory(file) ?? host.readFile(file);
+      if (source === undefined) return host.getSourceFile(file, version, onError, fresh);
       const hit = declarations.get(key);
       if (hit?.text === source) return hit.file;
       const parsed = api.createSourceFile(file, source, v);
@@ -112,7 +101,8 @@ export async function checkProgram(
   files: readonly OutputFile[],
   check: { name: string; head: string; modules: readonly string[]; lines: (specifier: string, i: number) => string },
 ) {
-  const { ts: api } = await import('@ts-morph/common');
+  const { ts: api, libFolderInMemoryPath: libDir, getLibFiles } = await import('@ts-morph/common');
+  libFiles ??= new Map(getLibFiles().map((f) => [path.posix.join(libDir, f.fileName), f.text]));
   const memory = new Map<string, string>();
   for (const f of files) {
     if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path)))
@@ -125,7 +115,7 @@ export async function checkProgram(
   const checkPath = path.join(subject.generatedDir, check.name);
   memory.set(checkPath, `${check.head}\n${lines.join('\n')}\n`);
   const options = compilerOptions(api, subject.rootDir);
-  const host = compilerHost(api, options, memory, await libraries());
+  const host = compilerHost(api, options, memory, { dir: libDir, files: libFiles });
   const program = api.createProgram({ rootNames: [checkPath, ...check.modules], options, host });
   return { ts: api, program, checkSf: program.getSourceFile(checkPath)! };
 }
@@ -136,15 +126,31 @@ const errorsIn = (api: typeof ts, program: ts.Program, sf: ts.SourceFile) =>
     (d) => d.category === api.DiagnosticCategory.Error && d.file === sf,
   );
 
-/** The first line of each error in a module, as findings of no tool. */
-export const moduleFindings = (api: typeof ts, program: ts.Program, sf: ts.SourceFile, cwd: string): Finding[] =>
-  errorsIn(api, program, sf).map((d) => ({
-    kind: 'handler-contract',
-    file: displayPath(sf.fileName, cwd),
-    ...lineAndColumn(sf, d.start ?? 0),
-    fix: 'handler',
-    message: firstLine(api, d),
-  }));
+/**
+ * The first line of each error in the project's own modules in a check's program but `skip`, as findings of no
+ * tool: the handlers, and the modules they import (shared code), directly or not. Not the generated folder, the
+ * packages, the lib or declaration files (the compiler's lib files, lib.*.d.ts, are declaration files too).
+ */
+export function moduleFindings(
+  api: typeof ts,
+  program: ts.Program,
+  generatedDir: string,
+  cwd: string,
+  skip: ReadonlySet<string> = new Set(),
+): Finding[] {
+  return program.getSourceFiles().flatMap((sf) => {
+    const abs = path.resolve(sf.fileName);
+    if (sf.isDeclarationFile || sf.fileName.includes('/node_modules/')) return [];
+    if (abs.startsWith(generatedDir + path.sep) || skip.has(abs)) return [];
+    return errorsIn(api, program, sf).map((d): Finding => ({
+      kind: 'handler-contract',
+      file: displayPath(sf.fileName, cwd),
+      ...lineAndColumn(sf, d.start ?? 0),
+      fix: 'handler',
+      message: firstLine(api, d),
+    }));
+  });
+}
 
 const firstLine = (api: typeof ts, d: ts.Diagnostic) =>
   api.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0]!;
@@ -247,30 +253,8 @@ export async function checkContracts(
   }
   // The project's modules the handlers import (shared code): what the contract breaks there is reported too, once,
   // with no tool. Files the tsconfig includes that no handler reaches are not in the program at all.
-  const own = ownModules(program, subject.generatedDir, subject.tools);
-  return [...findings, ...own.flatMap((sf) => moduleFindings(ts, program, sf, cwd))];
-}
-
-/**
- * The project's own modules in a check's program other than the handlers: those the handlers import, directly or
- * not. Not the generated folder, the packages, the lib or declaration files.
- */
-export function ownModules(
-  program: ts.Program,
-  generatedDir: string,
-  handlers: readonly { handler: string }[],
-): ts.SourceFile[] {
-  const skip = new Set(handlers.map((t) => t.handler));
-  // The compiler's lib files (lib.*.d.ts) are declaration files too.
-  return program
-    .getSourceFiles()
-    .filter(
-      (sf) =>
-        !sf.isDeclarationFile &&
-        !sf.fileName.includes('/node_modules/') &&
-        !path.resolve(sf.fileName).startsWith(generatedDir + path.sep) &&
-        !skip.has(path.resolve(sf.fileName)),
-    );
+  const tools = new Set(subject.tools.map((t) => t.handler));
+  return [...findings, ...moduleFindings(ts, program, subject.generatedDir, cwd, tools)];
 }
 
 /**

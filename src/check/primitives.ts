@@ -10,7 +10,7 @@ import type { ts } from 'ts-morph';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import { displayPath } from '../core/paths.js';
 import { namesIn } from '../write/write.js';
-import { checkProgram, lineAndColumn, moduleFindings, ownModules } from './contracts.js';
+import { checkProgram, lineAndColumn, moduleFindings } from './contracts.js';
 import type { Finding } from './findings.js';
 import type { CheckSubject, PrimitiveHandler } from './subject.js';
 
@@ -81,10 +81,8 @@ export async function checkPrimitiveHandlers(
     });
   }
   // The modules and the project's modules they import: what the contract breaks there (check/check.ts drops a
-  // finding the tools' handlers share).
-  const own = ownModules(program, subject.generatedDir, present);
-  const modules = [...present.map((i) => program.getSourceFile(i.handler)), ...own];
-  return [...findings, ...modules.flatMap((sf) => (sf ? moduleFindings(ts, program, sf, cwd) : []))];
+  // finding the tools' handlers share, and sorts them all by place).
+  return [...findings, ...moduleFindings(ts, program, subject.generatedDir, cwd)];
 }
 
 /** The most specific lines of a compiler message chain (the last two), joined; module paths left out. */

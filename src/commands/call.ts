@@ -46,6 +46,7 @@ export interface CallInput {
 type Project = CheckSubject & { generated: Map<string, string> };
 
 const usage = (message: string) => invalid(`toolspec call: ${message}\n`);
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 /** An unknown tool's or prompt's message, with the closest name and the ones there are. */
 function unknownName(kind: string, name: string, names: string[], more = ''): CommandResult {
@@ -142,10 +143,7 @@ async function loadProject(input: CallInput): Promise<Project | CommandResult> {
       input.format === 'text'
         ? `${renderTexts(result.diagnostics, input.style.err, result.sources)}\n\n${countSummary(result.diagnostics)} in ${input.spec}; nothing was called\n`
         : '';
-    const stdout =
-      input.format === 'json'
-        ? `${JSON.stringify({ ok: false, diagnostics: result.diagnostics.map(renderJson) }, null, 2)}\n`
-        : '';
+    const stdout = input.format === 'json' ? json({ ok: false, diagnostics: result.diagnostics.map(renderJson) }) : '';
     return { code: EXIT.invalid, stdout, stderr };
   }
   const { subjectOf } = await import('../check/subject.js');
@@ -239,20 +237,17 @@ async function callPrimitive(input: CallInput, project: Project): Promise<Comman
     const notFound = kind === 'resource' && error.code === -32602;
     return {
       code: notFound || error.code !== -32602 ? 1 : EXIT.invalid,
-      stdout:
-        input.format === 'json'
-          ? `${JSON.stringify({ error: { code: error.code, message: error.message } }, null, 2)}\n`
-          : '',
+      stdout: input.format === 'json' ? json({ error: { code: error.code, message: error.message } }) : '',
       stderr: input.format === 'json' ? '' : `toolspec call: ${error.message ?? String(e)}\n`,
     };
   }
   if (result.resultType === 'input_required')
     return {
       code: 1,
-      stdout: input.format === 'json' ? `${JSON.stringify(result, null, 2)}\n` : '',
+      stdout: input.format === 'json' ? json(result) : '',
       stderr: `toolspec call: ${kind} asked the client for input, and call has no client to answer\n`,
     };
-  if (input.format === 'json') return { code: EXIT.ok, stdout: `${JSON.stringify(result, null, 2)}\n`, stderr: '' };
+  if (input.format === 'json') return { code: EXIT.ok, stdout: json(result), stderr: '' };
   return { code: EXIT.ok, stdout: `${kind === 'prompt' ? promptText(result) : resourceText(result)}\n`, stderr: '' };
 }
 
@@ -286,7 +281,7 @@ function formatResult(name: string, result: CallResult, format: 'text' | 'json')
   const asked = result.resultType === 'input_required';
   // The tool's result is an error, or it asked for input: exit 1, as a check that found something.
   const code = asked || result.isError ? EXIT.failed : EXIT.ok;
-  if (format === 'json') return { code, stdout: `${JSON.stringify(result, null, 2)}\n`, stderr: '' };
+  if (format === 'json') return { code, stdout: json(result), stderr: '' };
   if (asked) {
     const questions = Object.entries(result.inputRequests ?? {}).map(
       ([key, r]) =>
@@ -302,8 +297,7 @@ function formatResult(name: string, result: CallResult, format: 'text' | 'json')
   }
   const blocks = result.content ?? [];
   if (result.isError) return { code, stdout: '', stderr: `${blocks.map(describeBlock).join('\n')}\n` };
-  if (result.structuredContent !== undefined)
-    return { code, stdout: `${JSON.stringify(result.structuredContent, null, 2)}\n`, stderr: '' };
+  if (result.structuredContent !== undefined) return { code, stdout: json(result.structuredContent), stderr: '' };
   return { code, stdout: blocks.length ? `${blocks.map(describeBlock).join('\n')}\n` : '', stderr: '' };
 }
 
@@ -355,12 +349,9 @@ function resourceText(result: Record<string, unknown>): string {
 /** `call --list`: each tool, then one line per argument (name, type, required or default, description). */
 function formatList(tools: readonly ToolDefinition[], format: 'text' | 'json'): string {
   if (format === 'json') {
-    const rows = tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      arguments: argumentRows(t.inputSchema),
-    }));
-    return `${JSON.stringify(rows, null, 2)}\n`;
+    return json(
+      tools.map((t) => ({ name: t.name, description: t.description, arguments: argumentRows(t.inputSchema) })),
+    );
   }
   const out: string[] = [];
   for (const t of tools) {

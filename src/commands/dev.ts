@@ -13,19 +13,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createBuilder } from '../dev/build.js';
 import { DevServer } from '../dev/server.js';
-import { PLAIN, type Style } from '../report/text.js';
+import type { Style } from '../report/text.js';
 import { readText } from '../cache/store.js';
 import { EXIT, plural } from './result.js';
-import { clock, describeChanges, runGenerate, watchLoop, type Change, type LoopInput } from './watch.js';
+import { clock, describeChanges, runGenerate, watchLoop, type Change } from './watch.js';
 
-export interface DevInput extends Pick<LoopInput, 'stop' | 'debounceMs'> {
+export interface DevInput {
   spec: string;
   cwd: string;
   /** The HTTP port (0: one picked once, then kept). */
   port: number;
   /** Serve 2025 clients with sessions (they end on every restart) instead of statelessly. */
   sessions: boolean;
-  style?: Style;
+  style: Style;
   /** One line per cycle on stdout / diagnostics and the server's output on stderr. */
   out: (line: string) => void;
   err: (text: string) => void;
@@ -56,7 +56,6 @@ export async function devCommand(input: DevInput): Promise<number> {
   const builder = await createBuilder(rootDir, input.cwd);
   let generatedDir: string | undefined;
   let skip: string[] = [];
-  const style = input.style ?? PLAIN;
 
   const cycle = async (cause: Change[] | undefined) => {
     const started = performance.now();
@@ -66,7 +65,7 @@ export async function devCommand(input: DevInput): Promise<number> {
       );
     const kept = () => (server.running ? 'the server still runs the last good build' : 'no server running');
 
-    const { result, problem } = await runGenerate({ spec: input.spec, cwd: input.cwd, format: 'text', style });
+    const { result, problem } = await runGenerate({ ...input, format: 'text' });
     if (!result) {
       input.err(`toolspec: ${problem}`);
       line(`generate failed; ${kept()}`);
@@ -118,8 +117,6 @@ export async function devCommand(input: DevInput): Promise<number> {
       always: [specPath, path.join(rootDir, 'tsconfig.json')],
       tracked: TRACKED,
       cwd: input.cwd,
-      stop: input.stop,
-      debounceMs: input.debounceMs,
       onCrash: input.err,
       run: cycle,
     });

@@ -4,16 +4,8 @@
  */
 import type { Style } from '../report/text.js';
 import { renderTexts } from '../report/findings.js';
-import {
-  byFormat,
-  EXIT,
-  PLAIN_STYLES,
-  plural,
-  sarifOf,
-  type CommandResult,
-  type ReportFormat,
-  type Styles,
-} from './result.js';
+import { renderSarif } from '../report/sarif.js';
+import { byFormat, EXIT, PLAIN_STYLES, plural, type CommandResult, type ReportFormat, type Styles } from './result.js';
 import type { ServerModel, SourcePosition } from '../pipeline/model.js';
 import { sourceLocator } from '../lint/positions.js';
 import type { Locator } from '../lint/types.js';
@@ -31,16 +23,12 @@ import { loadOperand, resolveOperands, type LoadedSide, type OperandInput } from
 import { checkVersion } from '../diff/semver.js';
 import { diffServers, EMPTY_SUBJECT } from '../diff/tools.js';
 
-/** The options of `toolspec diff` as the command line gives them (src/cli.ts). */
-export interface DiffOptions {
-  against?: string | undefined;
+/** The options of `toolspec diff` as the command line gives them (src/cli.ts), and its operands. */
+export interface DiffCommandInput extends OperandInput {
   format: ReportFormat;
   failOn: FailOn;
   /** Fail (exit 1) when the new server.version did not move as far as the changes need (src/diff/semver.ts). */
   checkVersion?: boolean;
-}
-
-export interface DiffCommandInput extends OperandInput, DiffOptions {
   style?: Styles;
 }
 
@@ -91,7 +79,7 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
   const stdout = byFormat(input.format, {
     json: () => formatDiffJson(report),
     github: () => formatDiffGithub(report),
-    sarif: () => sarifOf(report.changes.map(asChangeFinding), 'toolspec diff'),
+    sarif: () => renderSarif(report.changes.map(asChangeFinding), 'toolspec diff'),
     text: () => formatDiffText(report, style.out),
   });
   return { code: report.failed ? 1 : 0, stdout, stderr };

@@ -6,16 +6,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openCache, sha256 } from '../cache/store.js';
-import { countSummary, PLAIN, type Style } from '../report/text.js';
+import { countSummary, type Style } from '../report/text.js';
 import { renderJson, renderTexts } from '../report/findings.js';
 import { writeOutput, type WriteReport } from '../write/write.js';
 import { compile } from '../compile.js';
-import { countsOf, plural, served, type SpecInput } from './result.js';
+import { countsOf, lintBeside, plural, served, type SpecInput } from './result.js';
 
 export interface GenerateInput extends Omit<SpecInput, 'style'> {
   format: 'text' | 'json';
   /** Style of stderr, where diagnostics and lint findings go. */
-  style?: Style;
+  style: Style;
   /**
    * Create stubs for new tools even when handler modules of vanished tools are there (`--new-stubs`). Without it,
    * generate stops and asks whether a new tool is one of those renamed (src/write/renames.ts).
@@ -54,8 +54,7 @@ export interface GenerateResult {
 
 export async function generateCommand(input: GenerateInput): Promise<GenerateResult> {
   const started = performance.now();
-  const { spec, format } = input;
-  const style = input.style ?? PLAIN;
+  const { spec, format, style } = input;
   const text = format === 'text';
   const specPath = path.resolve(input.cwd, spec);
 
@@ -91,16 +90,8 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   }
 
   const api = await import('../lint/index.js');
-  const lint = await api.lintLoaded({
-    model,
-    sources: result.sources,
-    ...(result.parsed ? { parsed: result.parsed } : {}),
-  });
-  if (text && lint.findings.length) {
-    notes +=
-      `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}${lint.failed ? '; nothing was written' : ''}` +
-      '; `toolspec lint` shows hints and the token table\n';
-  }
+  const { lint, stderr } = await lintBeside(result, format, false, style, '; nothing was written');
+  notes += stderr;
   if (lint.failed) {
     const json = { ok: false, spec, diagnostics: result.diagnostics.map(renderJson), lint: api.lintResultJson(lint) };
     const warnings = lint.warnings ? `, ${plural(lint.warnings, 'warning')}` : '';

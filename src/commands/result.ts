@@ -5,9 +5,7 @@
  */
 import type { LintResult } from '../lint/lint.js';
 import { countSummary, PLAIN, plural, type Style } from '../report/text.js';
-import { renderTexts, type Finding } from '../report/findings.js';
-import { packageVersion } from '../core/paths.js';
-import { renderSarif } from '../report/sarif.js';
+import { renderTexts } from '../report/findings.js';
 import type { CompileOptions, Compiled, LoadResult } from '../compile.js';
 
 export { plural };
@@ -44,15 +42,6 @@ export type ReportFormat = 'text' | 'json' | 'github' | 'sarif';
 /** What the command prints in `format`: only the renderer of that format runs. */
 export const byFormat = (format: ReportFormat, render: Record<ReportFormat, () => string>): string => render[format]();
 
-/** The findings of `command` as a SARIF log (report/sarif.ts); `describe` gives a code's rule description. */
-export function sarifOf(
-  findings: readonly Finding[],
-  command: string,
-  describe?: (code: string) => string | undefined,
-) {
-  return renderSarif(findings, { command, version: packageVersion(), ...(describe && { describe }) });
-}
-
 /**
  * A spec compiled from the disk without a cache (compile.ts; with `emit`, its files too), with its diagnostics as
  * text (code frames) for stderr when the format is text.
@@ -77,21 +66,22 @@ export async function loadForCommand(
 }
 
 /**
- * Lints a loaded spec beside validate and check: findings for stderr (validate with code frames, check one line
- * each), and whether they reach options.lint.failOn.
+ * Lints a loaded spec beside validate, check and generate: findings for stderr (validate with code frames, the
+ * others one line each, and `failing` after the summary when they reach options.lint.failOn), and whether they do.
  */
 export async function lintBeside(
   result: LoadResult,
   format: string,
   frames: boolean,
   style: Style,
+  failing = '',
 ): Promise<{ lint: LintResult; stderr: string }> {
   const api = await import('../lint/index.js');
   const lint = await api.lintLoaded({ ...result, model: result.model! });
   if (format !== 'text' || !lint.findings.length) return { lint, stderr: '' };
   const stderr = frames
     ? `${api.formatLintFindings(lint.findings, style, result.sources)}\n\n`
-    : `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}; \`toolspec lint\` shows hints and the token table\n`;
+    : `${api.formatLintCompact(lint.findings, style)}\n${api.lintSummary(lint)}${lint.failed ? failing : ''}; \`toolspec lint\` shows hints and the token table\n`;
   return { lint, stderr };
 }
 

@@ -1,14 +1,11 @@
 /** `toolspec validate`: load and check the spec, lint it, and say so; prints every problem at once. */
 import { renderGithub, renderJson } from '../report/findings.js';
 import * as api from '../lint/index.js';
-import { EXIT, lintBeside, loadForCommand, countsOf, plural, sarifOf, served } from './result.js';
+import { renderSarif } from '../report/sarif.js';
+import { EXIT, lintBeside, loadForCommand, countsOf, plural, served } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
-export interface ValidateInput extends SpecInput {
-  format: ReportFormat;
-}
-
-export async function validateCommand(input: ValidateInput): Promise<CommandResult> {
+export async function validateCommand(input: SpecInput & { format: ReportFormat }): Promise<CommandResult> {
   const { spec, format } = input;
   const loaded = await loadForCommand(input, format);
   const { result } = loaded;
@@ -20,7 +17,7 @@ export async function validateCommand(input: ValidateInput): Promise<CommandResu
   let stdout = '';
   if (format === 'sarif') {
     const all = [...result.diagnostics, ...(lint?.findings ?? []).map(api.asFinding)];
-    stdout = sarifOf(all, 'toolspec validate', api.ruleSummary);
+    stdout = renderSarif(all, 'toolspec validate', api.ruleSummary);
   } else if (format === 'github') {
     const lines = [
       ...(result.diagnostics.length ? [renderGithub(result.diagnostics, 'toolspec validate')] : []),

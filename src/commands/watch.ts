@@ -11,7 +11,7 @@ import { displayPath, isInside } from '../core/paths.js';
 import { sha256 } from '../cache/store.js';
 import { namesIn } from '../write/write.js';
 
-export interface WatchInput extends GenerateInput, Pick<LoopInput, 'stop' | 'debounceMs'> {
+export interface WatchInput extends GenerateInput {
   /** Prints one line on stdout / text on stderr. */
   out: (line: string) => void;
   err: (text: string) => void;
@@ -24,6 +24,8 @@ export interface Change {
 }
 
 const YAML = /\.ya?ml$/i;
+/** Quiet time after the last file event before a check. */
+const DEBOUNCE_MS = 100;
 
 /** Watches until stopped, then resolves with exit code 0. */
 export async function watchGenerate(input: WatchInput): Promise<number> {
@@ -32,8 +34,6 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     always: [path.resolve(input.cwd, input.spec)],
     tracked: YAML,
     cwd: input.cwd,
-    stop: input.stop,
-    debounceMs: input.debounceMs,
     onCrash: input.err,
     run: async (cause) => {
       const started = performance.now();
@@ -93,18 +93,14 @@ export interface WatchSet {
   skip: readonly string[];
 }
 
-export interface LoopInput {
+interface LoopInput {
   /** Files that always count (the spec), watched before the first run. */
   always: readonly string[];
   /** The file names that may matter beyond the files read (spec files; for dev, modules too). */
   tracked: RegExp;
   /** One run: what it read, or undefined when it failed before reading anything (the last set is kept, loosely). */
   run: (cause: Change[] | undefined) => Promise<WatchSet | undefined>;
-  /** Stops the loop; without one, SIGINT or SIGTERM does. */
-  stop?: AbortSignal;
   cwd: string;
-  /** Quiet time after the last file event before a check. */
-  debounceMs?: number;
   /** A run that threw (a bug): reported here, and the loop goes on. */
   onCrash: (text: string) => void;
 }
@@ -117,13 +113,11 @@ export interface LoopInput {
  * after a quiet time (100 ms); the check compares contents with what the last run started from, so touches, saves
  * of the same bytes and the runs' own writes start nothing; one run at a time, and events during a run lead to one
  * more check after it. The watched set is derived again after every run, since includes change. Resolves once
- * `stop` aborts and the run in flight has ended.
+ * SIGINT or SIGTERM came and the run in flight has ended.
  */
 export async function watchLoop(input: LoopInput): Promise<void> {
   const { tracked } = input;
-  const signals = input.stop ? undefined : stopOnSignals();
-  const stop = input.stop ?? signals!.signal;
-  const debounceMs = input.debounceMs ?? 100;
+  const { signal: stop, dispose } = stopOnSignals();
 
   // What the last run read, and how the files it may read looked when it started.
   let inputs = new Set<string>(input.always);
@@ -198,7 +192,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
   /** A check after the quiet time (again, when one was due). */
   const schedule = () => {
     clearTimeout(timer);
-    if (!stop.aborted) timer = setTimeout(check, debounceMs);
+    if (!stop.aborted) timer = setTimeout(check, DEBOUNCE_MS);
   };
 
   const refreshWatchers = () => {
@@ -282,7 +276,7 @@ export async function watchLoop(input: LoopInput): Promise<void> {
     clearTimeout(timer);
     for (const w of watchers.values()) w.watcher.close();
     watchers.clear();
-    signals?.dispose();
+    dispose();
   }
 }
 

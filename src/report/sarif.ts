@@ -4,23 +4,24 @@
  * https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
  */
 import type { Log, ReportingDescriptor, Result } from 'sarif';
+import { packageVersion } from '../core/paths.js';
 import { fullMessage, type Finding } from './findings.js';
 
 const LEVEL = { error: 'error', warning: 'warning', notice: 'note' } as const;
 
-export interface SarifTool {
-  /** `toolspec lint`, say: the run's tool is toolspec; the command goes in its properties. */
-  command: string;
-  version: string;
-  /** A rule's one-line description, for the rules list: lint's rule summaries. */
-  describe?: (code: string) => string | undefined;
-}
-
-/** The findings as a SARIF log, pretty-printed, with a final newline. */
-export function renderSarif(list: readonly Finding[], tool: SarifTool): string {
+/**
+ * The findings of `command` (`toolspec lint`, say: the run's tool is toolspec; the command goes in its properties)
+ * as a SARIF log, pretty-printed, with a final newline. `describe` gives a rule's one-line description, for the
+ * rules list: lint's rule summaries.
+ */
+export function renderSarif(
+  list: readonly Finding[],
+  command: string,
+  describe?: (code: string) => string | undefined,
+): string {
   const codes = [...new Set(list.map((f) => f.code))];
   const rules: ReportingDescriptor[] = codes.map((id) => {
-    const text = tool.describe?.(id);
+    const text = describe?.(id);
     return text === undefined ? { id } : { id, shortDescription: { text } };
   });
   const results: Result[] = list.map((f) => ({
@@ -52,12 +53,12 @@ export function renderSarif(list: readonly Finding[], tool: SarifTool): string {
         tool: {
           driver: {
             name: 'toolspec',
-            version: tool.version,
+            version: packageVersion(),
             informationUri: 'https://www.npmjs.com/package/toolspec',
             rules,
           },
         },
-        properties: { command: tool.command },
+        properties: { command },
         results,
       },
     ],

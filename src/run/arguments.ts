@@ -31,15 +31,11 @@ export function parseArguments(
 ): Record<string, unknown> {
   let args: Record<string, unknown> = {};
   if (json !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch (e) {
-      throw new ArgumentError(`--json is not valid JSON: ${(e as Error).message}`);
-    }
-    if (!isObject(parsed))
-      throw new ArgumentError(`--json must be a JSON object (the tool's arguments), not ${jsonTypeOf(parsed)}`);
-    args = parsed;
+    const parsed = readJson(json);
+    if (!parsed.ok) throw new ArgumentError(`--json is not valid JSON: ${parsed.error}`);
+    if (!isObject(parsed.value))
+      throw new ArgumentError(`--json must be a JSON object (the tool's arguments), not ${jsonTypeOf(parsed.value)}`);
+    args = parsed.value;
   }
   const given = new Set<string>();
   for (const pair of pairs) {
@@ -54,11 +50,10 @@ export function parseArguments(
     const property = propertySchema(inputSchema, key);
     if (raw) {
       if (given.has(key)) throw new ArgumentError(`${key} is given twice`);
-      try {
-        args[key] = JSON.parse(text);
-      } catch (e) {
-        throw new ArgumentError(`${key}:= takes JSON, and ${JSON.stringify(text)} is not: ${(e as Error).message}`);
-      }
+      const parsed = readJson(text);
+      if (!parsed.ok)
+        throw new ArgumentError(`${key}:= takes JSON, and ${JSON.stringify(text)} is not: ${parsed.error}`);
+      args[key] = parsed.value;
     } else if (given.has(key)) {
       // A repeated key adds items to an array property; anything else given twice is a mistake.
       const current = args[key];
@@ -77,14 +72,10 @@ export function parseArguments(
 export function promptArguments(pairs: readonly string[], json: string | undefined): Record<string, string> {
   const entries: [string, string][] = [];
   if (json !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      throw new ArgumentError('--json is not JSON');
-    }
-    if (!isObject(parsed)) throw new ArgumentError('--json must be an object of strings');
-    for (const [k, v] of Object.entries(parsed)) {
+    const parsed = readJson(json);
+    if (!parsed.ok) throw new ArgumentError('--json is not JSON');
+    if (!isObject(parsed.value)) throw new ArgumentError('--json must be an object of strings');
+    for (const [k, v] of Object.entries(parsed.value)) {
       if (typeof v !== 'string')
         throw new ArgumentError(`--json: prompt arguments are strings, and ${JSON.stringify(k)} is not`);
       entries.push([k, v]);
@@ -127,11 +118,12 @@ function arrayItems(text: string, property: Schema | undefined, root: Schema, ke
   return text.split(',').map((item) => coerce(item, items, root, `${key} item`));
 }
 
-function readJson(text: string): { ok: true; value: unknown } | { ok: false } {
+/** JSON.parse's value, or its error's message. */
+function readJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
     return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
   }
 }
 
