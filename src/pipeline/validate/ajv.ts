@@ -11,15 +11,14 @@
  */
 import { createRequire } from 'node:module';
 import type Ajv from 'ajv';
-import type { Options, ValidateFunction } from 'ajv';
+import type { Options } from 'ajv';
 import type Ajv2020 from 'ajv/dist/2020.js';
 import type standaloneCode from 'ajv/dist/standalone/index.js';
 import type addFormats from 'ajv-formats';
-import type { SchemaKind, ValidatorCode } from '../model.js';
+import type { SchemaKind } from '../model.js';
 import { guardInherited, inheritedNames, renameInherited } from './inherited.js';
-import { mapChildren } from '../schema/keywords.js';
 import { linearPatterns } from './regex.js';
-import { ANNOTATION_KEYWORDS, isObject, type Dialect } from '../schema/keywords.js';
+import { ANNOTATION_KEYWORDS, isObject, mapChildren, type Dialect } from '../schema/keywords.js';
 
 export type AnyAjv = InstanceType<typeof Ajv.default>;
 
@@ -88,55 +87,39 @@ export function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'e
   return ajv;
 }
 
-/** A schema compiled for export: its standalone code (for generate) and, when asked, its validator. */
-export interface CompiledSchema {
-  /** Its own instance, holding the schema as KEY, for scratch compiles of fragments after the code was taken. */
-  readonly ajv: AnyAjv;
-  /** Guarded when the schema uses inherited property names (see inherited.ts). */
-  readonly validate: ValidateFunction;
-  readonly code: ValidatorCode;
-}
-
 export const KEY = 'toolspec';
 
-/** What compiling a schema for export gives as data: plain JSON, the same on every thread. */
-export interface CompiledCode extends Omit<ValidatorCode, 'kind'> {
-  /** What ajv logged while compiling (strict-mode warnings). */
-  warnings: string[];
-}
+/** What compiling a schema for export gives as data: plain JSON, its code and what ajv logged (strict-mode warnings). */
+export type CompiledCode = ReturnType<typeof compileSchema>['code'];
 
 /**
- * Compiles `schema` ($schema and $id already left out), annotations left out, in an instance of its own and takes
- * its standalone code: a function of the schema without annotations, the dialect and the kind.
- */
-export function compileCode(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind): CompiledCode {
-  const { source, inherited, warnings } = compileBare(schema, dialect, kind);
-  return { source, inherited, warnings };
-}
-
-/**
- * The compiled schema from its code (computed here or kept from an earlier run): the validator and the instance
- * behind it are compiled again only when something asks for them (a tool's examples), in this process.
+ * A schema compiled for export from its code (computed here or kept from an earlier run): the validator and the
+ * instance behind it are compiled again only when something asks for them (a tool's examples), in this process.
  */
 export function compiledSchema(
   schema: Record<string, unknown>,
   dialect: Dialect,
   kind: SchemaKind,
   code: CompiledCode,
-): CompiledSchema {
-  let live: ReturnType<typeof compileBare> | undefined;
+) {
+  let live: ReturnType<typeof compileSchema> | undefined;
   return {
     code: { source: code.source, inherited: code.inherited, kind },
     get ajv() {
-      return (live ??= compileBare(schema, dialect, kind)).ajv;
+      return (live ??= compileSchema(schema, dialect, kind)).ajv;
     },
     get validate() {
-      return (live ??= compileBare(schema, dialect, kind)).validate;
+      return (live ??= compileSchema(schema, dialect, kind)).validate;
     },
   };
 }
 
-function compileBare(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind) {
+/**
+ * Compiles `schema` ($schema and $id already left out), annotations left out, in an instance of its own (which holds
+ * it as KEY, for scratch compiles of fragments after the code was taken) and takes its standalone code: a function of
+ * the schema without annotations, the dialect and the kind.
+ */
+export function compileSchema(schema: Record<string, unknown>, dialect: Dialect, kind: SchemaKind) {
   const bare = withoutAnnotations(schema) as Record<string, unknown>;
   const ajv = newAjv(dialect, kind, 'export');
   const inherited = inheritedNames(bare);
@@ -146,8 +129,9 @@ function compileBare(schema: Record<string, unknown>, dialect: Dialect, kind: Sc
   });
   // Patterns run on the linear-time matcher where they can (regex.ts): no argument makes validation backtrack.
   const source = linearPatterns(ajvModules().standaloneCode.default(ajv, result));
+  // Guarded when the schema uses inherited property names (see inherited.ts).
   const validate = inherited.length ? guardInherited(result, inherited, false) : result;
-  return { ajv, validate, inherited, source, warnings };
+  return { ajv, validate, code: { source, inherited, warnings } };
 }
 
 /**

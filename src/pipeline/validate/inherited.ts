@@ -7,8 +7,7 @@
  * templates/runtime/arguments.ts: one function for the loader and the generated servers).
  */
 import { INHERITED_NAMES as INHERITED, placeholder } from '../../../templates/runtime/arguments.js';
-import { mapChildren } from '../schema/keywords.js';
-import { isObject, walkSchema } from '../schema/keywords.js';
+import { isObject, mapChildren, walkSchema } from '../schema/keywords.js';
 
 export { guardInherited, placeholder } from '../../../templates/runtime/arguments.js';
 

@@ -10,7 +10,7 @@
 import type { ErrorObject } from 'ajv';
 import type { SchemaKind } from '../model.js';
 import { walkSchema, type Dialect, type SchemaPath } from '../schema/keywords.js';
-import { newAjv, compileCode, type AnyAjv, type CompiledCode } from './ajv.js';
+import { newAjv, compileSchema, type AnyAjv, type CompiledCode } from './ajv.js';
 import { defaultProblems } from './defaults.js';
 import { withValuesRenamed } from './inherited.js';
 
@@ -77,7 +77,7 @@ export function judge(job: JudgeJob): Verdict {
   if (!job.compile || metaErrors(meta).length) return { meta };
   let compiled: CompiledCode | undefined;
   try {
-    compiled = compileCode(job.forAjv, job.dialect, job.kind);
+    compiled = compileSchema(job.forAjv, job.dialect, job.kind).code;
     const places = defaultPlaces(job.bundled);
     const defaults = places.length ? defaultProblems(ajv, job.dialect, job.forAjv, job.bundled, places) : [];
     return { meta, compiled, ...(defaults.length ? { defaults } : {}) };

@@ -5,7 +5,7 @@
 import { diagnostic, type Diagnostic, type Diagnostics, type Span } from '../../core/diagnostics.js';
 import type { Origin, RawDef } from '../load/load.js';
 import { didYouMean, quoteList } from '../../core/suggest.js';
-import { compiledSchema, type CompiledSchema } from './ajv.js';
+import { compiledSchema } from './ajv.js';
 import { valueAt } from './defaults.js';
 import { defaultPlaces, metaErrors, type JudgeJob, type Verdict } from './judge.js';
 import {
@@ -35,7 +35,7 @@ export interface CheckedSchema extends SchemaModel {
   /** The x-mcp-header declarations, in schema order (none for an output schema). */
   mcpHeaders: McpHeaderDeclaration[];
   /** Compiled in an instance of its own: the validator and its standalone code. */
-  compiled: CompiledSchema;
+  compiled: ReturnType<typeof compiledSchema>;
 }
 
 const TYPE_ALIASES: Record<string, string> = {
