@@ -84,20 +84,16 @@ export function prepareToolSchema(
   };
   const own = locatorAt(origin);
 
-  let dialect: Dialect = '2020-12';
-  if ('$schema' in raw) {
-    const uri = raw['$schema'];
-    const d = typeof uri === 'string' ? dialectOf(uri) : undefined;
-    if (!d) {
-      report(
-        'TS024',
-        own(['$schema']),
-        `unsupported JSON Schema dialect ${JSON.stringify(uri)} in ${which}`,
-        `toolspec reads ${quoteList(Object.values(DIALECT_URIS))}; leave $schema out for 2020-12`,
-      );
-      return undefined;
-    }
-    dialect = d;
+  const uri = raw['$schema'];
+  const dialect = !('$schema' in raw) ? '2020-12' : typeof uri === 'string' ? dialectOf(uri) : undefined;
+  if (!dialect) {
+    report(
+      'TS024',
+      own(['$schema']),
+      `unsupported JSON Schema dialect ${JSON.stringify(uri)} in ${which}`,
+      `toolspec reads ${quoteList(Object.values(DIALECT_URIS))}; leave $schema out for 2020-12`,
+    );
+    return undefined;
   }
 
   // Arguments are an object (MCP passes them as one); a tool's output may be any JSON value since 2026-07-28
@@ -153,10 +149,8 @@ export function prepareToolSchema(
       pending.push({ schema: copy, loc: locatorAt(def) });
     });
   }
-  if (added.size) {
-    const names = [...added.keys()].sort();
-    bundled['$defs'] = { ...localDefs, ...Object.fromEntries(names.map((n) => [n, added.get(n)])) };
-  }
+  const sharedDefs = [...added.keys()].sort();
+  if (added.size) bundled['$defs'] = { ...localDefs, ...Object.fromEntries(sharedDefs.map((n) => [n, added.get(n)])) };
 
   // Every $ref must land somewhere inside the bundled schema.
   const names = [...Object.keys(localDefs), ...defs.keys()];
@@ -213,9 +207,7 @@ export function prepareToolSchema(
   const mcpHeaders = checkMcpHeaders(bundled, which, locate, report);
   // ajv judges by the instance's own meta-schema; the dialect was chosen above, so $schema need not resolve.
   // ($id goes too: it would clash between two tools that carry the same one, and every ref here is local.)
-  const forAjv = { ...bundled };
-  delete forAjv['$schema'];
-  delete forAjv['$id'];
+  const { $schema: _schema, $id: _id, ...forAjv } = bundled;
   // A $ref loop or a schema that expands past the bound must not reach the compiler; what they report waits for
   // the meta-schema's verdict, which comes first.
   const deferred: (() => void)[] = [];
@@ -277,13 +269,7 @@ export function prepareToolSchema(
       return undefined;
     }
     const compiled = compiledSchema(forAjv, dialect, kind, verdict.compiled);
-    return {
-      schema: bundled,
-      dialect,
-      sharedDefs: [...added.keys()].sort(),
-      mcpHeaders,
-      compiled,
-    };
+    return { schema: bundled, dialect, sharedDefs, mcpHeaders, compiled };
   };
   return { job, finish };
 }
