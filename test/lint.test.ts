@@ -18,7 +18,6 @@ import {
   type LintFinding,
   type RuleId,
 } from '../src/lint/index.js';
-import { lint } from '../src/lint/lint.js';
 import { nameStyle, restyle } from '../src/lint/rules/names.js';
 import { countSummary, PLAIN } from '../src/report/text.js';
 import { renderTexts } from '../src/report/findings.js';
@@ -137,7 +136,7 @@ describe('rules', () => {
 
   it('without the files, points at the tool', async () => {
     const { loaded } = await lintCase('include-positions');
-    const result = await lint(loaded.model!);
+    const result = await lintLoaded({ model: loaded.model! });
     expect(result.findings.map((f) => `${f.file}:${f.line}:${f.column}`)).toEqual([
       'tools/notes.yaml:2:5',
       'tools/notes.yaml:14:5',
@@ -273,7 +272,7 @@ describe('token budget', () => {
       ...loaded.model!,
       options: { ...loaded.model!.options, lint: { ...loaded.model!.options.lint, encoding: 'cl100k_base' as const } },
     };
-    const other = await lint(model, { tokens: true });
+    const other = await lintLoaded({ model }, { tokens: true });
     expect(other.tokens!.encoding).toBe('cl100k_base');
     expect(other.tokens!.models).toBe('GPT-4 and GPT-3.5');
   });

@@ -1,5 +1,5 @@
 /**
- * lint(model): every rule over the ServerModel, at the severities the spec's options give them, minus what the
+ * lintLoaded(loaded): every rule over the ServerModel, at the severities the spec's options give them, minus what the
  * spec's suppressions silence, plus the token count when asked for or when the spec sets a budget. Pure but for
  * loading the tokenizer.
  */
@@ -12,15 +12,7 @@ import * as descriptions from './rules/descriptions.js';
 import * as names from './rules/names.js';
 import * as schemas from './rules/schemas.js';
 import * as tokenCount from './tokens.js';
-import {
-  RULE_IDS,
-  type LintFinding,
-  type Locator,
-  type RawFinding,
-  type Rule,
-  type RuleContext,
-  type RuleId,
-} from './types.js';
+import { RULE_IDS, type LintFinding, type RawFinding, type Rule, type RuleContext, type RuleId } from './types.js';
 
 /** Every lint rule: what the rule modules export with a rule's id, in the order of RULE_IDS. */
 export const RULES: readonly Rule[] = [annotations, config, descriptions, names, schemas, tokenCount]
@@ -30,15 +22,20 @@ export const RULES: readonly Rule[] = [annotations, config, descriptions, names,
 /** A lint rule's one-line summary, for a report that lists the rules it names (SARIF). */
 export const ruleSummary = (id: string): string | undefined => RULES.find((r) => r.id === id)?.summary;
 
-export type LintResult = Awaited<ReturnType<typeof lint>>;
+export type LintResult = Awaited<ReturnType<typeof lintLoaded>>;
 
 /**
- * Findings point where `run.locator` says (without one, each at its tool); tokens are counted when `run.tokens`
- * asks for the table, else only when the spec sets a budget or a context window (options.lint.toolSearch).
+ * Lints what loadModel returned, with positions from the files it read (without them, each finding at its tool).
+ * Tokens are counted when `opts.tokens` asks for the table, else only when the spec sets a budget or a context
+ * window (options.lint.toolSearch).
  */
-export async function lint(model: ServerModel, run: { locator?: Locator; tokens?: boolean } = {}) {
+export async function lintLoaded(
+  loaded: { model: ServerModel; sources?: ReadonlyMap<string, string>; parsed?: ReadonlyMap<string, SourceFile> },
+  opts: { tokens?: boolean } = {},
+) {
+  const { model } = loaded;
+  const at = sourceLocator(model, loaded.sources, loaded.parsed);
   const options = model.options.lint;
-  const at = run.locator ?? sourceLocator(model);
   // The spec's choice, else the rule's default.
   const level = (id: RuleId) => options.rules[id] ?? RULES.find((r) => r.id === id)!.severity;
   const active = (id: RuleId) => level(id) !== 'off';
@@ -50,7 +47,7 @@ export async function lint(model: ServerModel, run: { locator?: Locator; tokens?
     if (rule.check && active(rule.id)) raw.push(...rule.check(ctx).map((f) => ({ rule: rule.id, ...f })));
   const budgeted = active('token-budget') && (options.budget.total > 0 || options.budget.perTool > 0);
   const searched = active('tool-search') && options.toolSearch.contextWindow > 0;
-  const tokens = run.tokens || budgeted || searched ? await tokenCount.countTokens(model) : undefined;
+  const tokens = opts.tokens || budgeted || searched ? await tokenCount.countTokens(model) : undefined;
   if (tokens && budgeted) raw.push(...tokenCount.budgetFindings(tokens, model, at));
   if (tokens && searched) raw.push(...tokenCount.searchFindings(tokens, model, at));
 
@@ -85,12 +82,4 @@ export async function lint(model: ServerModel, run: { locator?: Locator; tokens?
   const failed = options.failOn === 'error' ? errors > 0 : options.failOn === 'warning' ? findings.length > 0 : false;
   // The tokens are present when counted: always for `toolspec lint`, elsewhere only when the spec sets a budget.
   return { findings, errors, warnings, failOn: options.failOn, failed, ...(tokens ? { tokens } : {}) };
-}
-
-/** Lints what loadModel returned, with positions from the files it read. */
-export function lintLoaded(
-  loaded: { model: ServerModel; sources: ReadonlyMap<string, string>; parsed?: ReadonlyMap<string, SourceFile> },
-  opts: { tokens?: boolean } = {},
-): Promise<LintResult> {
-  return lint(loaded.model, { ...opts, locator: sourceLocator(loaded.model, loaded.sources, loaded.parsed) });
 }
