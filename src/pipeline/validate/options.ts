@@ -120,13 +120,11 @@ function fileInTheWay(source: FileSource, rootDir: string, target: string): stri
   let cur = rootDir;
   for (const seg of path.relative(rootDir, target).split(path.sep)) {
     cur = path.join(cur, seg);
-    let kind;
     try {
-      kind = source.stat(cur).kind;
+      if (source.stat(cur).kind !== 'folder') return cur;
     } catch {
       return undefined;
     }
-    if (kind !== 'folder') return cur;
   }
   return undefined;
 }

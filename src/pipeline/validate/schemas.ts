@@ -312,13 +312,10 @@ function checkNode(
   for (const [pattern, at] of patterns) {
     // Said here, at the pattern: ajv would name only the schema's root, once for every tool that uses it.
     const span = loc(at, at[at.length - 2] === 'patternProperties');
-    let invalid: string | undefined;
     try {
       new RegExp(pattern, 'u');
     } catch (e) {
-      invalid = (e as Error).message.replace(/^Invalid regular expression: \/[\s\S]*\/u?: /, '');
-    }
-    if (invalid !== undefined) {
+      const invalid = (e as Error).message.replace(/^Invalid regular expression: \/[\s\S]*\/u?: /, '');
       report(
         'TS028',
         span,
