@@ -173,15 +173,13 @@ export function subsetProblems(subset: Record<string, unknown>, output: CheckedS
         return;
       }
       if (Array.isArray(value)) {
+        // A tuple's schemas (prefixItems; in draft-07 a list under items), then the rest's; else items for each.
+        const [tuple, rest]: [string, string] =
+          node['prefixItems'] !== undefined ? ['prefixItems', 'items'] : ['items', 'additionalItems'];
+        const prefix = node[tuple];
         value.forEach((v, i) => {
-          const prefix = node['prefixItems'] ?? (Array.isArray(node['items']) ? node['items'] : undefined);
-          const prefixName = node['prefixItems'] !== undefined ? 'prefixItems' : 'items';
-          if (Array.isArray(prefix) && i < prefix.length)
-            visit(v, prefix[i], [...at, prefixName, String(i)], [...path, i]);
-          else if (Array.isArray(prefix)) {
-            const rest = node['prefixItems'] !== undefined ? 'items' : 'additionalItems';
-            visit(v, node[rest], [...at, rest], [...path, i]);
-          } else visit(v, node['items'], [...at, 'items'], [...path, i]);
+          const key = !Array.isArray(prefix) ? ['items'] : i < prefix.length ? [tuple, String(i)] : [rest];
+          visit(v, valueAt(node, key), [...at, ...key], [...path, i]);
         });
         return;
       }
