@@ -6,6 +6,7 @@
  */
 import { diagnostic, type DiagnosticCode, type Diagnostics } from '../../core/diagnostics.js';
 import { fieldsOf, type RawTool } from '../load/load.js';
+import type { JsonPath } from '../load/source.js';
 import { isObject } from '../schema/keywords.js';
 import type {
   CompletionModel,
@@ -44,13 +45,12 @@ export function checkPrimitives(
       if (!isObject(a) || typeof a['name'] !== 'string') return;
       const name = a['name'];
       if (seen.has(name)) {
-        const first = raw.file.locate([...raw.path, 'arguments', seen.get(name)!, 'name']);
         diags.add(
           diagnostic(
             'TS046',
             raw.file.locate([...raw.path, 'arguments', i, 'name']),
             `duplicate argument "${name}"`,
-            `"${name}" is defined first at ${first.file}:${first.line}:${first.column}; argument names must be unique`,
+            `"${name}" is defined first at ${placeOf(raw, ['arguments', seen.get(name)!, 'name'])}; argument names must be unique`,
           ),
         );
         return;
@@ -88,13 +88,12 @@ export function checkPrimitives(
     if (uri !== undefined) {
       const first = uris.get(uri);
       if (first) {
-        const at = first.file.locate([...first.path, first.value['uri'] === uri ? 'uri' : 'uriTemplate']);
         diags.add(
           diagnostic(
             'TS046',
             raw.file.locate([...raw.path, field]),
             `duplicate ${kind === 'resource' ? 'resource URI' : 'URI template'} ${JSON.stringify(uri)}`,
-            `it is used first at ${at.file}:${at.line}:${at.column}; a URI reaches one handler`,
+            `it is used first at ${placeOf(first, [first.value['uri'] === uri ? 'uri' : 'uriTemplate'])}; a URI reaches one handler`,
           ),
         );
         ok = false;
@@ -163,9 +162,9 @@ export function checkPrimitives(
   return out;
 }
 
-/** Where an item's name is written, as `file:line:column`. */
-export function nameAt(r: RawTool): string {
-  const s = r.file.locate([...r.path, 'name']);
+/** Where an item's name (or what `path` names below the item) is written, as `file:line:column`. */
+export function placeOf(r: RawTool, path: JsonPath = ['name']): string {
+  const s = r.file.locate([...r.path, ...path]);
   return `${s.file}:${s.line}:${s.column}`;
 }
 
@@ -199,12 +198,12 @@ export class Names {
         ? fail(
             'TS012',
             `duplicate tool "${name}"`,
-            `"${name}" is defined first at ${nameAt(first)}; tool names must be unique`,
+            `"${name}" is defined first at ${placeOf(first)}; tool names must be unique`,
           )
         : fail(
             'TS046',
             `duplicate ${this.what} name "${name}"`,
-            `"${name}" is used first at ${nameAt(first)}; names of ${plural} must be unique`,
+            `"${name}" is used first at ${placeOf(first)}; names of ${plural} must be unique`,
           );
     }
     this.byName.set(name, raw);
@@ -220,7 +219,7 @@ export class Names {
       return fail(
         'TS013',
         `${plural} "${String(clash.value['name'])}" and "${name}" both become the TypeScript name ${typeName}`,
-        `rename one of them; "${String(clash.value['name'])}" is at ${nameAt(clash)}`,
+        `rename one of them; "${String(clash.value['name'])}" is at ${placeOf(clash)}`,
       );
     const file = handlerFileName({ name }).toLowerCase();
     const sameFile = this.byFile.get(file);
@@ -228,7 +227,7 @@ export class Names {
       return fail(
         'TS013',
         `${plural} "${String(sameFile.value['name'])}" and "${name}" differ only by case`,
-        `their handler files would be one file on macOS and Windows; rename one of them ("${String(sameFile.value['name'])}" is at ${nameAt(sameFile)})`,
+        `their handler files would be one file on macOS and Windows; rename one of them ("${String(sameFile.value['name'])}" is at ${placeOf(sameFile)})`,
       );
     this.byType.set(typeName, raw);
     this.byFile.set(file, raw);

@@ -12,7 +12,7 @@ import { resolveVerdicts } from './verdicts.js';
 import { checkExamples } from './examples.js';
 import { prepareToolSchema, type CheckedSchema, type PreparedSchema } from './schemas.js';
 import { withScopes } from './auth.js';
-import { NAME_PATTERN, Names, nameAt, position } from './primitives.js';
+import { NAME_PATTERN, Names, placeOf, position } from './primitives.js';
 
 /**
  * The spec's tools, checked. The validators are compiled from each schema as the spec bundles it, whatever
@@ -138,13 +138,13 @@ function checkRenames(tools: readonly RawTool[], current: ReadonlyMap<string, Ra
             ]
           : other
             ? [
-                `renamedFrom names "${former}", which is a tool of this spec (${nameAt(other)})`,
+                `renamedFrom names "${former}", which is a tool of this spec (${placeOf(other)})`,
                 `a former name must be gone from the spec: remove it from renamedFrom, or rename or remove the tool "${former}"`,
               ]
             : first && first !== tool
               ? [
                   `tools "${String(first.value['name'])}" and "${name ?? '?'}" both say they were "${former}"`,
-                  `its handler can move to one of them only; keep renamedFrom: ${former} on one (the other is at ${nameAt(first)})`,
+                  `its handler can move to one of them only; keep renamedFrom: ${former} on one (the other is at ${placeOf(first)})`,
                 ]
               : undefined;
       const span = tool.file.locate([...tool.path, 'renamedFrom', ...(typeof raw === 'string' ? [] : [i])]);
