@@ -15,37 +15,26 @@ import {
   renameQuestions,
 } from '../write/renames.js';
 import type { CheckSubject, SubjectTool } from './subject.js';
-import type { Finding } from './findings.js';
+import { fileFinding, type Finding } from './findings.js';
 
 export function checkCoverage(subject: CheckSubject, cwd: string): { findings: Finding[]; handlers: SubjectTool[] } {
   const plan = planHandlers(subject.handlersDir, subject.tools);
   const findings: Finding[] = [];
-  /** A finding about a file as a whole: at its first line. */
-  const add = (f: Omit<Finding, 'line' | 'column'>) => findings.push({ ...f, line: 1, column: 1 });
+  const add = (...f: Parameters<typeof fileFinding>) => findings.push(fileFinding(...f));
   const moving = new Set(plan.moves.map((m) => m.tool));
   const missing = new Set(plan.missing.map((t) => t.name));
   const handlers = subject.tools.filter((t) => !moving.has(t.name) && !missing.has(t.name));
   const base = (abs: string) => path.basename(abs);
 
   for (const m of plan.moves) {
-    add({
-      kind: 'renamed-handler',
-      tool: m.tool,
-      file: displayPath(m.source, cwd),
-      message: `handler ${base(m.source)} will be moved to ${base(m.target)} by toolspec generate ("${m.from}" was renamed to "${m.tool}"); its code is kept`,
-      fix: 'generate',
-    });
+    const message = `handler ${base(m.source)} will be moved to ${base(m.target)} by toolspec generate ("${m.from}" was renamed to "${m.tool}"); its code is kept`;
+    add('renamed-handler', 'generate', displayPath(m.source, cwd), message, m.tool);
   }
   for (const m of plan.blocked) {
-    add({
-      kind: 'orphan-handler',
-      tool: m.tool,
-      file: displayPath(m.source, cwd),
-      message:
-        `handler of "${m.from}", which the spec renamed to "${m.tool}", but ${base(m.target)} exists too, so generate kept both: ` +
-        `move the code you want from ${base(m.source)} into ${base(m.target)}, then remove ${base(m.source)}`,
-      fix: 'handler',
-    });
+    const message =
+      `handler of "${m.from}", which the spec renamed to "${m.tool}", but ${base(m.target)} exists too, so generate kept both: ` +
+      `move the code you want from ${base(m.source)} into ${base(m.target)}, then remove ${base(m.source)}`;
+    add('orphan-handler', 'handler', displayPath(m.source, cwd), message, m.tool);
   }
 
   // A vanished tool's handler beside a new tool without one: a question for the spec, as generate asks it.
@@ -67,13 +56,8 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
     }
   } else {
     for (const tool of plan.missing) {
-      add({
-        kind: 'missing-handler',
-        tool: tool.name,
-        file: displayPath(tool.handler, cwd),
-        message: `tool "${tool.name}" has no handler module; generate creates a stub`,
-        fix: 'generate',
-      });
+      const message = `tool "${tool.name}" has no handler module; generate creates a stub`;
+      add('missing-handler', 'generate', displayPath(tool.handler, cwd), message, tool.name);
     }
   }
 
@@ -82,17 +66,13 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
     if (paired.has(o.abs)) continue;
     const guess = likelyName(o.tool, toolNames);
     const target = guess && subject.tools.find((t) => t.name === guess);
-    add({
-      kind: 'orphan-handler',
-      file: displayPath(o.abs, cwd),
-      message:
-        `handler of "${o.tool}", a tool the spec does not have` +
-        (target
-          ? `; if "${guess}" is that tool renamed, its handler ${base(target.handler)} exists already: move the code you want from ${base(o.abs)} into it, then remove ${base(o.abs)}`
-          : `; if the tool was renamed, add "${renamedFromLine(o.tool)}" to it in the spec: toolspec generate then moves this file, code and all (or keeps both for you to merge, when the new name has a handler already); ` +
-            `if the tool is gone for good, the file is yours to remove (toolspec never deletes a handler)`),
-      fix: 'handler',
-    });
+    const message =
+      `handler of "${o.tool}", a tool the spec does not have` +
+      (target
+        ? `; if "${guess}" is that tool renamed, its handler ${base(target.handler)} exists already: move the code you want from ${base(o.abs)} into it, then remove ${base(o.abs)}`
+        : `; if the tool was renamed, add "${renamedFromLine(o.tool)}" to it in the spec: toolspec generate then moves this file, code and all (or keeps both for you to merge, when the new name has a handler already); ` +
+          `if the tool is gone for good, the file is yours to remove (toolspec never deletes a handler)`);
+    add('orphan-handler', 'handler', displayPath(o.abs, cwd), message);
   }
   return { findings, handlers };
 }

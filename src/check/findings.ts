@@ -31,6 +31,15 @@ export interface Finding extends Pick<Span, 'file' | 'line' | 'column'> {
   diff?: string;
 }
 
+/** A finding about a file as a whole: at its first line. */
+export const fileFinding = (
+  kind: FindingKind,
+  fix: Finding['fix'],
+  file: string,
+  message: string,
+  tool?: string,
+): Finding => ({ kind, tool, file, line: 1, column: 1, message, fix });
+
 export const FIX_TEXT: Record<Finding['fix'], string> = {
   generate: 'run toolspec generate',
   handler: 'change the handler',

@@ -6,12 +6,11 @@ import type { ServerModel } from '../pipeline/model.js';
 import { displayPath } from '../core/paths.js';
 import { readText } from '../cache/store.js';
 import { listOwned } from '../write/write.js';
-import type { Finding } from './findings.js';
+import { fileFinding, type Finding } from './findings.js';
 
 export function checkGenerated(model: ServerModel, files: readonly OutputFile[], cwd: string): Finding[] {
   const findings: Finding[] = [];
-  /** A finding about a file as a whole: at its first line. */
-  const add = (f: Omit<Finding, 'line' | 'column'>) => findings.push({ ...f, line: 1, column: 1 });
+  const add = (...f: Parameters<typeof fileFinding>) => findings.push(fileFinding(...f));
   const show = (rel: string) => displayPath(path.resolve(model.rootDir, rel), cwd);
   const produced = new Set<string>();
   for (const f of files) {
@@ -19,36 +18,22 @@ export function checkGenerated(model: ServerModel, files: readonly OutputFile[],
     const abs = path.resolve(model.rootDir, f.path);
     produced.add(abs);
     const current = readText(abs);
-    if (current === undefined) {
-      add({
-        kind: 'missing-file',
+    if (current === undefined) add('missing-file', 'generate', show(f.path), 'missing: generate has not written it');
+    else if (current !== f.contents)
+      findings.push({
+        kind: 'stale-file',
         file: show(f.path),
-        message: 'missing: generate has not written it',
+        line: firstDifference(current, f.contents),
+        column: 1,
+        message:
+          'stale: it differs from what the spec generates (edited by hand, or the spec changed since the last generate)',
         fix: 'generate',
+        diff: unifiedDiff(show(f.path), current, f.contents),
       });
-      continue;
-    }
-    if (current === f.contents) continue;
-    findings.push({
-      kind: 'stale-file',
-      file: show(f.path),
-      line: firstDifference(current, f.contents),
-      column: 1,
-      message:
-        'stale: it differs from what the spec generates (edited by hand, or the spec changed since the last generate)',
-      fix: 'generate',
-      diff: unifiedDiff(show(f.path), current, f.contents),
-    });
   }
-  for (const abs of listOwned(path.resolve(model.rootDir, model.options.generatedDir))) {
-    if (produced.has(abs)) continue;
-    add({
-      kind: 'extra-file',
-      file: displayPath(abs, cwd),
-      message: 'no longer produced by the spec; generate removes it',
-      fix: 'generate',
-    });
-  }
+  for (const abs of listOwned(path.resolve(model.rootDir, model.options.generatedDir)))
+    if (!produced.has(abs))
+      add('extra-file', 'generate', displayPath(abs, cwd), 'no longer produced by the spec; generate removes it');
   return findings;
 }
 

@@ -11,7 +11,7 @@ import type { OutputFile } from '../pipeline/emit/generate.js';
 import { displayPath } from '../core/paths.js';
 import { namesIn } from '../write/write.js';
 import { checkProgram, lineAndColumn, moduleFindings } from './contracts.js';
-import type { Finding } from './findings.js';
+import { fileFinding, type Finding } from './findings.js';
 import type { CheckSubject, PrimitiveHandler } from './subject.js';
 
 const FOLDERS = { prompt: 'prompts', resource: 'resources' } as const;
@@ -23,18 +23,17 @@ export async function checkPrimitiveHandlers(
 ): Promise<Finding[]> {
   const items = subject.primitives;
   const findings: Finding[] = [];
-  /** A finding about a file as a whole: at its first line. */
-  const add = (f: Omit<Finding, 'line' | 'column'>) => findings.push({ ...f, line: 1, column: 1 });
+  const add = (...f: Parameters<typeof fileFinding>) => findings.push(fileFinding(...f));
   const present: PrimitiveHandler[] = [];
   for (const item of items) {
     if (fs.existsSync(item.handler)) present.push(item);
     else
-      add({
-        kind: 'missing-handler',
-        file: displayPath(item.handler, cwd),
-        message: `${item.kind} "${item.name}" has no handler module; generate creates a stub`,
-        fix: 'generate',
-      });
+      add(
+        'missing-handler',
+        'generate',
+        displayPath(item.handler, cwd),
+        `${item.kind} "${item.name}" has no handler module; generate creates a stub`,
+      );
   }
   for (const kind of ['prompt', 'resource'] as const) {
     const dir = path.join(subject.handlersDir, FOLDERS[kind]);
@@ -42,12 +41,8 @@ export async function checkPrimitiveHandlers(
     const owned = new Set(items.filter((i) => i.kind === kind).map((i) => path.basename(i.handler)));
     for (const n of names.sort()) {
       if (owned.has(n)) continue;
-      add({
-        kind: 'orphan-handler',
-        file: displayPath(path.join(dir, n), cwd),
-        message: `handler of "${n.replace(/\.ts$/, '')}", a ${kind} the spec does not have; if it was renamed, move its code to the new name's module; if it is gone for good, the file is yours to remove (toolspec never deletes a handler)`,
-        fix: 'handler',
-      });
+      const message = `handler of "${n.replace(/\.ts$/, '')}", a ${kind} the spec does not have; if it was renamed, move its code to the new name's module; if it is gone for good, the file is yours to remove (toolspec never deletes a handler)`;
+      add('orphan-handler', 'handler', displayPath(path.join(dir, n), cwd), message);
     }
   }
   if (!present.length) return findings;

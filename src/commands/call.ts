@@ -183,14 +183,20 @@ async function loadRuntime(
   return <T>(name: string) => import(pathToFileURL(mirror.outputOf(runtime(name))).href) as Promise<T>;
 }
 
+/** How call reaches a prompt or a resource through its generated module: the factory, the tables it takes, the method. */
+const PRIMITIVES = {
+  prompt: ['createPrompts', ['prompts', 'promptRules', 'promptModules'], 'get'],
+  resource: ['createResources', ['resources', 'resourceTemplates', 'resourceRules', 'resourceModules'], 'read'],
+} as const;
+
 /** `--prompt` and `--read`: one prompt got or one resource read, as the server would. */
 async function callPrimitive(input: CallInput, project: Project): Promise<CommandResult> {
-  const items = project.primitives;
-  const kind = input.prompt !== undefined ? 'prompt' : 'resource';
+  const { prompt } = input;
+  const kind = prompt !== undefined ? 'prompt' : 'resource';
   let args: Record<string, string> = {};
-  if (kind === 'prompt') {
-    const names = items.filter((i) => i.kind === 'prompt').map((i) => i.name);
-    if (!names.includes(input.prompt!)) return unknownName('prompt', input.prompt!, names);
+  if (prompt !== undefined) {
+    const names = project.primitives.filter((i) => i.kind === 'prompt').map((i) => i.name);
+    if (!names.includes(prompt)) return unknownName('prompt', prompt, names);
     try {
       args = promptArguments(input.pairs, input.json);
     } catch (e) {
@@ -200,43 +206,26 @@ async function callPrimitive(input: CallInput, project: Project): Promise<Comman
     return usage('--read takes a URI and no arguments: the URI carries the template variables');
   }
   // The handlers this call may reach: the prompt's own, or every resource's (the URI picks one).
-  const wanted = items.filter((i) =>
-    kind === 'prompt' ? i.kind === 'prompt' && i.name === input.prompt : i.kind === 'resource',
-  );
+  const wanted = project.primitives.filter((i) => i.kind === kind && (prompt === undefined || i.name === prompt));
   const reachable = [...new Set(wanted.map((i) => i.handler).filter((h) => fs.existsSync(h)))];
-  if (kind === 'prompt' && !reachable.length) return noHandler('prompt', input.prompt!, wanted[0]!.handler, input.cwd);
-  const modules = [kind === 'prompt' ? 'prompts.ts' : 'resources.ts', 'context.ts', 'primitives.ts'];
-  const load = await loadRuntime(project, input, modules, reachable);
+  if (prompt !== undefined && !reachable.length) return noHandler('prompt', prompt, wanted[0]!.handler, input.cwd);
+  const module = `${kind}s.ts`;
+  const load = await loadRuntime(project, input, [module, 'context.ts', 'primitives.ts'], reachable);
   if (typeof load !== 'function') return load;
-  const [tables, context] = await Promise.all([load('primitives.ts'), load<ContextModule>('context.ts')]);
+  const [t, context] = await Promise.all([load('primitives.ts'), load<ContextModule>('context.ts')]);
   const { sdk, connection } = context.localRequest();
-  const onError = logFailure(input, kind);
+  const options = { onError: logFailure(input, kind) };
   let result: { resultType?: string; [key: string]: unknown };
   try {
-    if (kind === 'prompt') {
-      const { createPrompts } = await load<PromptsModule>('prompts.ts');
-      result = await createPrompts(tables.prompts, tables.promptRules, tables.promptModules, { onError }).get(
-        input.prompt,
-        args,
-        sdk,
-        connection,
-      );
-    } else {
-      const { createResources } = await load<ResourcesModule>('resources.ts');
-      result = await createResources(
-        tables.resources,
-        tables.resourceTemplates,
-        tables.resourceRules,
-        tables.resourceModules,
-        { onError },
-      ).read(input.read, sdk, connection);
-    }
+    const [factory, tables, method] = PRIMITIVES[kind];
+    const runtime = await load<Record<string, Fn<Record<'get' | 'read', Fn<Result>>>>>(module);
+    const served = runtime[factory]!(...tables.map((k) => t[k]), options);
+    result = await served[method](...(prompt !== undefined ? [prompt, args] : [input.read]), sdk, connection);
   } catch (e) {
     const error = e as { code?: number; message?: string };
     // -32602: the prompt refused its arguments (usage), or the resource is not found (a result: exit 1).
-    const notFound = kind === 'resource' && error.code === -32602;
     return {
-      code: notFound || error.code !== -32602 ? 1 : EXIT.invalid,
+      code: kind === 'prompt' && error.code === -32602 ? EXIT.invalid : 1,
       stdout: input.format === 'json' ? json({ error: { code: error.code, message: error.message } }) : '',
       stderr: input.format === 'json' ? '' : `toolspec call: ${error.message ?? String(e)}\n`,
     };
@@ -248,7 +237,7 @@ async function callPrimitive(input: CallInput, project: Project): Promise<Comman
       stderr: `toolspec call: ${kind} asked the client for input, and call has no client to answer\n`,
     };
   if (input.format === 'json') return { code: EXIT.ok, stdout: json(result), stderr: '' };
-  return { code: EXIT.ok, stdout: `${kind === 'prompt' ? promptText(result) : resourceText(result)}\n`, stderr: '' };
+  return { code: EXIT.ok, stdout: `${(prompt !== undefined ? promptText : resourceText)(result)}\n`, stderr: '' };
 }
 
 // The generated modules, as far as call uses them (they are the project's copies of templates/runtime/).
@@ -265,8 +254,6 @@ interface ContextModule {
   localRequest(): { sdk: unknown; connection: unknown };
 }
 type Result = Promise<Record<string, unknown>>;
-type PromptsModule = Record<'createPrompts', Fn<{ get: Fn<Result> }>>;
-type ResourcesModule = Record<'createResources', Fn<{ read: Fn<Result> }>>;
 
 type Block = { type: string; [key: string]: unknown };
 interface CallResult {

@@ -148,20 +148,12 @@ export async function watchLoop(input: LoopInput): Promise<void> {
     (tracked.test(file) && (folders.has(path.dirname(file)) || (loose && dirs.has(path.dirname(file)))));
 
   /** Every file a change could matter in: the inputs, and the tracked files in the watched and included folders. */
-  const candidates = (without: ReadonlySet<string> = new Set()): Set<string> => {
-    const files = new Set([...inputs].filter((f) => !without.has(path.dirname(f))));
-    for (const dir of new Set([...watchedDirs(), ...folders])) {
-      if (without.has(dir)) continue;
+  const candidates = (): Set<string> => {
+    const files = new Set(inputs);
+    for (const dir of new Set([...watchedDirs(), ...folders]))
       for (const name of namesIn(dir)) if (tracked.test(name)) files.add(path.join(dir, name));
-    }
     return files;
   };
-
-  /** The content of every candidate now, and the folders looked at. */
-  const snapshot = () => ({
-    hashes: new Map([...candidates()].map((f): [string, string | null] => [f, hashOf(f)])),
-    dirs: new Set([...watchedDirs(), ...folders, ...[...inputs].map((f) => path.dirname(f))]),
-  });
 
   const changes = (): Change[] => {
     const found: Change[] = [];
@@ -223,7 +215,9 @@ export async function watchLoop(input: LoopInput): Promise<void> {
   };
 
   const runOnce = async (cause: Change[] | undefined): Promise<void> => {
-    const before = snapshot();
+    // The content of every candidate now, and the folders looked at.
+    const before = new Map([...candidates()].map((f): [string, string | null] => [f, hashOf(f)]));
+    const looked = new Set([...watchedDirs(), ...folders, ...[...inputs].map((f) => path.dirname(f))]);
     const read = await input.run(cause);
     if (read) {
       skip = read.skip;
@@ -232,15 +226,15 @@ export async function watchLoop(input: LoopInput): Promise<void> {
       folders = new Set(read.folders);
       loose = read.loose;
       // Files first read by this run count as they were read.
-      for (const [file, hash] of read.files)
-        if (outside(file) && !before.hashes.has(file)) before.hashes.set(file, hash);
+      for (const [file, hash] of read.files) if (outside(file) && !before.has(file)) before.set(file, hash);
     } else {
       loose = true;
     }
     // Folders that this run brought in are taken as they are now. In the others a file that appeared during the run
     // is new, and the next check sees it.
-    for (const file of candidates(before.dirs)) if (!before.hashes.has(file)) before.hashes.set(file, hashOf(file));
-    baseline = before.hashes;
+    for (const file of candidates())
+      if (!before.has(file) && !looked.has(path.dirname(file))) before.set(file, hashOf(file));
+    baseline = before;
     refreshWatchers();
   };
 

@@ -145,10 +145,11 @@ export class DevServer {
     };
     child.stdout!.on('data', pass('out'));
     child.stderr!.on('data', pass('err'));
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    /** How the process ended: "exited with code 1", "was ended by SIGKILL". */
+    let ended: string | undefined;
     this.exited = new Promise<void>((resolve) => {
       child.on('exit', (code, signal) => {
-        exit = { code, signal };
+        ended = signal ? `was ended by ${signal}` : `exited with code ${code}`;
         const rest = partial.out + partial.err;
         if (rest) early += `${rest}\n`;
         if (this.child === child) {
@@ -157,23 +158,21 @@ export class DevServer {
           this.target = undefined;
           if (ready) {
             if (rest) this.options.output(rest);
-            this.options.output(
-              `toolspec dev: the server ${signal ? `was ended by ${signal}` : `exited with code ${code}`}; the next good change starts it again`,
-            );
+            this.options.output(`toolspec dev: the server ${ended}; the next good change starts it again`);
           }
         }
         resolve();
       });
       child.on('error', (e) => {
         early += `${e.message}\n`;
-        exit ??= { code: null, signal: null };
+        ended ??= 'exited with code null';
         if (this.child === child) this.child = undefined;
         resolve();
       });
     });
     this.child = child;
     const end = Date.now() + START_LIMIT_MS;
-    while (!exit && Date.now() < end) {
+    while (!ended && Date.now() < end) {
       if (await accepts(host, port)) {
         ready = true;
         this.target = port;
@@ -181,15 +180,14 @@ export class DevServer {
       }
       await delay(50);
     }
-    if (!exit) {
+    if (!ended) {
       await this.stop();
       return {
         ok: false,
         why: `the server did not listen on ${host}:${port} within ${START_LIMIT_MS / 1000} s\n${early}`,
       };
     }
-    const how = exit.signal ? `was ended by ${exit.signal}` : `exited with code ${exit.code}`;
-    return { ok: false, why: `${early.trimEnd()}\nthe server ${how} while starting`.trimStart() };
+    return { ok: false, why: `${early.trimEnd()}\nthe server ${ended} while starting`.trimStart() };
   }
 
   /** Stops the server and waits until its process has ended; the connections to it are not reused. */

@@ -19,7 +19,8 @@ export function fieldName(segments: Segments): string {
   return name;
 }
 
-export function explain(rule: RuleId, side: Side, segments: Segments, tool: string | null): string {
+/** `what`: the prompt, resource or prompt argument a change of one of those is about, e.g. `prompt "summary"`. */
+export function explain(rule: RuleId, side: Side, segments: Segments, tool: string | null, what = ''): string {
   const name = fieldName(segments.slice(1));
   const q = JSON.stringify(name);
   const subject =
@@ -96,6 +97,28 @@ export function explain(rule: RuleId, side: Side, segments: Segments, tool: stri
         : 'an annotation in an output schema: results are unchanged';
     case 'ANNOTATION_CHANGED':
       return 'an annotation: no value is accepted or rejected differently';
+    case 'PROMPT_ADDED':
+    case 'RESOURCE_ADDED':
+      return `new ${what}`;
+    case 'PROMPT_REMOVED':
+      return `clients that get ${what} receive an error; keep it (say it is deprecated in its description) or release a new major version`;
+    case 'RESOURCE_REMOVED':
+      return `clients that read ${what} get "resource not found"; keep it or release a new major version`;
+    case 'RESOURCE_URI_CHANGED':
+      return `clients that read ${what} at its old URI get "resource not found"`;
+    case 'RESOURCE_MIME_TYPE_CHANGED':
+      return `readers of ${what} get content in another format`;
+    case 'PROMPT_ARGUMENT_REQUIRED_ADDED':
+    case 'PROMPT_ARGUMENT_MADE_REQUIRED':
+      return `prompts/get without ${what} is refused`;
+    case 'PROMPT_ARGUMENT_REMOVED':
+      return `prompts/get that sends ${what} is refused as an unknown argument`;
+    case 'PROMPT_ARGUMENT_ADDED':
+      return `clients may pass ${what}`;
+    case 'PROMPT_ARGUMENT_MADE_OPTIONAL':
+      return `clients may leave ${what} out`;
+    case 'PRIMITIVE_TEXT_CHANGED':
+      return 'users and models read this text to pick a prompt or a resource: check that the new wording still leads them right';
     default:
       return valueChange(rule, side, subject);
   }

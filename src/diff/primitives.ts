@@ -5,44 +5,18 @@
  * reads a URI that moved, fails: those are breaking. Pure: models in, changes out.
  */
 import type { ResourceModel } from '../pipeline/model.js';
+import { explain } from './messages.js';
 import { changeOf, type Change, type DiffSubject, type RuleId, type Segments } from './rules.js';
 import { presence } from './schema-common.js';
 
 const q = JSON.stringify;
 
-function message(rule: RuleId, what: string): string {
-  switch (rule) {
-    case 'PROMPT_ADDED':
-    case 'RESOURCE_ADDED':
-      return `new ${what}`;
-    case 'PROMPT_REMOVED':
-      return `clients that get ${what} receive an error; keep it (say it is deprecated in its description) or release a new major version`;
-    case 'RESOURCE_REMOVED':
-      return `clients that read ${what} get "resource not found"; keep it or release a new major version`;
-    case 'RESOURCE_URI_CHANGED':
-      return `clients that read ${what} at its old URI get "resource not found"`;
-    case 'RESOURCE_MIME_TYPE_CHANGED':
-      return `readers of ${what} get content in another format`;
-    case 'PROMPT_ARGUMENT_REQUIRED_ADDED':
-    case 'PROMPT_ARGUMENT_MADE_REQUIRED':
-      return `prompts/get without ${what} is refused`;
-    case 'PROMPT_ARGUMENT_REMOVED':
-      return `prompts/get that sends ${what} is refused as an unknown argument`;
-    case 'PROMPT_ARGUMENT_ADDED':
-      return `clients may pass ${what}`;
-    case 'PROMPT_ARGUMENT_MADE_OPTIONAL':
-      return `clients may leave ${what} out`;
-    default:
-      return 'users and models read this text to pick a prompt or a resource: check that the new wording still leads them right';
-  }
-}
-
 export function diffPrimitives(before: DiffSubject, after: DiffSubject): Change[] {
   const out: Change[] = [];
   const make = (rule: RuleId, segments: Segments, detail: string, what: string, b?: unknown, a?: unknown) =>
-    out.push(changeOf(rule, 'tool', null, segments, detail, message(rule, what), b, a));
-  const text = (segments: Segments, what: string, o: unknown, n: unknown) => {
-    if (o !== n) make('PRIMITIVE_TEXT_CHANGED', segments, presence(o, n), what, o, n);
+    out.push(changeOf(rule, 'tool', null, segments, detail, explain(rule, 'tool', segments, null, what), b, a));
+  const text = (segments: Segments, o: unknown, n: unknown) => {
+    if (o !== n) make('PRIMITIVE_TEXT_CHANGED', segments, presence(o, n), '', o, n);
   };
 
   for (const [o, n] of byName(before.prompts, after.prompts)) {
@@ -53,8 +27,8 @@ export function diffPrimitives(before: DiffSubject, after: DiffSubject): Change[
       make(n ? 'PROMPT_ADDED' : 'PROMPT_REMOVED', at, n ? 'added' : 'removed', what);
       continue;
     }
-    text([...at, 'title'], `the title of ${what}`, o.definition.title, n.definition.title);
-    text([...at, 'description'], what, o.definition.description, n.definition.description);
+    text([...at, 'title'], o.definition.title, n.definition.title);
+    text([...at, 'description'], o.definition.description, n.definition.description);
     for (const [was, a] of byName(o.arguments, n.arguments)) {
       const path = [...at, 'arguments', (a ?? was)!.name];
       const arg = `argument ${q((a ?? was)!.name)} of ${what}`;
@@ -65,7 +39,7 @@ export function diffPrimitives(before: DiffSubject, after: DiffSubject): Change[
       } else {
         if (a.required && !was.required) make('PROMPT_ARGUMENT_MADE_REQUIRED', path, 'optional → required', arg);
         if (!a.required && was.required) make('PROMPT_ARGUMENT_MADE_OPTIONAL', path, 'required → optional', arg);
-        text([...path, 'description'], arg, was.description, a.description);
+        text([...path, 'description'], was.description, a.description);
       }
     }
   }
@@ -81,8 +55,8 @@ export function diffPrimitives(before: DiffSubject, after: DiffSubject): Change[
       if (o.uri !== n.uri) make('RESOURCE_URI_CHANGED', [...at, uri], `${o.uri} → ${n.uri}`, label(o), o.uri, n.uri);
       const [om, nm] = [o.definition.mimeType, n.definition.mimeType];
       if (om !== nm) make('RESOURCE_MIME_TYPE_CHANGED', [...at, 'mimeType'], presence(om, nm), label(n), om, nm);
-      text([...at, 'title'], `the title of ${label(n)}`, o.definition.title, n.definition.title);
-      text([...at, 'description'], label(n), o.definition.description, n.definition.description);
+      text([...at, 'title'], o.definition.title, n.definition.title);
+      text([...at, 'description'], o.definition.description, n.definition.description);
     }
   }
   return out;

@@ -51,11 +51,14 @@ export function counts({ ok, nk, add }: Ctx, lower: readonly string[], upper: re
   }
 }
 
-export function jsonType(v: unknown): string {
+export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
+
+/** A JSON value's type, an integer's `integer` (`toolspec call` reads arguments by it too). */
+export function jsonType(v: unknown): JsonType {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  return typeof v;
+  return typeof v as JsonType;
 }
 
 /** The set of types (number covering integer); undefined when any type is accepted. */

@@ -17,8 +17,7 @@
  * does not parse) is a usage error.
  */
 import { isObject, resolvePointer } from '../pipeline/schema/keywords.js';
-
-type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
+import { jsonType, type JsonType } from '../diff/schema-common.js';
 type Schema = Record<string, unknown>;
 
 export class ArgumentError extends Error {}
@@ -34,7 +33,7 @@ export function parseArguments(
     const parsed = readJson(json);
     if (!parsed.ok) throw new ArgumentError(`--json is not valid JSON: ${parsed.error}`);
     if (!isObject(parsed.value))
-      throw new ArgumentError(`--json must be a JSON object (the tool's arguments), not ${jsonTypeOf(parsed.value)}`);
+      throw new ArgumentError(`--json must be a JSON object (the tool's arguments), not ${jsonType(parsed.value)}`);
     args = parsed.value;
   }
   const given = new Set<string>();
@@ -127,16 +126,9 @@ function readJson(text: string): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
-function jsonTypeOf(v: unknown): JsonType {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  return typeof v as JsonType;
-}
-
 function fits(value: unknown, types: readonly JsonType[] | undefined): boolean {
   if (!types) return true;
-  const t = jsonTypeOf(value);
+  const t = jsonType(value);
   return types.includes(t) || (t === 'integer' && types.includes('number'));
 }
 
@@ -169,7 +161,7 @@ export function typesOf(schema: Schema | undefined, root: Schema): JsonType[] | 
   if (typeof t === 'string') return [t as JsonType];
   if (Array.isArray(t)) return t.filter((x): x is JsonType => typeof x === 'string');
   const values = Array.isArray(s['enum']) ? s['enum'] : 'const' in s ? [s['const']] : undefined;
-  if (values) return [...new Set(values.map(jsonTypeOf))];
+  if (values) return [...new Set(values.map(jsonType))];
   // Every branch must say its types, or the schema allows any.
   const branches = ([s['anyOf'], s['oneOf']].find(Array.isArray) as unknown[] | undefined)?.map((b) =>
     isObject(b) ? typesOf(b, root) : undefined,
