@@ -14,7 +14,6 @@ export type SubjectTool = CheckSubject['tools'][number];
 export type PrimitiveHandler = CheckSubject['primitives'][number];
 
 export function subjectOf(model: ServerModel) {
-  const names = toolTypeNames(model);
   const handlersDir = path.resolve(model.rootDir, model.options.handlersDir);
   const primitive = (kind: 'prompt' | 'resource', name: string, file: string) => ({
     kind,
@@ -26,7 +25,7 @@ export function subjectOf(model: ServerModel) {
     generatedDir: path.resolve(model.rootDir, model.options.generatedDir),
     handlersDir,
     tools: model.tools.map((t) => {
-      const n = names.get(t.name)!;
+      const n = toolTypeNames(t);
       return {
         name: t.name,
         input: n.input,

@@ -12,10 +12,9 @@ import { toolTypeNames } from './types.js';
 import { validatorName } from './validators.js';
 
 export function emitTools(model: ServerModel): string[] {
-  const types = toolTypeNames(model);
   const { instructions, ...info } = model.server;
   const rows = model.tools.map((t) => {
-    const { input, output } = types.get(t.name)!;
+    const { input, output } = toolTypeNames(t);
     const bound = [`input: v.${validatorName(input)}`, ...(output ? [`output: v.${validatorName(output)}`] : [])];
     return `[${str(t.name)}, { ${bound.join(', ')} }],`;
   });
