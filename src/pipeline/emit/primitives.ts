@@ -4,7 +4,7 @@
  * handler stubs (src/handlers/prompts/<name>.ts, src/handlers/resources/<name>.ts).
  */
 import path from 'node:path';
-import type { CompletionModel, PromptArgumentModel, PromptModel, ResourceModel, ServerModel } from '../model.js';
+import type { PromptArgumentModel, PromptModel, ResourceModel, ServerModel } from '../model.js';
 import { handlerFileName } from '../../core/names.js';
 import { commentBody, commentLine, key, literal, str } from './text.js';
 
@@ -20,27 +20,22 @@ export function importFromGenerated(model: ServerModel, file: string): string {
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
-/** How a value completes, as the runtime reads it: by the module's handler, or from a fixed list. */
-function complete(c: CompletionModel): string[] | 'handler' {
-  return c === 'handler' ? c : c.values;
-}
-
 /** primitives.ts: written for every spec; its lists are empty when the spec has no prompts or resources. */
 export function emitPrimitives(model: ServerModel): string[] {
   const prompts = model.prompts.map((p) => p.definition);
   const resources = model.resources.filter((r) => r.kind === 'resource').map((r) => r.definition);
   const templates = model.resources.filter((r) => r.kind === 'template').map((r) => r.definition);
-  const rule = ({ name, required, complete: c }: PromptArgumentModel) => ({
+  const rule = ({ name, required, complete }: PromptArgumentModel) => ({
     name,
     required,
-    ...(c && { complete: complete(c) }),
+    ...(complete && { complete }),
   });
   const promptRules = Object.fromEntries(model.prompts.map((p) => [p.name, { arguments: p.arguments.map(rule) }]));
   const resourceRules = model.resources.map((r) => ({
     name: r.name,
     ...(r.kind === 'resource' ? { uri: r.uri } : { uriTemplate: r.uri }),
     ...(r.definition.mimeType === undefined ? {} : { mimeType: r.definition.mimeType }),
-    complete: Object.fromEntries(r.variables.flatMap((v) => (v.complete ? [[v.name, complete(v.complete)]] : []))),
+    complete: Object.fromEntries(r.variables.flatMap((v) => (v.complete ? [[v.name, v.complete]] : []))),
   }));
   /** `promptModules` or `resourceModules`: each name bound to its module (`[name, file]`). */
   const modules = (kind: 'Prompt' | 'Resource', list: [string, string][]): string => {
