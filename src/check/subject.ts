@@ -7,7 +7,7 @@ import path from 'node:path';
 import { handlerFileName } from '../core/names.js';
 import { toolTypeNames } from '../pipeline/emit/types.js';
 import type { ServerModel } from '../pipeline/model.js';
-import { promptHandlerFile, resourceHandlerFile } from '../pipeline/emit/primitives.js';
+import { primitiveHandlerFile } from '../pipeline/emit/primitives.js';
 
 export type CheckSubject = ReturnType<typeof subjectOf>;
 export type SubjectTool = CheckSubject['tools'][number];
@@ -37,8 +37,8 @@ export function subjectOf(model: ServerModel) {
       };
     }),
     primitives: [
-      ...model.prompts.map((p) => primitive('prompt', p.name, promptHandlerFile(model, p))),
-      ...model.resources.map((r) => primitive('resource', r.name, resourceHandlerFile(model, r))),
+      ...model.prompts.map((p) => primitive('prompt', p.name, primitiveHandlerFile(model, p))),
+      ...model.resources.map((r) => primitive('resource', r.name, primitiveHandlerFile(model, r))),
     ],
   };
 }
