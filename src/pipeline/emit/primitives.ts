@@ -35,10 +35,13 @@ export function emitPrimitives(model: ServerModel): string[] {
     ...(r.definition.mimeType === undefined ? {} : { mimeType: r.definition.mimeType }),
     complete: Object.fromEntries(r.variables.flatMap((v) => (v.complete ? [[v.name, v.complete]] : []))),
   }));
-  /** `promptModules` or `resourceModules`: each name bound to its module (`[name, file]`). */
-  const modules = (kind: 'Prompt' | 'Resource', list: [string, string][]): string => {
+  /** `promptModules` or `resourceModules`: each one bound to its handler module. */
+  const modules = (kind: 'Prompt' | 'Resource', list: readonly (PromptModel | ResourceModel)[]): string => {
     const name = `${kind.toLowerCase()}Modules`;
-    const rows = list.map(([n, file]) => `${key(n)}: () => import(${str(importFromGenerated(model, file))}),`);
+    const rows = list.map((p) => {
+      const file = importFromGenerated(model, primitiveHandlerFile(model, p));
+      return `${key(p.name)}: () => import(${str(file)}),`;
+    });
     const type = `{ [Name in ${kind}Name]: () => Promise<${kind}Module<Name>> }`;
     return list.length ? `export const ${name}: ${type} = {\n${rows.join('\n')}\n};\n` : `export const ${name} = {};\n`;
   };
@@ -69,15 +72,9 @@ export const resourceRules: readonly ResourceRule[] = ${literal(resourceRules)};
 export const subscriptions: boolean = ${String(model.options.subscriptions)};
 `,
     `/** Each prompt bound to its handler module, loaded on first use. */
-${modules(
-  'Prompt',
-  model.prompts.map((p) => [p.name, primitiveHandlerFile(model, p)]),
-)}
+${modules('Prompt', model.prompts)}
 /** Each resource and template bound to its handler module, loaded on first use. */
-${modules(
-  'Resource',
-  model.resources.map((r) => [r.name, primitiveHandlerFile(model, r)]),
-)}`,
+${modules('Resource', model.resources)}`,
   ];
 }
 
