@@ -5,8 +5,7 @@
 import { INHERITED_NAMES, placeholder } from '../../../templates/runtime/arguments.js';
 import type { SchemaModel, ServerModel, ToolModel } from '../model.js';
 import { pascalCase } from '../../core/names.js';
-import { isObject, pointerToken, walkSchema } from '../schema/keywords.js';
-import { mapChildren } from '../schema/keywords.js';
+import { isObject, mapChildren, pointerToken, walkSchema } from '../schema/keywords.js';
 import { formatEach, formatPieces, type PieceStore } from './format.js';
 import { jsdoc, visibleControls } from './text.js';
 
