@@ -25,8 +25,8 @@ import { packageRoot } from './core/paths.js';
 
 export interface CompileOptions extends LoadOptions {
   cwd: string;
-  /** Emit the files too (not for commands that only report); `stubs`: which handler stubs (default: all). */
-  emit?: { stubs?: (file: string) => boolean };
+  /** Emit the files too (not for commands that only report), with the handler stubs this accepts. */
+  stubs?: (file: string) => boolean;
 }
 
 export interface Compiled extends LoadResult {
@@ -35,14 +35,14 @@ export interface Compiled extends LoadResult {
 }
 
 export async function compile(spec: string, options: CompileOptions): Promise<Compiled> {
-  const { cwd, cache, emit } = options;
+  const { cwd, cache, stubs } = options;
   const result = loadModel(spec, options);
-  if (!emit || !result.model) return result;
+  if (!stubs || !result.model) return result;
   const { generate } = await import('./pipeline/emit/generate.js');
   const output = await generate(result.model, result.validators!, {
     templates: runtimeTemplates(),
     store: cache,
-    ...(emit.stubs ? { stubs: emit.stubs } : {}),
+    stubs,
   });
   const { publishedFiles } = await import('./publish/published.js');
   const main = result.parsed?.get(result.model.specFile);

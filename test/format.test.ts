@@ -15,7 +15,7 @@ import { emitContract } from '../src/pipeline/emit/contract.js';
 import { emitExamples, hasExamples } from '../src/pipeline/emit/examples.js';
 import * as prettier from 'prettier';
 import { formatPieces, formatTypeScript, normalizeText, PRETTIER_OPTIONS } from '../src/pipeline/emit/format.js';
-import { emitPrimitives, emitPromptStub, emitResourceStub } from '../src/pipeline/emit/primitives.js';
+import { emitPrimitives, emitPrimitiveStub } from '../src/pipeline/emit/primitives.js';
 import { emitStub } from '../src/pipeline/emit/stub.js';
 import { emitTypes, toolInterfaceText } from '../src/pipeline/emit/types.js';
 import type { ServerModel } from '../src/pipeline/model.js';
@@ -36,9 +36,9 @@ async function everyPieces(model: ServerModel): Promise<[string, string[]][]> {
   if (hasExamples(model)) out.push(['examples.test.ts', emitExamples(model)]);
   for (const t of model.tools.slice(0, 3))
     out.push([`stub ${t.name}`, emitStub(model, t, `src/handlers/${t.name}.ts`)]);
-  for (const p of model.prompts) out.push([`prompt stub ${p.name}`, emitPromptStub(model, p, `src/handlers/p.ts`)]);
+  for (const p of model.prompts) out.push([`prompt stub ${p.name}`, emitPrimitiveStub(model, p, `src/handlers/p.ts`)]);
   for (const r of model.resources)
-    out.push([`resource stub ${r.name}`, emitResourceStub(model, r, `src/handlers/r.ts`)]);
+    out.push([`resource stub ${r.name}`, emitPrimitiveStub(model, r, `src/handlers/r.ts`)]);
   return out;
 }
 

@@ -7,14 +7,13 @@ import path from 'node:path';
 import { handlerFileName } from '../core/names.js';
 import { toolTypeNames } from '../pipeline/emit/types.js';
 import type { ServerModel } from '../pipeline/model.js';
-import { promptHandlerFile, resourceHandlerFile } from '../pipeline/emit/primitives.js';
+import { primitiveHandlerFile } from '../pipeline/emit/primitives.js';
 
 export type CheckSubject = ReturnType<typeof subjectOf>;
 export type SubjectTool = CheckSubject['tools'][number];
 export type PrimitiveHandler = CheckSubject['primitives'][number];
 
 export function subjectOf(model: ServerModel) {
-  const names = toolTypeNames(model);
   const handlersDir = path.resolve(model.rootDir, model.options.handlersDir);
   const primitive = (kind: 'prompt' | 'resource', name: string, file: string) => ({
     kind,
@@ -26,7 +25,7 @@ export function subjectOf(model: ServerModel) {
     generatedDir: path.resolve(model.rootDir, model.options.generatedDir),
     handlersDir,
     tools: model.tools.map((t) => {
-      const n = names.get(t.name)!;
+      const n = toolTypeNames(t);
       return {
         name: t.name,
         input: n.input,
@@ -38,8 +37,8 @@ export function subjectOf(model: ServerModel) {
       };
     }),
     primitives: [
-      ...model.prompts.map((p) => primitive('prompt', p.name, promptHandlerFile(model, p))),
-      ...model.resources.map((r) => primitive('resource', r.name, resourceHandlerFile(model, r))),
+      ...model.prompts.map((p) => primitive('prompt', p.name, primitiveHandlerFile(model, p))),
+      ...model.resources.map((r) => primitive('resource', r.name, primitiveHandlerFile(model, r))),
     ],
   };
 }

@@ -137,7 +137,7 @@ export async function callCommand(input: CallInput): Promise<CommandResult> {
 
 async function loadProject(input: CallInput): Promise<Project | CommandResult> {
   // Generated in memory from the spec, no cache: what runs is what the spec says. No stubs: a missing handler is reported.
-  const result = await compile(input.spec, { cwd: input.cwd, emit: { stubs: () => false } });
+  const result = await compile(input.spec, { cwd: input.cwd, stubs: () => false });
   if (!result.model) {
     const stderr =
       input.format === 'text'

@@ -13,7 +13,7 @@ import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 export async function checkCommand(input: SpecInput & { format: ReportFormat; diff: boolean }): Promise<CommandResult> {
   const { spec, cwd, format, style } = input;
   // Every file the spec generates, no stub: the handlers that are there are checked, missing ones reported.
-  const loaded = await loadForCommand(input, format === 'text' ? 'text' : 'json', { stubs: () => false });
+  const loaded = await loadForCommand(input, format === 'text' ? 'text' : 'json', () => false);
   const { result } = loaded;
   if (!result.model) {
     let stdout = '';

@@ -61,7 +61,7 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   const cache = openCache(path.dirname(specPath), { read: !input.noCache });
   // Stubs only for handlers that are missing: the others would not be written.
   const stubs = (file: string) => !fs.existsSync(path.resolve(path.dirname(specPath), file));
-  const result = await compile(spec, { cwd: input.cwd, lookedIn: input.lookedIn, cache, emit: { stubs } });
+  const result = await compile(spec, { cwd: input.cwd, lookedIn: input.lookedIn, cache, stubs });
   const inputs = {
     files: new Map(result.inputs.files.map((f) => [f.path, sha256(f.text)])),
     folders: result.inputs.folders,

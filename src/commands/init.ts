@@ -93,9 +93,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   const { result, stderr, code } = await loadForCommand(
     { spec: path.relative(cwd, spec) || spec, cwd, style: input.style },
     'text',
-    {
-      stubs: (file) => !fs.existsSync(path.join(abs, file)),
-    },
+    (file) => !fs.existsSync(path.join(abs, file)),
   );
   if (!result.model) return { code, stdout: '', stderr };
   // A blank project has no tools on purpose: the warning that says so would be noise here.

@@ -43,16 +43,16 @@ export type ReportFormat = 'text' | 'json' | 'github' | 'sarif';
 export const byFormat = (format: ReportFormat, render: Record<ReportFormat, () => string>): string => render[format]();
 
 /**
- * A spec compiled from the disk without a cache (compile.ts; with `emit`, its files too), with its diagnostics as
+ * A spec compiled from the disk without a cache (compile.ts; with `stubs`, its files too), with its diagnostics as
  * text (code frames) for stderr when the format is text.
  */
 export async function loadForCommand(
   { spec, cwd, lookedIn, style }: SpecInput,
   format: string,
-  emit?: CompileOptions['emit'],
+  stubs?: CompileOptions['stubs'],
 ): Promise<{ result: Compiled; stderr: string; code: number }> {
   const { compile } = await import('../compile.js');
-  const result = await compile(spec, { cwd, lookedIn, ...(emit ? { emit } : {}) });
+  const result = await compile(spec, { cwd, lookedIn, ...(stubs ? { stubs } : {}) });
   let stderr =
     format === 'text' && result.diagnostics.length
       ? `${renderTexts(result.diagnostics, style.err, result.sources)}\n\n`

@@ -391,9 +391,9 @@ function namedTable(heading: string, rows: PromptModel['arguments']): Html {
           <td>${r.required ? badge('required', 'required') : 'optional'}</td>
           <td>
             ${
-              typeof r.complete === 'object'
+              Array.isArray(r.complete)
                 ? markup`<div class="enum">
-                    completes ${r.complete.values.map((v) => markup`<code>${v}</code> `)}
+                    completes ${r.complete.map((v) => markup`<code>${v}</code> `)}
                   </div>`
                 : ''
             }${r.description ? markup`<span class="desc">${r.description}</span>` : ''}

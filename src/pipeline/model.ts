@@ -145,7 +145,7 @@ export interface ToolModel {
 }
 
 /** How a prompt argument or template variable is completed: a fixed list, or the module's `complete` export. */
-export type CompletionModel = { values: string[] } | 'handler';
+export type CompletionModel = string[] | 'handler';
 
 export interface PromptArgumentModel extends Named {
   required: boolean;

@@ -29,7 +29,7 @@ export function generateSpec(spec: string, cwd: string): Promise<OutputFile[]> {
 
 /** toolspec check's findings on the project in `dir` (its toolspec.yaml), as the command computes them. */
 export async function checkDir(dir: string): Promise<Finding[]> {
-  const result = await compile('toolspec.yaml', { cwd: dir, emit: { stubs: () => false } });
+  const result = await compile('toolspec.yaml', { cwd: dir, stubs: () => false });
   expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return checkProject(result.model!, result.output!, dir);
 }

@@ -3,7 +3,7 @@
  * registry.ts: each tool bound to its handler module.
  */
 import path from 'node:path';
-import type { ServerModel } from '../model.js';
+import type { ServerModel, ToolModel } from '../model.js';
 import { handlerFileName } from '../../core/names.js';
 import { objectRoot } from '../schema/keywords.js';
 import { importFromGenerated } from './primitives.js';
@@ -12,17 +12,27 @@ import { toolTypeNames } from './types.js';
 import { validatorName } from './validators.js';
 
 export function emitTools(model: ServerModel): string[] {
-  const types = toolTypeNames(model);
   const { instructions, ...info } = model.server;
   const rows = model.tools.map((t) => {
-    const { input, output } = types.get(t.name)!;
+    const { input, output } = toolTypeNames(t);
     const bound = [`input: v.${validatorName(input)}`, ...(output ? [`output: v.${validatorName(output)}`] : [])];
     return `[${str(t.name)}, { ${bound.join(', ')} }],`;
   });
   const { ttlMs } = model.options.cache;
   // A list that depends on the caller's token is no one else's to cache.
   const scope = model.auth?.filterList ? 'private' : model.options.cache.scope;
-  const taskModes = Object.fromEntries(model.tools.flatMap((t) => (t.task ? [[t.name, t.task]] : [])));
+  /** A value per tool, only for the tools that have one. */
+  const byTool = (value: (t: ToolModel) => unknown) =>
+    literal(Object.fromEntries(model.tools.map((t) => [t.name, value(t)]).filter(([, v]) => v !== undefined)));
+  const headers = (t: ToolModel) => (t.mcpHeaders.length ? t.mcpHeaders : undefined);
+  const timeout = (t: ToolModel) => {
+    const ms = t.timeoutMs ?? model.options.timeoutMs;
+    return ms > 0 ? ms : undefined;
+  };
+  // The tools whose output root is an object by its `$ref` or `allOf` only (the runtime's legacyTools).
+  const objectOutputs = model.tools.flatMap((t) =>
+    t.output && t.output.schema['type'] !== 'object' && objectRoot(t.output.schema) ? [t.name] : [],
+  );
   return [
     `import type { CacheHint, Implementation } from '@modelcontextprotocol/server';
 import type { ToolBinding } from './dispatcher.js';
@@ -40,16 +50,16 @@ export const pageSize = ${model.options.pageSize};
 export const cacheHint: CacheHint = { ttlMs: ${ttlMs}, cacheScope: ${str(scope)} };
 
 /** Tools whose output schema's root resolves to an object without saying type: object (2025 clients are told). */
-export const objectOutputs: readonly string[] = ${literal(objectOutputs(model))};
+export const objectOutputs: readonly string[] = ${literal(objectOutputs)};
 `,
     `/** Arguments 2026-07-28 clients mirror into Mcp-Param-* headers (x-mcp-header), by tool: checked over HTTP. */
-export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>> = ${literal(mcpHeaders(model))};
+export const mcpHeaders: Readonly<Record<string, readonly McpParamHeader[]>> = ${byTool(headers)};
 
 /** Time limits of calls in milliseconds (the spec's timeout, options.timeout), by tool. */
-export const timeouts: Readonly<Record<string, number>> = ${literal(timeouts(model))};
+export const timeouts: Readonly<Record<string, number>> = ${byTool(timeout)};
 
 /** The tools that run as tasks for clients with the tasks extension (the spec's task), by tool. */
-export const taskModes: Readonly<Record<string, 'optional' | 'required'>> = ${literal(taskModes)};
+export const taskModes: Readonly<Record<string, 'optional' | 'required'>> = ${byTool((t) => t.task)};
 `,
     `/** Who may call what over HTTP (the spec's auth, and each tool's, prompt's and resource's scopes); none: undefined. */
 export const access: AccessPolicy | undefined = ${model.auth ? literal(accessPolicy(model)) : 'undefined'};
@@ -93,25 +103,4 @@ function accessPolicy(model: ServerModel): Record<string, unknown> {
   const of = (items: readonly { name: string; scopes?: string[] }[]) =>
     Object.fromEntries(items.map((i) => [i.name, i.scopes ?? scopes]));
   return { ...auth, scopes, tools: of(model.tools), prompts: of(model.prompts), resources: of(model.resources) };
-}
-
-/** The x-mcp-header declarations, by tool (only tools that have some). */
-function mcpHeaders(model: ServerModel): Record<string, unknown> {
-  const declaring = model.tools.filter((t) => t.mcpHeaders.length);
-  return Object.fromEntries(
-    declaring.map((t) => [t.name, t.mcpHeaders.map((d) => ({ header: d.header, path: d.path, type: d.type }))]),
-  );
-}
-
-/** The tools whose output root is an object by its \`$ref\` or \`allOf\` only (runtime's legacyTools). */
-export function objectOutputs(model: ServerModel): string[] {
-  return model.tools.flatMap((t) =>
-    t.output && t.output.schema['type'] !== 'object' && objectRoot(t.output.schema) ? [t.name] : [],
-  );
-}
-
-/** Time limits in milliseconds, by tool (only tools that have one). */
-function timeouts(model: ServerModel): Record<string, number> {
-  const limits = model.tools.map((t) => [t.name, t.timeoutMs ?? model.options.timeoutMs] as const);
-  return Object.fromEntries(limits.filter(([, ms]) => ms > 0));
 }

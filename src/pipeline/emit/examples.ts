@@ -8,7 +8,7 @@
  * beside it.
  */
 import path from 'node:path';
-import type { ServerModel } from '../model.js';
+import type { ExampleModel, PromptExampleModel, ResourceExampleModel, ServerModel } from '../model.js';
 import { literal, str } from './text.js';
 
 /** Whether the spec has any example, and so an examples.test.ts. */
@@ -17,22 +17,15 @@ export function hasExamples(model: ServerModel): boolean {
 }
 
 /** A tool's, prompt's or resource's example (a resource's reads a URI; only tools' and prompts' are invalid). */
-type Example = {
-  name?: string;
-  arguments?: unknown;
-  uri?: string;
-  invalid?: boolean;
-  rejected?: string[];
-  expect?: object;
-};
+type Example = ExampleModel | PromptExampleModel | ResourceExampleModel;
 
 /** `[owner, example name (or its number), the example as data],` for each example of each owner, in order. */
 const rows = (owners: readonly { name: string; examples: readonly Example[] }[]) =>
   owners.flatMap((owner) =>
     owner.examples.map((ex, i) => {
-      const data: Record<string, unknown> = ex.uri === undefined ? { arguments: ex.arguments } : { uri: ex.uri };
-      if (ex.invalid) data['invalid'] = true;
-      if (ex.rejected?.length) data['rejected'] = ex.rejected;
+      const data: Record<string, unknown> = 'uri' in ex ? { uri: ex.uri } : { arguments: ex.arguments };
+      if ('invalid' in ex && ex.invalid) data['invalid'] = true;
+      if ('rejected' in ex && ex.rejected?.length) data['rejected'] = ex.rejected;
       if (ex.expect && Object.keys(ex.expect).length) data['expect'] = ex.expect;
       return `[${str(owner.name)}, ${str(ex.name ?? `#${i + 1}`)}, ${literal(data)}],`;
     }),

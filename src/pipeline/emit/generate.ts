@@ -12,13 +12,7 @@ import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';
 import { formatPieces, normalizeText, type PieceStore } from './format.js';
 import { emitManifestJson, emitManifestModule } from './manifest.js';
-import {
-  emitPrimitives,
-  emitPromptStub,
-  emitResourceStub,
-  promptHandlerFile,
-  resourceHandlerFile,
-} from './primitives.js';
+import { emitPrimitives, emitPrimitiveStub, primitiveHandlerFile } from './primitives.js';
 import { emitStub } from './stub.js';
 import { AUTH_VERIFIER, EXAMPLES_RUNNER, STATIC_FILES } from './templates.js';
 import { header } from './text.js';
@@ -105,8 +99,8 @@ export async function generate(
   for (const t of model.tools)
     await stub(`${model.options.handlersDir}/${handlerFileName(t)}`, (f) => emitStub(model, t, f), t.name);
   // Prompts' and resources' stubs: created once, never overwritten, like the tools'.
-  for (const p of model.prompts) await stub(promptHandlerFile(model, p), (f) => emitPromptStub(model, p, f));
-  for (const r of model.resources) await stub(resourceHandlerFile(model, r), (f) => emitResourceStub(model, r, f));
+  for (const p of [...model.prompts, ...model.resources])
+    await stub(primitiveHandlerFile(model, p), (f) => emitPrimitiveStub(model, p, f));
   return files.sort((a, b) =>
     a.kind === b.kind ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.kind === 'generated' ? -1 : 1,
   );

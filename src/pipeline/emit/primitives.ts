@@ -4,15 +4,13 @@
  * handler stubs (src/handlers/prompts/<name>.ts, src/handlers/resources/<name>.ts).
  */
 import path from 'node:path';
-import type { CompletionModel, PromptArgumentModel, PromptModel, ResourceModel, ServerModel } from '../model.js';
+import type { PromptArgumentModel, PromptModel, ResourceModel, ServerModel, TemplateVariableModel } from '../model.js';
 import { handlerFileName } from '../../core/names.js';
 import { commentBody, commentLine, key, literal, str } from './text.js';
 
 /** Where a prompt's or a resource's handler module is: in its own folder below options.handlersDir. */
-const handlerIn = (folder: string) => (model: ServerModel, item: PromptModel | ResourceModel) =>
-  path.posix.join(model.options.handlersDir, folder, handlerFileName(item));
-export const promptHandlerFile = handlerIn('prompts');
-export const resourceHandlerFile = handlerIn('resources');
+export const primitiveHandlerFile = (model: ServerModel, item: PromptModel | ResourceModel) =>
+  path.posix.join(model.options.handlersDir, 'kind' in item ? 'resources' : 'prompts', handlerFileName(item));
 
 /** The import specifier of a module of the project, from the generated folder. */
 export function importFromGenerated(model: ServerModel, file: string): string {
@@ -20,32 +18,30 @@ export function importFromGenerated(model: ServerModel, file: string): string {
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
-/** How a value completes, as the runtime reads it: by the module's handler, or from a fixed list. */
-function complete(c: CompletionModel): string[] | 'handler' {
-  return c === 'handler' ? c : c.values;
-}
-
 /** primitives.ts: written for every spec; its lists are empty when the spec has no prompts or resources. */
 export function emitPrimitives(model: ServerModel): string[] {
   const prompts = model.prompts.map((p) => p.definition);
   const resources = model.resources.filter((r) => r.kind === 'resource').map((r) => r.definition);
   const templates = model.resources.filter((r) => r.kind === 'template').map((r) => r.definition);
-  const rule = ({ name, required, complete: c }: PromptArgumentModel) => ({
+  const rule = ({ name, required, complete }: PromptArgumentModel) => ({
     name,
     required,
-    ...(c && { complete: complete(c) }),
+    ...(complete && { complete }),
   });
   const promptRules = Object.fromEntries(model.prompts.map((p) => [p.name, { arguments: p.arguments.map(rule) }]));
   const resourceRules = model.resources.map((r) => ({
     name: r.name,
     ...(r.kind === 'resource' ? { uri: r.uri } : { uriTemplate: r.uri }),
     ...(r.definition.mimeType === undefined ? {} : { mimeType: r.definition.mimeType }),
-    complete: Object.fromEntries(r.variables.flatMap((v) => (v.complete ? [[v.name, complete(v.complete)]] : []))),
+    complete: Object.fromEntries(r.variables.flatMap((v) => (v.complete ? [[v.name, v.complete]] : []))),
   }));
-  /** `promptModules` or `resourceModules`: each name bound to its module (`[name, file]`). */
-  const modules = (kind: 'Prompt' | 'Resource', list: [string, string][]): string => {
+  /** `promptModules` or `resourceModules`: each one bound to its handler module. */
+  const modules = (kind: 'Prompt' | 'Resource', list: readonly (PromptModel | ResourceModel)[]): string => {
     const name = `${kind.toLowerCase()}Modules`;
-    const rows = list.map(([n, file]) => `${key(n)}: () => import(${str(importFromGenerated(model, file))}),`);
+    const rows = list.map((p) => {
+      const file = importFromGenerated(model, primitiveHandlerFile(model, p));
+      return `${key(p.name)}: () => import(${str(file)}),`;
+    });
     const type = `{ [Name in ${kind}Name]: () => Promise<${kind}Module<Name>> }`;
     return list.length ? `export const ${name}: ${type} = {\n${rows.join('\n')}\n};\n` : `export const ${name} = {};\n`;
   };
@@ -76,15 +72,9 @@ export const resourceRules: readonly ResourceRule[] = ${literal(resourceRules)};
 export const subscriptions: boolean = ${String(model.options.subscriptions)};
 `,
     `/** Each prompt bound to its handler module, loaded on first use. */
-${modules(
-  'Prompt',
-  model.prompts.map((p) => [p.name, promptHandlerFile(model, p)]),
-)}
+${modules('Prompt', model.prompts)}
 /** Each resource and template bound to its handler module, loaded on first use. */
-${modules(
-  'Resource',
-  model.resources.map((r) => [r.name, resourceHandlerFile(model, r)]),
-)}`,
+${modules('Resource', model.resources)}`,
   ];
 }
 
@@ -94,57 +84,34 @@ export function generatedFrom(model: ServerModel, file: string): string {
   return gen.startsWith('.') ? gen : `./${gen}`;
 }
 
-export function emitPromptStub(model: ServerModel, prompt: PromptModel, file: string): string[] {
-  return primitiveStub(model, file, {
-    kind: 'Prompt',
-    name: prompt.name,
-    doc: [prompt.name, prompt.definition.title, prompt.definition.description],
-    params: '_args',
-    returns: 'Return text (one user message), a list of messages, or a whole GetPromptResult.',
-    completed: prompt.arguments.filter((a) => a.complete === 'handler').map((a) => a.name),
-  });
-}
-
-export function emitResourceStub(model: ServerModel, resource: ResourceModel, file: string): string[] {
-  return primitiveStub(model, file, {
-    kind: 'Resource',
-    name: resource.name,
-    doc: [resource.name, resource.uri, resource.definition.title, resource.definition.description],
-    params: '_variables',
-    returns:
-      'Return text, bytes (a Uint8Array), contents with their own URI and MIME type, or undefined: no such resource.',
-    completed: resource.variables.filter((v) => v.complete === 'handler').map((v) => v.name),
-  });
-}
-
 /** A prompt's or resource's handler stub, and its `complete` export when some of its values complete by handler. */
-function primitiveStub(
-  model: ServerModel,
-  file: string,
-  s: {
-    kind: 'Prompt' | 'Resource';
-    name: string;
-    doc: (string | undefined)[];
-    params: string;
-    returns: string;
-    completed: string[];
-  },
-): string[] {
-  const types = s.completed.length ? `${s.kind}Completer, ${s.kind}Handler` : `${s.kind}Handler`;
+export function emitPrimitiveStub(model: ServerModel, item: PromptModel | ResourceModel, file: string): string[] {
+  const resource = 'kind' in item;
+  const [kind, params, returns] = resource
+    ? [
+        'Resource',
+        '_variables',
+        'Return text, bytes (a Uint8Array), contents with their own URI and MIME type, or undefined: no such resource.',
+      ]
+    : ['Prompt', '_args', 'Return text (one user message), a list of messages, or a whole GetPromptResult.'];
+  const values: (PromptArgumentModel | TemplateVariableModel)[] = resource ? item.variables : item.arguments;
+  const completed = values.filter((v) => v.complete === 'handler').map((v) => v.name);
+  const doc = [item.name, resource && item.uri, item.definition.title, item.definition.description];
+  const types = completed.length ? `${kind}Completer, ${kind}Handler` : `${kind}Handler`;
   return [
     `import type { ${types} } from ${str(`${generatedFrom(model, file)}/contract.js`)};\n`,
     `/**
-${commentBody(s.doc.filter(Boolean).join('\n\n'))}
+${commentBody(doc.filter(Boolean).join('\n\n'))}
  */
-export const handler: ${s.kind}Handler<${str(s.name)}> = async (${s.params}, _ctx) => {
-  // ${s.returns}
-  throw new Error(${str(`${s.name} is not written yet: edit ${file}`)});
+export const handler: ${kind}Handler<${str(item.name)}> = async (${params}, _ctx) => {
+  // ${returns}
+  throw new Error(${str(`${item.name} is not written yet: edit ${file}`)});
 };
 `,
-    s.completed.length
-      ? `/** Completion of ${commentLine(s.completed.join(', '))}: the values that start with what the user typed. */
-export const complete: ${s.kind}Completer<${str(s.name)}> = {
-${s.completed.map((n) => `${key(n)}: async (_value, _context) => [],`).join('\n')}
+    completed.length
+      ? `/** Completion of ${commentLine(completed.join(', '))}: the values that start with what the user typed. */
+export const complete: ${kind}Completer<${str(item.name)}> = {
+${completed.map((n) => `${key(n)}: async (_value, _context) => [],`).join('\n')}
 };
 `
       : '',

@@ -3,10 +3,9 @@
  * shared $defs, from one combined schema fed to json-schema-to-typescript so names are stable across tools.
  */
 import { INHERITED_NAMES, placeholder } from '../../../templates/runtime/arguments.js';
-import type { SchemaModel, ServerModel } from '../model.js';
+import type { SchemaModel, ServerModel, ToolModel } from '../model.js';
 import { pascalCase } from '../../core/names.js';
-import { isObject, pointerToken, walkSchema } from '../schema/keywords.js';
-import { mapChildren } from '../schema/keywords.js';
+import { isObject, mapChildren, pointerToken, walkSchema } from '../schema/keywords.js';
 import { formatEach, formatPieces, type PieceStore } from './format.js';
 import { jsdoc, visibleControls } from './text.js';
 
@@ -16,27 +15,17 @@ export const toolInterface = (typeName: string) => `${typeName}Tool`;
 type Schema = Record<string, unknown>;
 
 /** The type names of one tool, as contract.ts refers to them. */
-export interface ToolTypeNames {
-  args: string;
-  input: string;
-  output?: string;
-  /** True when schema defaults make `input` differ from `args`. */
-  hasDefaults: boolean;
+export function toolTypeNames(t: ToolModel) {
+  return {
+    args: `${t.typeName}Arguments`,
+    input: `${t.typeName}Input`,
+    ...(t.output ? { output: `${t.typeName}Output` } : {}),
+    /** True when schema defaults make `input` differ from `args`. */
+    hasDefaults: hasDefaults(t.input.schema),
+  };
 }
 
-export function toolTypeNames(model: ServerModel): Map<string, ToolTypeNames> {
-  return new Map(
-    model.tools.map((t) => [
-      t.name,
-      {
-        args: `${t.typeName}Arguments`,
-        input: `${t.typeName}Input`,
-        ...(t.output ? { output: `${t.typeName}Output` } : {}),
-        hasDefaults: hasDefaults(t.input.schema),
-      },
-    ]),
-  );
-}
+type ToolTypeNames = ReturnType<typeof toolTypeNames>;
 
 /**
  * A tool's interface for contract.ts, under its description, as prettier prints it (test/format.test.ts holds
@@ -69,7 +58,7 @@ export async function emitTypes(
   store?: PieceStore,
   { format = true }: { format?: boolean } = {},
 ): Promise<string[]> {
-  const names = toolTypeNames(model);
+  const names = new Map(model.tools.map((t) => [t.name, toolTypeNames(t)]));
   // The tools' interfaces too (`${typeName}Tool`, written here below each tool's types).
   const taken = new Set<string>([ROOT, ...model.tools.map((t) => toolInterface(t.typeName))]);
   for (const n of names.values()) [n.args, n.input, n.output].forEach((x) => x && taken.add(x));

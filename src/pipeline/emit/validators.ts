@@ -17,7 +17,6 @@ const HEADER = /^"use strict";\nmodule\.exports = (validate\d+);\nmodule\.export
 const REQUIRE = /require\("(ajv\/dist\/runtime\/[a-z0-9_]+|ajv-formats\/dist\/formats)"\)/g;
 
 export function emitValidators(model: ServerModel, compiled: CompiledValidators): string {
-  const types = toolTypeNames(model);
   const helpers = new Map<string, string>();
   let guarded = false;
   const exports: string[] = [];
@@ -40,7 +39,7 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
     return `/** ${commentLine(tool)}: ${which}. */\nexport const ${name}: Validator<${type}> = ${value};`;
   };
   for (const tool of model.tools) {
-    const t = types.get(tool.name)!;
+    const t = toolTypeNames(tool);
     const v = compiled.get(tool.name);
     if (!v) throw new Error(`no compiled validator for tool ${tool.name}`);
     exports.push(exportOf(tool.name, 'inputSchema', t.input, v.input));

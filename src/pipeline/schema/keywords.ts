@@ -170,8 +170,7 @@ export function resolvePointer(root: unknown, ref: string): unknown {
   if (ref === '#') return root;
   if (!ref.startsWith('#/')) return undefined;
   let cur: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    const seg = pointerToken(raw);
+  for (const seg of pointerSegments(ref)) {
     if (Array.isArray(cur)) cur = cur[Number(seg)];
     else if (isObject(cur) && Object.hasOwn(cur, seg)) cur = cur[seg];
     else return undefined;

@@ -239,8 +239,7 @@ export class Names {
 function describedBy(v: unknown, keys: readonly string[]): { complete?: CompletionModel } {
   if (!isObject(v)) return {};
   const c = v['complete'];
-  const complete: CompletionModel | undefined =
-    c === 'handler' ? c : Array.isArray(c) ? { values: c.map(String) } : undefined;
+  const complete: CompletionModel | undefined = c === 'handler' ? c : Array.isArray(c) ? c.map(String) : undefined;
   return { ...fieldsOf(v, keys), ...(complete ? { complete } : {}) };
 }
 
