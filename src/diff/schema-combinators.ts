@@ -6,7 +6,6 @@ import {
   allowed,
   change,
   hasType,
-  jsonType,
   meets,
   TEXT_ONLY,
   typeSet,
@@ -14,6 +13,7 @@ import {
   type Ctx,
   type SchemaChange,
 } from './schema-common.js';
+import { jsonType } from '../pipeline/schema/keywords.js';
 import { isAnnotation, isObject, sameData, type SchemaNode, type SchemaView } from './schema-node.js';
 
 export function combinators(cmp: Comparer, ctx: Ctx): void {

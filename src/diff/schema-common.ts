@@ -51,16 +51,6 @@ export function counts({ ok, nk, add }: Ctx, lower: readonly string[], upper: re
   }
 }
 
-export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
-
-/** A JSON value's type, an integer's `integer` (`toolspec call` reads arguments by it too). */
-export function jsonType(v: unknown): JsonType {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  return typeof v as JsonType;
-}
-
 /** The set of types (number covering integer); undefined when any type is accepted. */
 export function typeSet(t: unknown): Types {
   if (!Array.isArray(t)) return undefined;

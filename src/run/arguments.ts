@@ -16,8 +16,7 @@
  * message a client would get from the server. Only what cannot be read at all (no `=`, a key given twice, JSON that
  * does not parse) is a usage error.
  */
-import { isObject, resolvePointer } from '../pipeline/schema/keywords.js';
-import { jsonType, type JsonType } from '../diff/schema-common.js';
+import { isObject, jsonType, resolvePointer, type JsonType } from '../pipeline/schema/keywords.js';
 type Schema = Record<string, unknown>;
 
 export class ArgumentError extends Error {}

@@ -46,6 +46,15 @@ export const KEYWORDS: Record<Dialect, ReadonlySet<string>> = {
 };
 
 export const TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
+export type JsonType = (typeof TYPES)[number];
+
+/** A JSON value's type, an integer's `integer` (diff compares by it; `toolspec call` reads arguments by it). */
+export function jsonType(v: unknown): JsonType {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v as JsonType;
+}
 
 /** Hints for keywords from other schema languages that people bring along. */
 export const FOREIGN_KEYWORDS: Record<string, string> = {
