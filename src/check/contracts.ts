@@ -325,20 +325,15 @@ const CODES = {
   tooFewArguments: 2849, // Target signature provides too few arguments. Expected {0} or more, but got {1}.
 } as const;
 
-let templates: Map<number, RegExp> | undefined;
+const templates = new Map<number, RegExp | undefined>();
 
 /** The arguments of a message, matched against the compiler's template for its code (ts.Diagnostics). */
 function argumentsOf(api: typeof ts, link: ChainLink): string[] {
-  if (!templates) {
-    templates = new Map();
-    const all =
-      (api as unknown as { Diagnostics?: Record<string, { code: number; message: string }> }).Diagnostics ?? {};
-    const wanted = new Set<number>(Object.values(CODES));
-    for (const d of Object.values(all)) {
-      if (!wanted.has(d.code) || templates.has(d.code)) continue;
-      const source = d.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\d+\\\}/g, '(.+?)');
-      templates.set(d.code, new RegExp(`^${source}$`));
-    }
+  if (!templates.has(link.code)) {
+    const all = (api as unknown as { Diagnostics?: Record<string, { code: number; message: string }> }).Diagnostics;
+    const message = Object.values(all ?? {}).find((d) => d.code === link.code)?.message;
+    const source = message?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\d+\\\}/g, '(.+?)');
+    templates.set(link.code, source === undefined ? undefined : new RegExp(`^${source}$`));
   }
   return templates.get(link.code)?.exec(link.text)?.slice(1) ?? [];
 }

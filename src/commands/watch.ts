@@ -302,9 +302,8 @@ export function describeChanges(changes: readonly Change[]): string {
   return parts.join(', ');
 }
 
-export function clock(d: Date): string {
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
-}
+/** HH:MM:SS, local time. */
+export const clock = (d: Date): string => d.toTimeString().slice(0, 8);
 
 function hashOf(file: string): string | null {
   try {

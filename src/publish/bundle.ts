@@ -5,18 +5,18 @@
  * bundle's prompt carries its text, which the spec does not hold.
  */
 import type { ServerModel } from '../pipeline/model.js';
+import { isObject } from '../pipeline/schema/keywords.js';
 
 /** manifest.json's new text, or why the text on disk cannot be one. */
 export function bundleManifest(model: ServerModel, text: string): { text: string } | { why: string; hint: string } {
   const hint = 'toolspec keeps its version and tools: fix the rest by hand first';
-  let json: unknown;
+  let manifest: unknown;
   try {
-    json = JSON.parse(text);
+    manifest = JSON.parse(text);
   } catch (e) {
     return { why: `is not valid JSON (${(e as Error).message})`, hint };
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return { why: 'is not a JSON object', hint };
-  const manifest = json as Record<string, unknown>;
+  if (!isObject(manifest)) return { why: 'is not a JSON object', hint };
   if (typeof manifest['manifest_version'] !== 'string')
     return { why: 'has no "manifest_version": it is not an MCP bundle manifest', hint };
   manifest['version'] = model.server.version;

@@ -13,6 +13,7 @@ import type addFormats from 'ajv-formats';
 import { diagnostic, type Diagnostic, type Span } from '../core/diagnostics.js';
 import { displayPath, packageRoot } from '../core/paths.js';
 import type { JsonPath } from '../pipeline/load/source.js';
+import { isObject } from '../pipeline/schema/keywords.js';
 import type { ServerModel } from '../pipeline/model.js';
 
 export const REGISTRY_SCHEMA_URL = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
@@ -154,8 +155,7 @@ function readPackageJson(file: string): { json?: PackageJson; text?: string; err
   }
   try {
     const json = JSON.parse(text) as unknown;
-    if (!json || typeof json !== 'object' || Array.isArray(json)) return { text, error: 'is not a JSON object' };
-    return { json: json as PackageJson, text };
+    return isObject(json) ? { json, text } : { text, error: 'is not a JSON object' };
   } catch {
     return { text, error: 'is not valid JSON' };
   }
@@ -169,12 +169,7 @@ function lineOfKey(text: string, key: string): number {
 }
 
 function repositoryUrl(repository: unknown): string | undefined {
-  const url =
-    typeof repository === 'string'
-      ? repository
-      : repository && typeof repository === 'object'
-        ? (repository as { url?: unknown }).url
-        : undefined;
+  const url = typeof repository === 'string' ? repository : isObject(repository) ? repository['url'] : undefined;
   if (typeof url !== 'string') return undefined;
   // npm's forms: git+https://…, ….git, github:owner/name.
   const github = /^github:([^/]+\/[^/]+)$/.exec(url);
