@@ -145,10 +145,50 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     return file;
   };
 
+  const rootDir = path.dirname(abs);
+  /** The files an include entry names: itself, or a folder's .yaml files; none when it is refused. */
+  const resolveInclude = (file: SourceFile, entry: string, index: number): string[] => {
+    const at = file.locate(['include', index]);
+    const refuse = (why: string) => {
+      diags.add(
+        diagnostic(
+          'TS016',
+          at,
+          `include "${entry}" ${why}`,
+          "included files must lie in the spec file's folder or below it; use a relative path",
+        ),
+      );
+      return [];
+    };
+    if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
+    const target = path.resolve(path.dirname(file.absPath), entry);
+    if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
+    if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target)))
+      return refuse("is a link that points outside the spec's folder");
+    if (!/[\\/]$/.test(entry)) return [target];
+    let names: string[];
+    try {
+      names = source.list(target);
+    } catch {
+      diags.add(
+        diagnostic(
+          'TS005',
+          at,
+          `cannot read folder "${entry}"`,
+          'include paths are relative to the file that includes them',
+        ),
+      );
+      return [];
+    }
+    return names
+      .filter((n) => /\.ya?ml$/i.test(n))
+      .sort()
+      .map((n) => path.join(target, n));
+  };
+
   const main = readSource(abs, { lookedIn: opts.lookedIn });
   if (!main) return undefined;
 
-  const rootDir = path.dirname(abs);
   const spec: RawSpec = {
     main,
     files: [main],
@@ -179,7 +219,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     includes.forEach((entry, i) => {
       if (typeof entry !== 'string' || entry === '') return;
       if (/[\\/]$/.test(entry)) spec.folders.push(path.resolve(path.dirname(file.absPath), entry));
-      for (const target of resolveInclude(source, file, entry, i, rootDir, diags)) {
+      for (const target of resolveInclude(file, entry, i)) {
         const real = source.realpath(target);
         const already = seen.get(real);
         if (already) {
@@ -236,52 +276,6 @@ function besideOf(written: string, name: string): string {
 function mib(bytes: number): string {
   const m = bytes / 1024 / 1024;
   return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`;
-}
-
-function resolveInclude(
-  source: FileSource,
-  file: SourceFile,
-  entry: string,
-  index: number,
-  rootDir: string,
-  diags: Diagnostics,
-): string[] {
-  const at = file.locate(['include', index]);
-  const refuse = (why: string) => {
-    diags.add(
-      diagnostic(
-        'TS016',
-        at,
-        `include "${entry}" ${why}`,
-        "included files must lie in the spec file's folder or below it; use a relative path",
-      ),
-    );
-    return [];
-  };
-  if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
-  const target = path.resolve(path.dirname(file.absPath), entry);
-  if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
-  if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target)))
-    return refuse("is a link that points outside the spec's folder");
-  if (!/[\\/]$/.test(entry)) return [target];
-  let names: string[];
-  try {
-    names = source.list(target);
-  } catch {
-    diags.add(
-      diagnostic(
-        'TS005',
-        at,
-        `cannot read folder "${entry}"`,
-        'include paths are relative to the file that includes them',
-      ),
-    );
-    return [];
-  }
-  return names
-    .filter((n) => /\.ya?ml$/i.test(n))
-    .sort()
-    .map((n) => path.join(target, n));
 }
 
 function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {
