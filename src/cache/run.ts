@@ -26,8 +26,8 @@ export interface Mirror {
   outputOf(source: string): string;
   /** Relative imports that point at no file: [the importing module, the specifier]. */
   missing: [string, string][];
-  /** Syntax errors, as "file:line:col message". */
-  errors: string[];
+  /** Syntax errors: the module, "line:col" when known, the message. */
+  errors: [string, string | undefined, string][];
 }
 
 export interface MirrorInput {
@@ -127,8 +127,8 @@ async function transpiled(
   const errors = (result.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
   for (const d of errors) {
     const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-    const where = at ? `${file}:${at.line + 1}:${at.character + 1}` : file;
-    mirror.errors.push(`${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const place = at && `${at.line + 1}:${at.character + 1}`;
+    mirror.errors.push([file, place, ts.flattenDiagnosticMessageText(d.messageText, '\n')]);
   }
   if (errors.length) return undefined;
   const imports = relativeImports(ts, text);
@@ -237,10 +237,7 @@ function writeIfChanged(root: string, file: string, text: string): void {
 export function whyUnloadable(mirror: Mirror, cwd: string): string | undefined {
   if (!mirror.errors.length && !mirror.missing.length) return undefined;
   const lines = [
-    ...mirror.errors.map((e) => {
-      const m = /^(.*?):(\d+:\d+ .*)$/s.exec(e);
-      return m ? `${displayPath(m[1]!, cwd)}:${m[2]}` : e;
-    }),
+    ...mirror.errors.map(([file, at, message]) => `${at ? `${displayPath(file, cwd)}:${at}` : file} ${message}`),
     ...mirror.missing.map(([from, spec]) => `${displayPath(from, cwd)} imports ${spec}, which does not exist`),
   ];
   return `${lines.join('\n')}\ntoolspec call: the project's code cannot be loaded; nothing was called\n`;

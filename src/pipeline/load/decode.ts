@@ -46,7 +46,8 @@ export function firstInvalidUtf8(b: Uint8Array): { offset: number; length: numbe
       i++;
       continue;
     }
-    const n = sequenceLength(c) - 1;
+    // The bytes that follow a lead byte: C2–DF one, E0–EF two, F0–F4 three; 80–C1 and F5–FF lead no sequence.
+    const n = c < 0xc2 || c > 0xf4 ? 0 : c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
     if (n < 1) return { offset: i, length: 1 };
     // The second byte's range excludes overlong forms (E0, F0), surrogates (ED) and code points past U+10FFFF (F4).
     const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
@@ -58,14 +59,6 @@ export function firstInvalidUtf8(b: Uint8Array): { offset: number; length: numbe
     i += n + 1;
   }
   return undefined;
-}
-
-/** How many bytes a sequence with this lead byte takes; 1 for a byte that cannot lead one. */
-function sequenceLength(lead: number): number {
-  if (lead >= 0xc2 && lead <= 0xdf) return 2;
-  if (lead >= 0xe0 && lead <= 0xef) return 3;
-  if (lead >= 0xf0 && lead <= 0xf4) return 4;
-  return 1;
 }
 
 function hex(b: number): string {

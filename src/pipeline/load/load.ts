@@ -70,13 +70,125 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
   const cwd = opts.cwd ?? process.cwd();
   const source = opts.source ?? diskSource;
   const abs = path.resolve(cwd, specPath);
-  const show = (p: string) => displayPath(p, cwd);
   /** Bytes read so far, across the spec and its includes. */
-  const budget = { used: 0 };
-  const main = readSource(source, abs, show(abs), diags, budget, { lookedIn: opts.lookedIn, cache: opts.cache });
-  if (!main) return undefined;
+  let used = 0;
+
+  /**
+   * `context`, for an include: where it is named (its diagnostics point there) and the entry as written. For the
+   * main spec: where the search for it looked, when it was searched for (src/core/discover.ts).
+   */
+  const readSource = (
+    abs: string,
+    context: { from?: Span; entry?: string; lookedIn?: string | undefined } = {},
+  ): SourceFile | undefined => {
+    const shown = displayPath(abs, cwd);
+    const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
+    const where = context.from ?? start;
+    const fail = (code: DiagnosticCode, at: Span, message: string, hint: string) =>
+      void diags.add(diagnostic(code, at, message, hint));
+    let bytes: Buffer;
+    try {
+      const st = source.stat(abs);
+      if (st.kind === 'folder')
+        return fail(
+          'TS005',
+          where,
+          `${shown} is a folder, not a spec file`,
+          'name a .yaml file; to include a whole folder, end the path with /',
+        );
+      // A pipe or a device would block the read or never end.
+      if (st.kind !== 'file') return fail('TS005', where, `${shown} is not a regular file`, 'name a .yaml file');
+      // Sizes are checked before reading, so an enormous file costs a stat, not the memory to hold it.
+      if (st.size > MAX_FILE_BYTES)
+        return fail(
+          'TS037',
+          start,
+          `${shown} is ${mib(st.size)}; a spec file may hold at most ${mib(MAX_FILE_BYTES)}`,
+          'check that this is the spec you meant; a large spec can be split across files with include',
+        );
+      if (used + st.size > MAX_TOTAL_BYTES)
+        return fail(
+          'TS037',
+          where,
+          `${shown} (${mib(st.size)}) would bring the spec and its includes to ${mib(used + st.size)}; together they may hold at most ${mib(MAX_TOTAL_BYTES)}`,
+          'check the include paths: a folder include reads every .yaml file in that folder',
+        );
+      bytes = source.read(abs);
+      used += bytes.length;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      const missing = code === 'ENOENT';
+      // A misspelt name: the closest .yaml file of the folder it names, as the user would write it.
+      const meant = missing ? nearbySpecFile(source, abs) : undefined;
+      const suggestion = meant === undefined ? '' : `did you mean "${besideOf(context.entry ?? shown, meant)}"?`;
+      const searched = missing && context.lookedIn ? `; ${context.lookedIn}` : '';
+      return fail(
+        'TS005',
+        where,
+        missing ? `cannot find ${shown}${searched}` : `cannot read ${shown} (${code ?? String(e)})`,
+        context.from
+          ? `${suggestion ? `${suggestion} ` : ''}include paths are relative to the file that includes them`
+          : suggestion ||
+              (context.lookedIn
+                ? "run toolspec in your spec's folder or below it, or pass its path, e.g. toolspec validate path/to/toolspec.yaml"
+                : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml'),
+      );
+    }
+    const decoded = decodeUtf8(bytes);
+    if (!decoded.ok) {
+      const { line, column } = decoded;
+      const at = { file: shown, line, column, endLine: line, endColumn: column + 1 };
+      return fail('TS036', at, `${shown} ${decoded.message}`, decoded.hint);
+    }
+    const file = parsedFile(shown, decoded.text, abs, opts.cache);
+    for (const d of file.diagnostics) diags.add(d);
+    return file;
+  };
 
   const rootDir = path.dirname(abs);
+  /** The files an include entry names: itself, or a folder's .yaml files; none when it is refused. */
+  const resolveInclude = (file: SourceFile, entry: string, index: number): string[] => {
+    const at = file.locate(['include', index]);
+    const refuse = (why: string) => {
+      diags.add(
+        diagnostic(
+          'TS016',
+          at,
+          `include "${entry}" ${why}`,
+          "included files must lie in the spec file's folder or below it; use a relative path",
+        ),
+      );
+      return [];
+    };
+    if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
+    const target = path.resolve(path.dirname(file.absPath), entry);
+    if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
+    if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target)))
+      return refuse("is a link that points outside the spec's folder");
+    if (!/[\\/]$/.test(entry)) return [target];
+    let names: string[];
+    try {
+      names = source.list(target);
+    } catch {
+      diags.add(
+        diagnostic(
+          'TS005',
+          at,
+          `cannot read folder "${entry}"`,
+          'include paths are relative to the file that includes them',
+        ),
+      );
+      return [];
+    }
+    return names
+      .filter((n) => /\.ya?ml$/i.test(n))
+      .sort()
+      .map((n) => path.join(target, n));
+  };
+
+  const main = readSource(abs, { lookedIn: opts.lookedIn });
+  if (!main) return undefined;
+
   const spec: RawSpec = {
     main,
     files: [main],
@@ -107,7 +219,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     includes.forEach((entry, i) => {
       if (typeof entry !== 'string' || entry === '') return;
       if (/[\\/]$/.test(entry)) spec.folders.push(path.resolve(path.dirname(file.absPath), entry));
-      for (const target of resolveInclude(source, file, entry, i, rootDir, diags)) {
+      for (const target of resolveInclude(file, entry, i)) {
         const real = source.realpath(target);
         const already = seen.get(real);
         if (already) {
@@ -124,11 +236,7 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
           );
           continue;
         }
-        const child = readSource(source, target, show(target), diags, budget, {
-          from: file.locate(['include', i]),
-          entry,
-          cache: opts.cache,
-        });
+        const child = readSource(target, { from: file.locate(['include', i]), entry });
         if (!child) continue;
         seen.set(real, child);
         spec.files.push(child);
@@ -140,86 +248,6 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
   };
   visit(main, 'main');
   return spec;
-}
-
-function readSource(
-  source: FileSource,
-  abs: string,
-  shown: string,
-  diags: Diagnostics,
-  budget: { used: number },
-  /**
-   * For an include: where it is named (its diagnostics point there) and the entry as written. For the main spec:
-   * where the search for it looked, when it was searched for (src/core/discover.ts).
-   */
-  context: {
-    from?: ReturnType<SourceFile['locate']>;
-    entry?: string;
-    lookedIn?: string | undefined;
-    cache?: Store | undefined;
-  } = {},
-): SourceFile | undefined {
-  const start = { file: shown, line: 1, column: 1, endLine: 1, endColumn: 1 };
-  const where = context.from ?? start;
-  const fail = (code: DiagnosticCode, at: Span, message: string, hint: string) =>
-    void diags.add(diagnostic(code, at, message, hint));
-  let bytes: Buffer;
-  try {
-    const st = source.stat(abs);
-    if (st.kind === 'folder')
-      return fail(
-        'TS005',
-        where,
-        `${shown} is a folder, not a spec file`,
-        'name a .yaml file; to include a whole folder, end the path with /',
-      );
-    // A pipe or a device would block the read or never end.
-    if (st.kind !== 'file') return fail('TS005', where, `${shown} is not a regular file`, 'name a .yaml file');
-    // Sizes are checked before reading, so an enormous file costs a stat, not the memory to hold it.
-    if (st.size > MAX_FILE_BYTES)
-      return fail(
-        'TS037',
-        start,
-        `${shown} is ${mib(st.size)}; a spec file may hold at most ${mib(MAX_FILE_BYTES)}`,
-        'check that this is the spec you meant; a large spec can be split across files with include',
-      );
-    if (budget.used + st.size > MAX_TOTAL_BYTES)
-      return fail(
-        'TS037',
-        where,
-        `${shown} (${mib(st.size)}) would bring the spec and its includes to ${mib(budget.used + st.size)}; together they may hold at most ${mib(MAX_TOTAL_BYTES)}`,
-        'check the include paths: a folder include reads every .yaml file in that folder',
-      );
-    bytes = source.read(abs);
-    budget.used += bytes.length;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const missing = code === 'ENOENT';
-    // A misspelt name: the closest .yaml file of the folder it names, as the user would write it.
-    const meant = missing ? nearbySpecFile(source, abs) : undefined;
-    const suggestion = meant === undefined ? '' : `did you mean "${besideOf(context.entry ?? shown, meant)}"?`;
-    const searched = missing && context.lookedIn ? `; ${context.lookedIn}` : '';
-    return fail(
-      'TS005',
-      where,
-      missing ? `cannot find ${shown}${searched}` : `cannot read ${shown} (${code ?? String(e)})`,
-      context.from
-        ? `${suggestion ? `${suggestion} ` : ''}include paths are relative to the file that includes them`
-        : suggestion ||
-            (context.lookedIn
-              ? "run toolspec in your spec's folder or below it, or pass its path, e.g. toolspec validate path/to/toolspec.yaml"
-              : 'pass the path of your spec file, e.g. toolspec validate toolspec.yaml'),
-    );
-  }
-  const decoded = decodeUtf8(bytes);
-  if (!decoded.ok) {
-    const { line, column } = decoded;
-    const at = { file: shown, line, column, endLine: line, endColumn: column + 1 };
-    return fail('TS036', at, `${shown} ${decoded.message}`, decoded.hint);
-  }
-  const file = parsedFile(shown, decoded.text, abs, context.cache);
-  for (const d of file.diagnostics) diags.add(d);
-  return file;
 }
 
 /** The .yaml or .yml file beside `abs` whose name is closest to its name, if one is close enough. */
@@ -248,52 +276,6 @@ function besideOf(written: string, name: string): string {
 function mib(bytes: number): string {
   const m = bytes / 1024 / 1024;
   return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`;
-}
-
-function resolveInclude(
-  source: FileSource,
-  file: SourceFile,
-  entry: string,
-  index: number,
-  rootDir: string,
-  diags: Diagnostics,
-): string[] {
-  const at = file.locate(['include', index]);
-  const refuse = (why: string) => {
-    diags.add(
-      diagnostic(
-        'TS016',
-        at,
-        `include "${entry}" ${why}`,
-        "included files must lie in the spec file's folder or below it; use a relative path",
-      ),
-    );
-    return [];
-  };
-  if (path.isAbsolute(entry) || /^[A-Za-z]:[\\/]/.test(entry)) return refuse('is an absolute path');
-  const target = path.resolve(path.dirname(file.absPath), entry);
-  if (!isInside(rootDir, target)) return refuse("points outside the spec's folder");
-  if (exists(source, target) && !isInside(source.realpath(rootDir), source.realpath(target)))
-    return refuse("is a link that points outside the spec's folder");
-  if (!/[\\/]$/.test(entry)) return [target];
-  let names: string[];
-  try {
-    names = source.list(target);
-  } catch {
-    diags.add(
-      diagnostic(
-        'TS005',
-        at,
-        `cannot read folder "${entry}"`,
-        'include paths are relative to the file that includes them',
-      ),
-    );
-    return [];
-  }
-  return names
-    .filter((n) => /\.ya?ml$/i.test(n))
-    .sort()
-    .map((n) => path.join(target, n));
 }
 
 function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {

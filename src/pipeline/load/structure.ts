@@ -36,7 +36,6 @@ function schemaTexts(): { main: string; include: string; hash: string } {
 
 /** ajv with the spec's and the include file's schemas, as the structure check judges them. */
 function structureAjv(source: boolean): InstanceType<typeof Ajv.default> {
-  // Required here, not imported: with the build's prebuilt validators a run never loads ajv for this.
   const ajv = new (require('ajv') as typeof Ajv).default({
     allErrors: true,
     verbose: true,
