@@ -236,6 +236,14 @@ describe('toolspec call (in process, on a project in the repository)', () => {
     fs.writeFileSync(copy, [first, 'globalThis.__edited = true;', ...rest].join('\n'));
     expect((await runMain(['call', 'shout', 'text=a'], dir)).code).toBe(0);
     expect(fs.readFileSync(copy, 'utf8')).toBe(made);
+    // A first line whose hashes hold but whose import list is not a list of strings: made again, not trusted.
+    for (const list of ['[oops]', '[1]']) {
+      fs.writeFileSync(copy, [first!.replace(/\[.*\]$/, list), ...rest].join('\n'));
+      const r = await runMain(['call', 'shout', 'text=a'], dir);
+      expect(r.code).toBe(0);
+      expect(r.stderr).not.toContain('Error');
+      expect(fs.readFileSync(copy, 'utf8')).toBe(made);
+    }
 
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'toolspec-elsewhere-'));
     fs.rmSync(copies, { recursive: true });

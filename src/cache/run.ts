@@ -115,8 +115,10 @@ async function transpiled(
   const hash = sha256(`${FINGERPRINT}\n${file}\n${text}`);
   const copy = readText(out) ?? '';
   const head = HEAD.exec(copy);
-  if (head && head[1] === hash && sha256(copy.slice(head[0].length)) === head[2])
-    return JSON.parse(head[3]!) as string[];
+  if (head && head[1] === hash && sha256(copy.slice(head[0].length)) === head[2]) {
+    const kept = importList(head[3]!);
+    if (kept) return kept;
+  }
   const ts = await typescript();
   const result = ts.transpileModule(text, {
     fileName: file,
@@ -135,6 +137,16 @@ async function transpiled(
   const body = withSourceMap(result.outputText, result.sourceMapText, file);
   writeIfChanged(root, out, `// toolspec-run ${hash} ${sha256(body)} ${JSON.stringify(imports)}\n${body}`);
   return imports;
+}
+
+/** A copy's import list as its first line gives it, or undefined when it is not a JSON list of strings (edited). */
+function importList(json: string): string[] | undefined {
+  try {
+    const list: unknown = JSON.parse(json);
+    return Array.isArray(list) && list.every((s) => typeof s === 'string') ? list : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function relativeImports(ts: typeof TS, text: string): string[] {
