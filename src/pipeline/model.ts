@@ -73,7 +73,6 @@ export interface ValidatorCode {
   source: string;
   /** Property names the schema shares with Object.prototype: compiled renamed, and guarded at run time. */
   inherited: string[];
-  kind: SchemaKind;
 }
 
 /** The loader's compiled validators, by tool name: what generate turns into validators.ts. */
