@@ -55,22 +55,16 @@ export interface HandlerPlan {
 }
 
 /**
- * The handler modules of a folder: `.ts` files, no declarations or tests, that export `handler` (a folder named x.ts,
- * or a file gone meanwhile, is none).
- */
-export function handlerModules(dir: string): string[] {
-  return namesIn(dir)
-    .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n))
-    .sort()
-    .filter((n) => EXPORTS_HANDLER.test(readText(path.join(dir, n)) ?? ''));
-}
-
-/**
  * What the handlers folder holds against the spec's tools. A tool with no module takes the module of the first of
  * its former names that has one; the modules of its other former names stay, as blocked moves (one module per tool).
  */
 export function planHandlers(handlersDir: string, tools: readonly RenameTool[]): HandlerPlan {
-  const modules = handlerModules(handlersDir);
+  // The handler modules: `.ts` files, no declarations or tests, that export `handler` (a folder named x.ts, or a file
+  // gone meanwhile, is none).
+  const modules = namesIn(handlersDir)
+    .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n))
+    .sort()
+    .filter((n) => EXPORTS_HANDLER.test(readText(path.join(handlersDir, n)) ?? ''));
   const present = new Set(modules);
   const owned = new Set(tools.map((t) => path.basename(t.handler)));
   const plan: HandlerPlan = { moves: [], blocked: [], orphans: [], missing: [] };
