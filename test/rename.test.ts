@@ -280,7 +280,7 @@ describe('the moved module: its references to the tool renamed, the rest kept by
       from: 'search',
       tool: 'search_all',
       typeName: 'SearchAll',
-      file: '/p/src/handlers/search_all.ts',
+      target: '/p/src/handlers/search_all.ts',
       generatedDir: '/p/src/generated',
     });
     expect(out).toBe(

@@ -4,10 +4,9 @@
  * modules are this tool's to take) and where the spec defines it; and the prompts' and resources' handler modules.
  */
 import path from 'node:path';
-import { handlerFileName } from '../core/names.js';
 import { toolTypeNames } from '../pipeline/emit/types.js';
 import type { ServerModel } from '../pipeline/model.js';
-import { primitiveHandlerFile } from '../pipeline/emit/primitives.js';
+import { handlerFile } from '../pipeline/emit/primitives.js';
 
 export type CheckSubject = ReturnType<typeof subjectOf>;
 export type SubjectTool = CheckSubject['tools'][number];
@@ -31,14 +30,14 @@ export function subjectOf(model: ServerModel) {
         input: n.input,
         ...(n.output ? { output: n.output } : {}),
         inputSchema: t.input.schema,
-        handler: path.join(handlersDir, handlerFileName(t)),
+        handler: path.resolve(model.rootDir, handlerFile(model, t)),
         ...(t.renamedFrom ? { renamedFrom: t.renamedFrom } : {}),
         source: t.source,
       };
     }),
     primitives: [
-      ...model.prompts.map((p) => primitive('prompt', p.name, primitiveHandlerFile(model, p))),
-      ...model.resources.map((r) => primitive('resource', r.name, primitiveHandlerFile(model, r))),
+      ...model.prompts.map((p) => primitive('prompt', p.name, handlerFile(model, p))),
+      ...model.resources.map((r) => primitive('resource', r.name, handlerFile(model, r))),
     ],
   };
 }

@@ -115,19 +115,12 @@ export async function generateCommand(input: GenerateInput): Promise<GenerateRes
   const moves = await Promise.all(
     [...plan.moves, ...plan.blocked].map(async (m) => {
       const original = fs.readFileSync(m.source, 'utf8');
-      const tool = model.tools.find((t) => t.name === m.tool)!;
-      const contents = await renames.rewriteHandler(original, {
-        from: m.from,
-        tool: m.tool,
-        typeName: tool.typeName,
-        file: m.target,
-        generatedDir: subject.generatedDir,
-      });
+      const { typeName } = model.tools.find((t) => t.name === m.tool)!;
+      const contents = await renames.rewriteHandler(original, { ...m, typeName, generatedDir: subject.generatedDir });
       return { source: m.source, target: m.target, original, contents };
     }),
   );
-  const files = result.output!;
-  const report = writeOutput(model.rootDir, model.options, files, moves);
+  const report = writeOutput(model.rootDir, model.options, result.output!, moves);
   const summary: GenerateSummary = {
     ...report,
     ...countsOf(model),

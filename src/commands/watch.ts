@@ -38,7 +38,16 @@ export async function watchGenerate(input: WatchInput): Promise<number> {
     run: async (cause) => {
       const started = performance.now();
       const { result, problem } = await runGenerate(input);
-      report(input, cause, result, problem, Math.round(performance.now() - started));
+      const ms = Math.round(performance.now() - started);
+      const time = new Date();
+      if (!result) input.err(`toolspec: ${problem}`);
+      if (input.format === 'json') {
+        const what = result ? result.json : { ok: false, spec: input.spec, error: problem };
+        input.out(JSON.stringify({ time: time.toISOString(), changes: cause ?? [], ...what, ms }));
+      } else {
+        if (result?.notes) input.err(result.notes);
+        input.out(`${clock(time)} ${cause ? describeChanges(cause) : 'start'} → ${outcome(result)}`);
+      }
       if (!result) return undefined;
       if (result.outputDirs.length) skip = result.outputDirs; // an invalid spec names none: keep the last ones
       return { files: result.inputs.files, folders: result.inputs.folders, loose: result.code === 2, skip };
@@ -57,28 +66,15 @@ export async function runGenerate(input: GenerateInput): Promise<{ result?: Gene
   }
 }
 
-function report(
-  input: WatchInput,
-  cause: Change[] | undefined,
-  result: GenerateResult | undefined,
-  problem: string | undefined,
-  ms: number,
-): void {
-  const time = new Date();
-  if (!result) input.err(`toolspec: ${problem}`);
-  if (input.format === 'json') {
-    const what = result ? result.json : { ok: false, spec: input.spec, error: problem };
-    return input.out(JSON.stringify({ time: time.toISOString(), changes: cause ?? [], ...what, ms }));
-  }
-  const head = `${clock(time)} ${cause ? describeChanges(cause) : 'start'} →`;
-  if (!result) return input.out(`${head} failed; nothing written, still watching`);
-  if (result.notes) input.err(result.notes);
-  if (!result.summary) return input.out(`${head} ${result.failure}; nothing written, still watching`);
-  const created = result.summary.created.length
-    ? `; created ${result.summary.created.join(', ')} (stubs to fill in)`
-    : '';
-  const moved = result.summary.moved.map((m) => `; moved ${m.from} to ${m.to} (renamed tool)`).join('');
-  input.out(`${head} ${formatSummary(result.summary)}${moved}${created}`);
+/** What a run did, as its line says after the arrow. */
+function outcome(result: GenerateResult | undefined): string {
+  if (!result?.summary) return `${result?.failure ?? 'failed'}; nothing written, still watching`;
+  const { created, moved } = result.summary;
+  return (
+    formatSummary(result.summary) +
+    moved.map((m) => `; moved ${m.from} to ${m.to} (renamed tool)`).join('') +
+    (created.length ? `; created ${created.join(', ')} (stubs to fill in)` : '')
+  );
 }
 
 /** What a run read, and so what the loop watches until the next run. */

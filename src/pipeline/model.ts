@@ -16,13 +16,6 @@ export interface ServerInfo {
   icons?: Icon[];
 }
 
-export interface RegistryInfo {
-  name: string;
-  description?: string;
-  repository?: string;
-  remote?: string;
-}
-
 export interface Icon {
   src: string;
   mimeType?: string;
@@ -73,7 +66,6 @@ export interface ValidatorCode {
   source: string;
   /** Property names the schema shares with Object.prototype: compiled renamed, and guarded at run time. */
   inherited: string[];
-  kind: SchemaKind;
 }
 
 /** The loader's compiled validators, by tool name: what generate turns into validators.ts. */
@@ -268,7 +260,7 @@ export interface ServerModel {
   files: string[];
   server: ServerInfo;
   /** The server's MCP Registry entry (spec `server.registry`): generate writes server.json. Not sent to clients. */
-  registry?: RegistryInfo;
+  registry?: { name: string; description?: string; repository?: string; remote?: string };
   /** Absent: the server takes no tokens (an `authenticate` hook may still be given in code). */
   auth?: AuthModel;
   options: Options;

@@ -24,7 +24,7 @@ export interface RenameTool {
   /** Absolute path of its handler module. */
   handler: string;
   renamedFrom?: string[];
-  source?: { file: string; line: number; column: number };
+  source: { file: string; line: number; column: number };
 }
 
 /** A former name's handler module and the module it becomes. */
@@ -55,22 +55,16 @@ export interface HandlerPlan {
 }
 
 /**
- * The handler modules of a folder: `.ts` files, no declarations or tests, that export `handler` (a folder named x.ts,
- * or a file gone meanwhile, is none).
- */
-export function handlerModules(dir: string): string[] {
-  return namesIn(dir)
-    .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n))
-    .sort()
-    .filter((n) => EXPORTS_HANDLER.test(readText(path.join(dir, n)) ?? ''));
-}
-
-/**
  * What the handlers folder holds against the spec's tools. A tool with no module takes the module of the first of
  * its former names that has one; the modules of its other former names stay, as blocked moves (one module per tool).
  */
 export function planHandlers(handlersDir: string, tools: readonly RenameTool[]): HandlerPlan {
-  const modules = handlerModules(handlersDir);
+  // The handler modules: `.ts` files, no declarations or tests, that export `handler` (a folder named x.ts, or a file
+  // gone meanwhile, is none).
+  const modules = namesIn(handlersDir)
+    .filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts') && !/\.(test|spec)\.ts$/.test(n))
+    .sort()
+    .filter((n) => EXPORTS_HANDLER.test(readText(path.join(handlersDir, n)) ?? ''));
   const present = new Set(modules);
   const owned = new Set(tools.map((t) => path.basename(t.handler)));
   const plan: HandlerPlan = { moves: [], blocked: [], orphans: [], missing: [] };
@@ -166,9 +160,8 @@ export const NEW_STUBS_FLAG = '--new-stubs';
  */
 export function renameQuestions(plan: HandlerPlan, cwd: string): { tool: string; diagnostic: Diagnostic }[] {
   const likely = likelyRenames(plan);
-  const place = (tool: RenameTool) => tool.source ?? { file: '?', line: 1, column: 1 };
-  const spanAt = (tool: RenameTool) => ({ ...place(tool), endLine: place(tool).line, endColumn: place(tool).column });
-  const where = (tool: RenameTool) => `${place(tool).file}:${place(tool).line}:${place(tool).column}`;
+  const spanAt = ({ source: s }: RenameTool) => ({ ...s, endLine: s.line, endColumn: s.column });
+  const where = ({ source: s }: RenameTool) => `${s.file}:${s.line}:${s.column}`;
   const paired = plan.missing.flatMap((tool) => {
     const orphan = likely.get(tool);
     if (!orphan) return [];
@@ -199,12 +192,12 @@ export function renameQuestions(plan: HandlerPlan, cwd: string): { tool: string;
 /**
  * A moved handler module's text, its references to its tool renamed: `Handler<'old'>` becomes `Handler<'new'>`,
  * and the old tool's type names imported from the generated folder (`OldInput`, `OldOutput`, `OldArguments`) become
- * the new tool's, where they are used too. The rest of the text is kept byte for byte. `generatedDir` and `file` are
+ * the new tool's, where they are used too. The rest of the text is kept byte for byte. `generatedDir` and `target` are
  * absolute: the module's imports are resolved against them.
  */
 export async function rewriteHandler(
   text: string,
-  move: { from: string; tool: string; typeName: string; file: string; generatedDir: string },
+  move: Pick<HandlerMove, 'from' | 'tool' | 'target'> & { typeName: string; generatedDir: string },
 ): Promise<string> {
   const { Project, SyntaxKind } = await import('ts-morph');
   const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { allowJs: false } });
@@ -213,7 +206,7 @@ export async function rewriteHandler(
   const generated = sf.getImportDeclarations().filter((decl) => {
     const spec = decl.getModuleSpecifierValue();
     if (!spec.startsWith('.')) return false;
-    const rel = path.relative(move.generatedDir, path.resolve(path.dirname(move.file), spec));
+    const rel = path.relative(move.generatedDir, path.resolve(path.dirname(move.target), spec));
     return !rel.startsWith('..') && !path.isAbsolute(rel);
   });
   const fromGenerated = new Set(

@@ -287,11 +287,8 @@ function swapGeneration(
   const staleNames = new Set([...stale].map((abs) => path.basename(abs)));
   fs.mkdirSync(stage, { recursive: true });
   try {
-    for (const name of fs.existsSync(genDir) ? fs.readdirSync(genDir) : []) {
-      const from = path.join(genDir, name);
-      if (changed.has(name) || staleNames.has(name)) continue;
-      carryOver(from, path.join(stage, name));
-    }
+    for (const name of fs.existsSync(genDir) ? fs.readdirSync(genDir) : [])
+      if (!changed.has(name) && !staleNames.has(name)) carryOver(path.join(genDir, name), path.join(stage, name));
     for (const [name, contents] of changed) {
       writeFile(path.join(stage, name), contents);
       failpoint('staged-file');

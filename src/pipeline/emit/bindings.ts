@@ -2,11 +2,9 @@
  * tools.ts: what the server needs besides handlers: its identity, the manifest and each tool's validators.
  * registry.ts: each tool bound to its handler module.
  */
-import path from 'node:path';
 import type { ServerModel, ToolModel } from '../model.js';
-import { handlerFileName } from '../../core/names.js';
 import { objectRoot } from '../schema/keywords.js';
-import { importFromGenerated } from './primitives.js';
+import { handlerFile, importFromGenerated } from './primitives.js';
 import { commentLine, key, literal, str } from './text.js';
 import { toolTypeNames } from './types.js';
 import { validatorName } from './validators.js';
@@ -82,7 +80,7 @@ ${rows.join('\n')}
 
 export function emitRegistry(model: ServerModel): string[] {
   const rows = model.tools.map((t) => {
-    const handler = importFromGenerated(model, path.posix.join(model.options.handlersDir, handlerFileName(t)));
+    const handler = importFromGenerated(model, handlerFile(model, t));
     return `${key(t.name)}: lazy(() => import(${str(handler)})),`;
   });
   return [

@@ -5,14 +5,13 @@
  */
 import path from 'node:path';
 import type { CompiledValidators, ServerModel } from '../model.js';
-import { handlerFileName } from '../../core/names.js';
 import { emitRegistry, emitTools } from './bindings.js';
 import { emitClient } from './client.js';
 import { emitContract } from './contract.js';
 import { emitExamples, hasExamples } from './examples.js';
 import { formatPieces, normalizeText, type PieceStore } from './format.js';
 import { emitManifestJson, emitManifestModule } from './manifest.js';
-import { emitPrimitives, emitPrimitiveStub, primitiveHandlerFile } from './primitives.js';
+import { emitPrimitives, emitPrimitiveStub, handlerFile } from './primitives.js';
 import { emitStub } from './stub.js';
 import { AUTH_VERIFIER, EXAMPLES_RUNNER, STATIC_FILES } from './templates.js';
 import { header } from './text.js';
@@ -96,11 +95,10 @@ export async function generate(
     const contents = normalizeText(await formatPieces(pieces(target), store));
     files.push({ path: target, contents, kind: 'handler', ...(tool ? { tool } : {}) });
   };
-  for (const t of model.tools)
-    await stub(`${model.options.handlersDir}/${handlerFileName(t)}`, (f) => emitStub(model, t, f), t.name);
+  for (const t of model.tools) await stub(handlerFile(model, t), (f) => emitStub(model, t, f), t.name);
   // Prompts' and resources' stubs: created once, never overwritten, like the tools'.
   for (const p of [...model.prompts, ...model.resources])
-    await stub(primitiveHandlerFile(model, p), (f) => emitPrimitiveStub(model, p, f));
+    await stub(handlerFile(model, p), (f) => emitPrimitiveStub(model, p, f));
   return files.sort((a, b) =>
     a.kind === b.kind ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.kind === 'generated' ? -1 : 1,
   );

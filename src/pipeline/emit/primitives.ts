@@ -8,9 +8,11 @@ import type { PromptArgumentModel, PromptModel, ResourceModel, ServerModel, Temp
 import { handlerFileName } from '../../core/names.js';
 import { commentBody, commentLine, key, literal, str } from './text.js';
 
-/** Where a prompt's or a resource's handler module is: in its own folder below options.handlersDir. */
-export const primitiveHandlerFile = (model: ServerModel, item: PromptModel | ResourceModel) =>
-  path.posix.join(model.options.handlersDir, 'kind' in item ? 'resources' : 'prompts', handlerFileName(item));
+/** Where a handler module is, below options.handlersDir: a tool's at the top, a prompt's or a resource's in a folder. */
+export function handlerFile(model: ServerModel, item: ServerModel['tools' | 'prompts' | 'resources'][number]): string {
+  const folder = 'input' in item ? '' : 'kind' in item ? 'resources' : 'prompts';
+  return path.posix.join(model.options.handlersDir, folder, handlerFileName(item));
+}
 
 /** The import specifier of a module of the project, from the generated folder. */
 export function importFromGenerated(model: ServerModel, file: string): string {
@@ -39,7 +41,7 @@ export function emitPrimitives(model: ServerModel): string[] {
   const modules = (kind: 'Prompt' | 'Resource', list: readonly (PromptModel | ResourceModel)[]): string => {
     const name = `${kind.toLowerCase()}Modules`;
     const rows = list.map((p) => {
-      const file = importFromGenerated(model, primitiveHandlerFile(model, p));
+      const file = importFromGenerated(model, handlerFile(model, p));
       return `${key(p.name)}: () => import(${str(file)}),`;
     });
     const type = `{ [Name in ${kind}Name]: () => Promise<${kind}Module<Name>> }`;

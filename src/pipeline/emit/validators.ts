@@ -31,7 +31,7 @@ export function emitValidators(model: ServerModel, compiled: CompiledValidators)
     });
     const fn = `(() => {\n${body.trimEnd()}\nreturn ${head[1]};\n})()`;
     const value = v.inherited.length
-      ? `guardInherited(${fn}, ${JSON.stringify(v.inherited)}, ${v.kind === 'output'})`
+      ? `guardInherited(${fn}, ${JSON.stringify(v.inherited)}, ${which === 'outputSchema'})`
       : fn;
     guarded ||= v.inherited.length > 0;
     imported.push(type);

@@ -211,9 +211,47 @@ export function loadSpec(specPath: string, diags: Diagnostics, opts: LoadOptions
     const data = file.value;
     if (!isObject(data)) return;
     if (kind === 'main') spec.root = data;
-    collectDefs(file, data, spec, diags);
-    for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const)
-      collectItems(file, data, kind, spec, diags);
+    const defs = data['$defs'];
+    for (const [name, value] of isObject(defs) ? Object.entries(defs) : []) {
+      const prev = spec.defs.get(name);
+      if (!prev) {
+        spec.defs.set(name, { value, file, path: ['$defs', name] });
+        continue;
+      }
+      const p = prev.file.locate(prev.path, { key: true });
+      diags.add(
+        diagnostic(
+          'TS018',
+          file.locate(['$defs', name], { key: true }),
+          `$defs "${name}" is defined twice`,
+          `it is defined first at ${p.file}:${p.line}:${p.column}; shared $defs form one namespace across all included files`,
+        ),
+      );
+    }
+    // Each list in order. Past MAX_TOOLS tools (counted across files) the rest are left out, so no more schemas are
+    // checked than a server may hold, and the first one left out is reported.
+    for (const list of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const) {
+      const items = data[list];
+      if (!Array.isArray(items)) continue;
+      for (const [i, value] of items.entries()) {
+        if (!isObject(value)) continue;
+        if (list === 'tools' && spec.tools.length === MAX_TOOLS) {
+          const more = items.length - i;
+          if (!spec.tooManyTools)
+            diags.add(
+              diagnostic(
+                'TS037',
+                file.locate(['tools', i]),
+                `the spec has more than ${MAX_TOOLS} tools: this is tool ${MAX_TOOLS + 1}${more > 1 ? `, and ${more - 1} more follow in this file` : ''}`,
+                `a server may have at most ${MAX_TOOLS} tools (clients and models handle a few hundred at most); the tools past the limit were not checked`,
+              ),
+            );
+          spec.tooManyTools = true;
+          break;
+        }
+        spec[list].push({ value, file, path: [list, i] });
+      }
+    }
     const includes = data['include'];
     if (!Array.isArray(includes)) return;
     includes.forEach((entry, i) => {
@@ -276,60 +314,6 @@ function besideOf(written: string, name: string): string {
 function mib(bytes: number): string {
   const m = bytes / 1024 / 1024;
   return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`;
-}
-
-function collectDefs(file: SourceFile, data: Record<string, unknown>, spec: RawSpec, diags: Diagnostics): void {
-  const defs = data['$defs'];
-  if (!isObject(defs)) return;
-  for (const [name, value] of Object.entries(defs)) {
-    const prev = spec.defs.get(name);
-    if (prev) {
-      const p = prev.file.locate(prev.path, { key: true });
-      diags.add(
-        diagnostic(
-          'TS018',
-          file.locate(['$defs', name], { key: true }),
-          `$defs "${name}" is defined twice`,
-          `it is defined first at ${p.file}:${p.line}:${p.column}; shared $defs form one namespace across all included files`,
-        ),
-      );
-      continue;
-    }
-    spec.defs.set(name, { value, file, path: ['$defs', name] });
-  }
-}
-
-/**
- * One file's tools, prompts, resources or resource templates, in order. Past MAX_TOOLS tools (counted across files)
- * the rest are left out, so no more schemas are checked than a server may hold, and the first one left out is reported.
- */
-function collectItems(
-  file: SourceFile,
-  data: Record<string, unknown>,
-  kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates',
-  spec: RawSpec,
-  diags: Diagnostics,
-): void {
-  const items = data[kind];
-  if (!Array.isArray(items)) return;
-  for (const [i, value] of items.entries()) {
-    if (!isObject(value)) continue;
-    if (kind === 'tools' && spec.tools.length === MAX_TOOLS) {
-      if (spec.tooManyTools) return;
-      const more = items.length - i;
-      diags.add(
-        diagnostic(
-          'TS037',
-          file.locate(['tools', i]),
-          `the spec has more than ${MAX_TOOLS} tools: this is tool ${MAX_TOOLS + 1}${more > 1 ? `, and ${more - 1} more follow in this file` : ''}`,
-          `a server may have at most ${MAX_TOOLS} tools (clients and models handle a few hundred at most); the tools past the limit were not checked`,
-        ),
-      );
-      spec.tooManyTools = true;
-      return;
-    }
-    spec[kind].push({ value, file, path: [kind, i] });
-  }
 }
 
 function exists(source: FileSource, abs: string): boolean {

@@ -104,7 +104,7 @@ export function compiledSchema(
 ) {
   let live: ReturnType<typeof compileSchema> | undefined;
   return {
-    code: { source: code.source, inherited: code.inherited, kind },
+    code: { source: code.source, inherited: code.inherited },
     get ajv() {
       return (live ??= compileSchema(schema, dialect, kind)).ajv;
     },
