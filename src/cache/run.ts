@@ -72,17 +72,13 @@ export async function mirrorModules(input: MirrorInput): Promise<Mirror> {
     seen.add(file);
     const text = input.overrides.get(file) ?? readText(file);
     if (text === undefined) continue;
-    const out = outputOf(file);
-    let imports: string[] = [];
-    if (TS_EXT.test(file)) {
-      const done = await transpiled(root, file, text, out, typescript, mirror);
-      if (!done) continue;
-      imports = done;
-    } else {
+    let imports: string[] | undefined = [];
+    if (TS_EXT.test(file)) imports = await transpiled(root, file, text, outputOf(file), typescript, mirror);
+    else {
       if (JS_EXT.test(file)) imports = relativeImports(await typescript(), text);
-      writeIfChanged(root, out, text);
+      writeIfChanged(root, outputOf(file), text);
     }
-    for (const spec of imports) {
+    for (const spec of imports ?? []) {
       const target = resolveImport(file, spec, input.overrides);
       // A module left out on purpose (another tool's handler, loaded only when called) may be missing too: a tool
       // new in the spec, with no stub yet, blocks nothing but itself.
@@ -175,13 +171,11 @@ function compilerOptions(ts: typeof TS): TS.CompilerOptions {
 /** The file a relative specifier means: `./x.js` is x.ts when there is one (the NodeNext convention), else x.js. */
 function resolveImport(from: string, spec: string, overrides: ReadonlyMap<string, string>): string | undefined {
   const base = path.resolve(path.dirname(from), spec.split(/[?#]/, 1)[0]!);
-  const candidates = /\.js$/.test(base)
-    ? [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), base]
-    : /\.mjs$/.test(base)
-      ? [base.replace(/\.mjs$/, '.mts'), base]
-      : /\.cjs$/.test(base)
-        ? [base.replace(/\.cjs$/, '.cts'), base]
-        : [base, `${base}.ts`, path.join(base, 'index.ts')];
+  // .js, .mjs, .cjs: the same name with `ts` for `js` (x.mts for x.mjs), and for .js also .tsx.
+  const stem = /\.[mc]?js$/.test(base) ? base.slice(0, -'js'.length) : undefined;
+  const candidates = stem
+    ? [`${stem}ts`, ...(base.endsWith('.js') ? [`${stem}tsx`] : []), base]
+    : [base, `${base}.ts`, path.join(base, 'index.ts')];
   return candidates.find((c) => overrides.has(c) || isFile(c));
 }
 

@@ -7,7 +7,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { manifestTools } from '../pipeline/emit/manifest.js';
 import { lintLoaded } from '../lint/index.js';
@@ -60,35 +59,23 @@ function unplace(text: string, source: SourceFile, positions: readonly number[])
 
 /**
  * Which tool a diagnostic is about (by the tools' places in the text), and the path inside it, e.g.
- * "inputSchema.properties.q.type": the innermost node at the diagnostic's place, walked down from the root.
+ * "inputSchema.properties.q.type": the deepest key or item whose text, from its key to the end of its value,
+ * holds the diagnostic's place.
  */
 function placeOf(d: Pick<Diagnostic, 'line' | 'column'>, source: SourceFile): { index?: number; where?: string } {
-  const offset = (source.lineCounter.lineStarts[d.line - 1] ?? 0) + d.column - 1;
+  const offset = (line: number, column: number) => (source.lineCounter.lineStarts[line - 1] ?? 0) + column - 1;
+  const at = offset(d.line, d.column);
   const path: (string | number)[] = [];
-  for (let node = source.document.contents as Node | null; node;) {
-    let next: Node | null = null;
-    if (isMap(node)) {
-      for (const pair of node.items) {
-        const k = pair.key as Node | null;
-        const v = pair.value as Node | null;
-        const start = k?.range?.[0] ?? v?.range?.[0];
-        const end = v?.range?.[2] ?? k?.range?.[2];
-        if (start === undefined || end === undefined || offset < start || offset >= end) continue;
-        path.push(isScalar(k) ? String(k.value) : '?');
-        next = v?.range && offset >= v.range[0] ? v : null;
-        break;
-      }
-    } else if (isSeq(node)) {
-      const i = node.items.findIndex((item) => {
-        const r = (item as Node).range;
-        return r && offset >= r[0] && offset < r[2];
-      });
-      if (i >= 0) {
-        path.push(i);
-        next = node.items[i] as Node;
-      }
-    }
-    node = next;
+  for (let value = source.value; ;) {
+    const keys = Array.isArray(value) ? value.map((_, i) => i) : isObject(value) ? Object.keys(value) : [];
+    const key = keys.find((k) => {
+      const { line, column } = source.locate([...path, k], { key: true });
+      const { endLine, endColumn } = source.locate([...path, k]);
+      return offset(line, column) <= at && at < offset(endLine, endColumn);
+    });
+    if (key === undefined) break;
+    path.push(key);
+    value = (value as Record<string | number, unknown>)[key];
   }
   const index = path[0] === 'tools' && typeof path[1] === 'number' ? path[1] : undefined;
   const where = (index === undefined ? path : path.slice(2))
