@@ -9,7 +9,6 @@ import { checkContracts } from './contracts.js';
 import { checkCoverage } from './coverage.js';
 import type { Finding } from './findings.js';
 import { checkGenerated } from './generated.js';
-import { checkPrimitiveHandlers } from './primitives.js';
 import { subjectOf } from './subject.js';
 
 const byPlace = (a: Finding, b: Finding) =>
@@ -19,13 +18,6 @@ export async function checkProject(model: ServerModel, files: readonly OutputFil
   const generated = checkGenerated(model, files, cwd);
   const subject = subjectOf(model);
   const coverage = checkCoverage(subject, cwd);
-  const contracts = await checkContracts(subject, coverage.handlers, cwd, files);
-  const primitives = await checkPrimitiveHandlers(subject, cwd, files);
-  // A module shared by tools' and prompts' or resources' handlers is read by both checks: one finding each.
-  const seen = new Set<string>();
-  const handlers = [...coverage.findings, ...contracts, ...primitives].filter((f) => {
-    const key = [f.kind, f.tool, f.file, f.line, f.column, f.message, f.expected, f.actual].join('\0');
-    return !seen.has(key) && seen.add(key);
-  });
+  const handlers = [...coverage.findings, ...(await checkContracts(subject, coverage, cwd, files))];
   return [...generated.sort(byPlace), ...handlers.sort(byPlace)];
 }

@@ -1,8 +1,10 @@
 /**
  * Contracts: each handler module read with the TypeScript type checker, against the contract generated in memory
- * from the spec (not the files on disk, which may be stale). A handler fits when its `handler` export is assignable
- * to `Handler<'tool'>`, its file type-checks, and nothing in its signature is `any`. The compiler (the one ts-morph
- * bundles) is loaded only when there are handlers to read.
+ * from the spec (not the files on disk, which may be stale). A tool's handler fits when its `handler` export is
+ * assignable to `Handler<'tool'>`, its file type-checks, and nothing in its signature is `any`; a prompt's or
+ * resource's module when it is assignable to `PromptModule<'name'>` or `ResourceModule<'name'>` (its `handler`, and
+ * its `complete` where the spec says `complete: handler`). One program reads them all. The compiler (the one
+ * ts-morph bundles) is loaded only when there are handlers to read.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +12,7 @@ import type { ts } from 'ts-morph';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import { displayPath } from '../core/paths.js';
 import { isObject } from '../pipeline/schema/keywords.js';
-import type { CheckSubject, SubjectTool } from './subject.js';
+import type { CheckSubject, PrimitiveHandler, SubjectTool } from './subject.js';
 import type { Finding } from './findings.js';
 
 /** The generated modules that handler types depend on (contract.ts imports types.ts and context.ts; stubs import dispatcher.ts). */
@@ -89,17 +91,19 @@ function compilerOptions(api: typeof ts, rootDir: string): ts.CompilerOptions {
 }
 
 /**
- * A check's program. In memory: the contract as the spec says it is now (`files`), only the modules a handler's
- * types come from (parsing the validators or the manifest would cost more than all the checking); and the check file
- * `name` in the generated folder, `head`, then two lines per module, its import and its assignment to its contract
- * (`lines(specifier, i)`), whose errors say how a module misses. Its roots are that file and the modules: the
+ * The check's program. In memory: the contract as the spec says it is now (`files`), only the modules a handler's
+ * types come from (parsing the validators or the manifest would cost more than all the checking); and a check file
+ * in the generated folder, two lines per module, its import and its assignment to its contract, whose errors say how
+ * a module misses: `export const c3: Handler<'tool'> = handler3;` for a tool's handler, `export const c4:
+ * PromptModule<'name'> = m4;` for a prompt's or resource's module. Its roots are that file and the modules: the
  * contract's modules come in through their imports, and only those a module reaches; nothing else the tsconfig
- * includes can change whether one fits.
+ * includes can change whether one fits. Returns each module's errors in the check file, in order, and whether each
+ * is in its assignment.
  */
-export async function checkProgram(
+async function checkProgram(
   subject: { rootDir: string; generatedDir: string },
   files: readonly OutputFile[],
-  check: { name: string; head: string; modules: readonly string[]; lines: (specifier: string, i: number) => string },
+  modules: readonly { module: string; contract: string; name: string; tool?: boolean }[],
 ) {
   const { ts: api, libFolderInMemoryPath: libDir, getLibFiles } = await import('@ts-morph/common');
   libFiles ??= new Map(getLibFiles().map((f) => [path.posix.join(libDir, f.fileName), f.text]));
@@ -108,16 +112,26 @@ export async function checkProgram(
     if (f.kind === 'generated' && CONTRACT_MODULES.includes(path.posix.basename(f.path)))
       memory.set(path.resolve(subject.rootDir, f.path), f.contents);
   }
-  const lines = check.modules.map((abs, i) => {
-    const spec = path.relative(subject.generatedDir, abs).split(path.sep).join('/').replace(/\.ts$/, '.js');
-    return check.lines(spec.startsWith('.') ? spec : `./${spec}`, i);
+  const lines = modules.map((m, i) => {
+    const rel = path.relative(subject.generatedDir, m.module).split(path.sep).join('/').replace(/\.ts$/, '.js');
+    const [binding, value] = m.tool ? [`{ handler as handler${i} }`, `handler${i}`] : [`* as m${i}`, `m${i}`];
+    const spec = JSON.stringify(rel.startsWith('.') ? rel : `./${rel}`);
+    return `import ${binding} from ${spec};\nexport const c${i}: ${m.contract}<${JSON.stringify(m.name)}> = ${value};`;
   });
-  const checkPath = path.join(subject.generatedDir, check.name);
-  memory.set(checkPath, `${check.head}\n${lines.join('\n')}\n`);
+  const head = `import type { ${[...new Set(modules.map((m) => m.contract))].join(', ')} } from './contract.js';`;
+  const checkPath = path.join(subject.generatedDir, '__toolspec_check__.ts');
+  memory.set(checkPath, `${head}\n${lines.join('\n')}\n`);
   const options = compilerOptions(api, subject.rootDir);
   const host = compilerHost(api, options, memory, { dir: libDir, files: libFiles });
-  const program = api.createProgram({ rootNames: [checkPath, ...check.modules], options, host });
-  return { ts: api, program, checkSf: program.getSourceFile(checkPath)! };
+  const program = api.createProgram({ rootNames: [checkPath, ...modules.map((m) => m.module)], options, host });
+  const checkSf = program.getSourceFile(checkPath)!;
+  const errors = modules.map((): { d: ts.Diagnostic; assignment: boolean }[] => []);
+  for (const d of program.getSemanticDiagnostics(checkSf)) {
+    if (d.category !== api.DiagnosticCategory.Error || d.start === undefined) continue;
+    const line = checkSf.getLineAndCharacterOfPosition(d.start).line - 1;
+    errors[Math.floor(line / 2)]?.push({ d, assignment: line % 2 === 1 });
+  }
+  return { ts: api, program, errors };
 }
 
 /** The errors in a file of the program itself (not in what it imports). */
@@ -126,64 +140,30 @@ const errorsIn = (api: typeof ts, program: ts.Program, sf: ts.SourceFile) =>
     (d) => d.category === api.DiagnosticCategory.Error && d.file === sf,
   );
 
-/**
- * The first line of each error in the project's own modules in a check's program but `skip`, as findings of no
- * tool: the handlers, and the modules they import (shared code), directly or not. Not the generated folder, the
- * packages, the lib or declaration files (the compiler's lib files, lib.*.d.ts, are declaration files too).
- */
-export function moduleFindings(
-  api: typeof ts,
-  program: ts.Program,
-  generatedDir: string,
-  cwd: string,
-  skip: ReadonlySet<string> = new Set(),
-): Finding[] {
-  return program.getSourceFiles().flatMap((sf) => {
-    const abs = path.resolve(sf.fileName);
-    if (sf.isDeclarationFile || sf.fileName.includes('/node_modules/')) return [];
-    if (abs.startsWith(generatedDir + path.sep) || skip.has(abs)) return [];
-    return errorsIn(api, program, sf).map((d): Finding => ({
-      kind: 'handler-contract',
-      file: displayPath(sf.fileName, cwd),
-      ...lineAndColumn(sf, d.start ?? 0),
-      fix: 'handler',
-      message: firstLine(api, d),
-    }));
-  });
-}
-
 const firstLine = (api: typeof ts, d: ts.Diagnostic) =>
   api.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0]!;
 
 /** A position as people count it, from 1. */
-export function lineAndColumn(sf: ts.SourceFile, pos: number): { line: number; column: number } {
+function lineAndColumn(sf: ts.SourceFile, pos: number): { line: number; column: number } {
   const p = sf.getLineAndCharacterOfPosition(pos);
   return { line: p.line + 1, column: p.character + 1 };
 }
 
 export async function checkContracts(
   subject: CheckSubject,
-  handlers: readonly SubjectTool[],
+  { handlers, modules }: { handlers: readonly SubjectTool[]; modules: readonly PrimitiveHandler[] },
   cwd: string,
   files: readonly OutputFile[],
 ): Promise<Finding[]> {
-  if (!handlers.length) return [];
+  if (!handlers.length && !modules.length) return [];
   const order = [...handlers].sort((a, b) => (a.handler < b.handler ? -1 : a.handler > b.handler ? 1 : 0));
-  // One assignment per handler, `export const c3: Handler<'tool'> = handler3;`.
-  const { ts, program, checkSf } = await checkProgram(subject, files, {
-    name: '__toolspec_check__.ts',
-    head: "import type { Handler } from './contract.js';",
-    modules: order.map((t) => t.handler),
-    lines: (spec, i) =>
-      `import { handler as handler${i} } from ${JSON.stringify(spec)};\nexport const c${i}: Handler<${JSON.stringify(order[i]!.name)}> = handler${i};`,
-  });
+  const contractOf = (m: PrimitiveHandler) => (m.kind === 'prompt' ? 'PromptModule' : 'ResourceModule');
+  const { ts, program, errors } = await checkProgram(subject, files, [
+    ...order.map((t) => ({ module: t.handler, contract: 'Handler', name: t.name, tool: true })),
+    ...modules.map((m) => ({ module: m.handler, contract: contractOf(m), name: m.name })),
+  ]);
   const checker = program.getTypeChecker();
-  const mismatches = new Map<string, ts.Diagnostic[]>();
-  for (const d of program.getSemanticDiagnostics(checkSf)) {
-    if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
-    const h = order[(checkSf.getLineAndCharacterOfPosition(d.start).line - 2) / 2];
-    if (h) mismatches.set(h.handler, [...(mismatches.get(h.handler) ?? []), d]);
-  }
+  const mismatches = new Map(order.map((t, i) => [t.handler, errors[i]!.filter((e) => e.assignment)]));
   const text = (t: ts.Type, at: ts.Node) =>
     checker.typeToString(t, at, ts.TypeFormatFlags.NoTruncation).replace(/import\("[^"]*"\)\./g, '');
 
@@ -227,7 +207,7 @@ export async function checkContracts(
       });
       continue;
     }
-    for (const d of mismatches.get(tool.handler) ?? [])
+    for (const { d } of mismatches.get(tool.handler) ?? [])
       findings.push({
         kind: 'handler-contract',
         ...about,
@@ -251,10 +231,73 @@ export async function checkContracts(
       });
     }
   }
-  // The project's modules the handlers import (shared code): what the contract breaks there is reported too, once,
-  // with no tool. Files the tsconfig includes that no handler reaches are not in the program at all.
+  // The prompts' and resources' modules: the first error of each, said from its last lines.
+  for (const [i, item] of modules.entries()) {
+    const d = errors[order.length + i]![0]?.d;
+    if (!d) continue;
+    const sf = program.getSourceFile(item.handler);
+    findings.push({
+      kind: 'handler-contract',
+      file: displayPath(item.handler, cwd),
+      ...(sf ? handlerPosition(ts, sf) : { line: 1, column: 1 }),
+      message: `the module of ${item.kind} "${item.name}" does not fit its contract: ${lastLines(ts.flattenDiagnosticMessageText(d.messageText, '\n'))}`,
+      fix: 'handler',
+      expected: `${contractOf(item)}<'${item.name}'>: export const handler: ${
+        item.kind === 'prompt' ? 'PromptHandler' : 'ResourceHandler'
+      }<'${item.name}'> (and complete, where the spec says complete: handler)`,
+    });
+  }
+  // The first line of each error in the project's other modules: the prompts' and resources', and those the
+  // modules import (shared code), directly or not, with no tool. Not the generated folder, the packages, the lib or
+  // declaration files (the compiler's lib files, lib.*.d.ts, are declaration files too). Files the tsconfig
+  // includes that no module reaches are not in the program at all. A tool's handler is reported with its tool, and
+  // with none too where a prompt's or resource's module reaches it: it is that module's shared code.
+  const shared = new Set<ts.SourceFile>();
+  const reach = (sf: ts.Node | undefined): void => {
+    if (!sf || !ts.isSourceFile(sf) || sf.isDeclarationFile || shared.has(sf)) return;
+    shared.add(sf);
+    const visit = (n: ts.Node): void => {
+      if (ts.isStringLiteral(n)) reach(checker.getSymbolAtLocation(n)?.valueDeclaration);
+      ts.forEachChild(n, visit);
+    };
+    visit(sf);
+  };
+  for (const m of modules) reach(program.getSourceFile(m.handler));
   const tools = new Set(subject.tools.map((t) => t.handler));
-  return [...findings, ...moduleFindings(ts, program, subject.generatedDir, cwd, tools)];
+  for (const sf of program.getSourceFiles()) {
+    const abs = path.resolve(sf.fileName);
+    if (sf.isDeclarationFile || sf.fileName.includes('/node_modules/')) continue;
+    if (abs.startsWith(subject.generatedDir + path.sep) || (tools.has(abs) && !shared.has(sf))) continue;
+    for (const d of errorsIn(ts, program, sf))
+      findings.push({
+        kind: 'handler-contract',
+        file: displayPath(sf.fileName, cwd),
+        ...lineAndColumn(sf, d.start ?? 0),
+        fix: 'handler',
+        message: firstLine(ts, d),
+      });
+  }
+  return findings;
+}
+
+/** The most specific lines of a compiler message chain (the last two), joined; module paths left out. */
+function lastLines(text: string): string {
+  return text
+    .replace(/typeof import\("[^"]*"(?:, \{[^\n]*?\} \})?\)/g, 'the module')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-2)
+    .join(' ');
+}
+
+/** Where a prompt's or resource's module declares its `handler` (else its first line). */
+function handlerPosition(api: typeof ts, sf: ts.SourceFile): { line: number; column: number } {
+  const d = sf.statements
+    .filter(api.isVariableStatement)
+    .flatMap((s) => [...s.declarationList.declarations])
+    .find((d) => api.isIdentifier(d.name) && d.name.text === 'handler');
+  return d ? lineAndColumn(sf, d.name.getStart(sf)) : { line: 1, column: 1 };
 }
 
 /**
@@ -348,7 +391,7 @@ function againstHandler(api: typeof ts, chain: string | ts.DiagnosticMessageChai
  * TypeScript's elaboration, in a person's words: which parameter or property, what the handler has, what the spec
  * says. The chain's links are told apart by their diagnostic codes; the compiler's own message is the fallback.
  */
-export function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChain, tool: SubjectTool): string {
+function explain(api: typeof ts, chain: string | ts.DiagnosticMessageChain, tool: SubjectTool): string {
   const all = links(chain);
   const args = (l: ChainLink | undefined) => (l ? argumentsOf(api, l) : []);
   // The handler's name for the parameter, or the contract's where the handler destructures it (`({ id }) =>`,

@@ -1,11 +1,14 @@
 /**
- * Coverage: every tool has a handler module, and every handler module belongs to a tool. Text only: no type checker.
+ * Coverage: every tool, prompt and resource has a handler module, and every handler module belongs to one (the
+ * prompts' and resources' in src/handlers/prompts/ and resources/). Text only: no type checker.
  * Renames (src/write/renames.ts) are read the way generate reads them, so check says what generate will do: move a
  * renamed tool's module, or ask whether a new tool is a vanished one renamed. No advice here ends with a user's
  * code deleted: a file is only ever "yours to remove" once its code is elsewhere or its tool is gone for good.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { displayPath } from '../core/paths.js';
+import { namesIn } from '../write/write.js';
 import {
   askableOrphans,
   likelyName,
@@ -14,10 +17,13 @@ import {
   renamedFromLine,
   renameQuestions,
 } from '../write/renames.js';
-import type { CheckSubject, SubjectTool } from './subject.js';
+import type { CheckSubject } from './subject.js';
 import { fileFinding, type Finding } from './findings.js';
 
-export function checkCoverage(subject: CheckSubject, cwd: string): { findings: Finding[]; handlers: SubjectTool[] } {
+const FOLDERS = { prompt: 'prompts', resource: 'resources' } as const;
+
+/** The findings, and the modules there are to read against their contracts: tools' handlers, prompts' and resources'. */
+export function checkCoverage(subject: CheckSubject, cwd: string) {
   const plan = planHandlers(subject.handlersDir, subject.tools);
   const findings: Finding[] = [];
   const add = (...f: Parameters<typeof fileFinding>) => findings.push(fileFinding(...f));
@@ -74,5 +80,21 @@ export function checkCoverage(subject: CheckSubject, cwd: string): { findings: F
           `if the tool is gone for good, the file is yours to remove (toolspec never deletes a handler)`);
     add('orphan-handler', 'handler', displayPath(o.abs, cwd), message);
   }
-  return { findings, handlers };
+
+  const modules = subject.primitives.filter((item) => fs.existsSync(item.handler));
+  for (const item of subject.primitives.filter((i) => !modules.includes(i))) {
+    const message = `${item.kind} "${item.name}" has no handler module; generate creates a stub`;
+    add('missing-handler', 'generate', displayPath(item.handler, cwd), message);
+  }
+  for (const kind of ['prompt', 'resource'] as const) {
+    const dir = path.join(subject.handlersDir, FOLDERS[kind]);
+    const names = namesIn(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.d.ts'));
+    const owned = new Set(subject.primitives.filter((i) => i.kind === kind).map((i) => path.basename(i.handler)));
+    for (const n of names.sort()) {
+      if (owned.has(n)) continue;
+      const message = `handler of "${n.replace(/\.ts$/, '')}", a ${kind} the spec does not have; if it was renamed, move its code to the new name's module; if it is gone for good, the file is yours to remove (toolspec never deletes a handler)`;
+      add('orphan-handler', 'handler', displayPath(path.join(dir, n), cwd), message);
+    }
+  }
+  return { findings, handlers, modules };
 }

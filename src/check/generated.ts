@@ -1,6 +1,6 @@
 /** The generated-file step: regenerate in memory and compare byte for byte with the disk. No type checker needed. */
 import path from 'node:path';
-import { createTwoFilesPatch } from 'diff';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import type { OutputFile } from '../pipeline/emit/generate.js';
 import type { ServerModel } from '../pipeline/model.js';
 import { displayPath } from '../core/paths.js';
@@ -48,20 +48,18 @@ function firstDifference(a: string, b: string): number {
   return i + 1;
 }
 
-/** From the file on disk to what generate would write; without the patch's own header lines. */
+/** From the file on disk to what generate would write; of the patch's header lines, only the files'. */
 function unifiedDiff(file: string, current: string, expected: string): string {
   // A diff of a large, much-changed file can take the diff algorithm minutes: bound it, and say so instead.
   const [before, after] = [`${file} (on disk)`, `${file} (generated)`];
-  const options = { context: 3, maxEditLength: 5000, timeout: 2000 };
-  const patch = createTwoFilesPatch(before, after, current, expected, undefined, undefined, options) as
-    string | undefined;
+  const options = { context: 3, maxEditLength: 5000, timeout: 2000, headerOptions: FILE_HEADERS_ONLY };
+  const patch = createTwoFilesPatch(before, after, current, expected, undefined, undefined, options);
   if (patch === undefined) {
     const lines = (t: string) => t.split('\n').length;
     return `(too many differences to show: ${lines(current)} lines on disk, ${lines(expected)} generated)`;
   }
   return patch
     .split('\n')
-    .filter((l) => !l.startsWith('=====') && !l.startsWith('Index:'))
     .map((l) => (l.length > MAX_DIFF_LINE ? `${l.slice(0, MAX_DIFF_LINE)}…` : l))
     .join('\n')
     .trimEnd();
