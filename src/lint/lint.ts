@@ -56,14 +56,7 @@ export async function lintLoaded(
   const names = [...model.tools, ...model.prompts, ...model.resources].map((t) => t.name);
   kept.push(...suppressions.check(names, active, at).filter((f) => active(f.rule)));
 
-  const findings: LintFinding[] = kept.map(({ span, rule, tools, message, hint }) => ({
-    rule,
-    severity: level(rule) as LintFinding['severity'],
-    ...span,
-    message,
-    hint,
-    tools,
-  }));
+  const findings: LintFinding[] = kept.map((f) => ({ ...f, severity: level(f.rule) as LintFinding['severity'] }));
   sortByPlace(findings, model.files, (f) => f.rule);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;

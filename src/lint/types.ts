@@ -33,18 +33,17 @@ export type RuleId = (typeof RULE_IDS)[number];
 /** Rules about the lint options themselves: they cannot be suppressed per tool. */
 export const CONFIG_RULES: readonly RuleId[] = ['ignore-without-reason', 'unused-ignore'];
 
-/** What a rule reports, before severity and suppressions. */
-export interface RawFinding {
+/** What a rule reports at its span, before severity and suppressions. */
+export interface RawFinding extends Span {
   rule: RuleId;
   /** The tools the finding is about (the one it is reported on first); empty for server-wide findings. */
   tools: string[];
-  span: Span;
   message: string;
   hint: string;
 }
 
-/** One finding, as printed and as JSON: a raw one with its severity, at its span. */
-export interface LintFinding extends Span, Omit<RawFinding, 'span'> {
+/** One finding, as printed and as JSON: a raw one with its severity. */
+export interface LintFinding extends RawFinding {
   severity: Severity;
 }
 
