@@ -96,10 +96,8 @@ export function budgetFindings(report: TokenReport, model: ServerModel, at: Loca
       hint: `shorten the largest tools first (see the table of \`toolspec lint\`)${inlineHint(report.total - report.alternativeTotal)}, or split the server`,
     });
   // overBudget is 0 without a per-tool budget.
-  const counted = new Map(report.tools.map((t) => [t.name, t]));
-  for (const tool of model.tools) {
-    const t = counted.get(tool.name);
-    if (!t?.overBudget) continue;
+  for (const t of report.tools.filter((t) => t.overBudget)) {
+    const tool = model.tools.find((m) => m.name === t.name)!;
     out.push({
       rule: 'token-budget',
       tools: [t.name],
