@@ -125,22 +125,33 @@ export class Diagnostics {
     return [...this.#list.values()].some((d) => d.severity === 'error');
   }
 
-  /** Sorted by the order files were loaded in, then by position, so output is stable. */
   sorted(fileOrder: readonly string[]): Diagnostic[] {
-    const rank = (f: string) => {
-      const i = fileOrder.indexOf(f);
-      return i === -1 ? fileOrder.length : i;
-    };
-    return [...this.#list.values()].sort(
-      (a, b) =>
-        rank(a.file) - rank(b.file) ||
-        a.file.localeCompare(b.file) ||
-        a.line - b.line ||
-        a.column - b.column ||
-        a.code.localeCompare(b.code) ||
-        a.message.localeCompare(b.message),
-    );
+    return sortByPlace([...this.#list.values()], fileOrder, (d) => d.code);
   }
+}
+
+/**
+ * Sorted in place by the order files were loaded in (then by name, for a file outside it), position, code and
+ * message, so output is stable: diagnostics and lint findings alike.
+ */
+export function sortByPlace<T extends Span & { message: string }>(
+  list: T[],
+  fileOrder: readonly string[],
+  code: (x: T) => string,
+): T[] {
+  const rank = (f: string) => {
+    const i = fileOrder.indexOf(f);
+    return i === -1 ? fileOrder.length : i;
+  };
+  return list.sort(
+    (a, b) =>
+      rank(a.file) - rank(b.file) ||
+      a.file.localeCompare(b.file) ||
+      a.line - b.line ||
+      a.column - b.column ||
+      code(a).localeCompare(code(b)) ||
+      a.message.localeCompare(b.message),
+  );
 }
 
 /** A user error that stops a command: exit code 2. */

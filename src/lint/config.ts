@@ -45,7 +45,7 @@ export class Suppressions {
   check(toolNames: readonly string[], active: (rule: RuleId) => boolean, at: Locator): RawFinding[] {
     const out: RawFinding[] = [];
     const report = (rule: RuleId, path: JsonPath, message: string, hint: string) =>
-      out.push({ rule, tools: [], span: at.inSpec(path), message, hint });
+      out.push({ rule, tools: [], ...at.inSpec(path), message, hint });
     const known = new Set(toolNames);
     this.entries.forEach((e, i) => {
       const where = ['options', 'lint', 'ignore', i];

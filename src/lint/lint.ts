@@ -3,6 +3,7 @@
  * spec's suppressions silence, plus the token count when asked for or when the spec sets a budget. Pure but for
  * loading the tokenizer.
  */
+import { sortByPlace } from '../core/diagnostics.js';
 import type { SourceFile } from '../pipeline/load/source.js';
 import type { ServerModel } from '../pipeline/model.js';
 import * as config from './config.js';
@@ -55,27 +56,8 @@ export async function lintLoaded(
   const names = [...model.tools, ...model.prompts, ...model.resources].map((t) => t.name);
   kept.push(...suppressions.check(names, active, at).filter((f) => active(f.rule)));
 
-  const rank = (file: string) => {
-    const i = model.files.indexOf(file);
-    return i === -1 ? model.files.length : i;
-  };
-  const findings: LintFinding[] = kept
-    .map(({ span, rule, tools, message, hint }) => ({
-      rule,
-      severity: level(rule) as LintFinding['severity'],
-      ...span,
-      message,
-      hint,
-      tools,
-    }))
-    .sort(
-      (a, b) =>
-        rank(a.file) - rank(b.file) ||
-        a.line - b.line ||
-        a.column - b.column ||
-        a.rule.localeCompare(b.rule) ||
-        a.message.localeCompare(b.message),
-    );
+  const findings: LintFinding[] = kept.map((f) => ({ ...f, severity: level(f.rule) as LintFinding['severity'] }));
+  sortByPlace(findings, model.files, (f) => f.rule);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
   // True when the findings reach options.lint.failOn: the command fails.

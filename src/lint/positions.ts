@@ -5,8 +5,12 @@
  */
 import type { Span } from '../core/diagnostics.js';
 import { SourceFile, type JsonPath } from '../pipeline/load/source.js';
-import type { ServerModel, SourcePosition } from '../pipeline/model.js';
-import type { Locator } from './types.js';
+import type { ServerModel, SourcePosition, ToolModel } from '../pipeline/model.js';
+
+/** The spec's lists: tools, prompts, resources and resource templates. */
+type ItemList = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+/** `key`: the span of the key rather than of its value. */
+type At = { key?: boolean };
 
 /**
  * A locator over the spec's files as loadModel returns them: the parsed files when given, else parsed again from
@@ -17,7 +21,7 @@ export function sourceLocator(
   model: ServerModel,
   sources: ReadonlyMap<string, string> = new Map(),
   parsed?: ReadonlyMap<string, SourceFile>,
-): Locator {
+) {
   const files = new Map<string, SourceFile | undefined>(parsed);
   /** Per file and list, where each item's mapping starts ("line:column") → its JSON path. */
   const indexes = new Map<string, Map<string, JsonPath>>();
@@ -28,7 +32,8 @@ export function sourceLocator(
     }
     return files.get(name);
   };
-  const inItem: Locator['inItem'] = (item, list, path, opts) => {
+  /** A JSON path below a tool's, prompt's, resource's or resource template's own mapping. */
+  const inItem = (item: { source: SourcePosition }, list: ItemList, path: JsonPath, opts?: At): Span => {
     const file = fileOf(item.source.file);
     if (!file) return spanAt(item.source);
     const key = `${item.source.file}\0${list}`;
@@ -42,9 +47,11 @@ export function sourceLocator(
     return base ? file.locate([...base, ...path], opts) : spanAt(item.source);
   };
   return {
-    inTool: (tool, path, opts) => inItem(tool, 'tools', path, opts),
+    /** A JSON path below the tool's own mapping (e.g. ["inputSchema", "properties", "q"]). */
+    inTool: (tool: ToolModel, path: JsonPath, opts?: At) => inItem(tool, 'tools', path, opts),
     inItem,
-    inSpec(path, opts) {
+    /** A JSON path from the root of the main spec file (e.g. ["options", "lint", "ignore", 0]). */
+    inSpec(path: JsonPath, opts?: At): Span {
       const file = fileOf(model.specFile);
       return file ? file.locate(path, opts) : spanAt({ file: model.specFile, line: 1, column: 1 });
     },

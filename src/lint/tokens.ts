@@ -91,19 +91,17 @@ export function budgetFindings(report: TokenReport, model: ServerModel, at: Loca
     out.push({
       rule: 'token-budget',
       tools: [],
-      span: at.inSpec(['options', 'lint', 'budget', 'total']),
+      ...at.inSpec(['options', 'lint', 'budget', 'total']),
       message: `the tools take ${report.total} tokens (${report.encoding}), over the budget of ${total} by ${report.total - total}`,
       hint: `shorten the largest tools first (see the table of \`toolspec lint\`)${inlineHint(report.total - report.alternativeTotal)}, or split the server`,
     });
   // overBudget is 0 without a per-tool budget.
-  const counted = new Map(report.tools.map((t) => [t.name, t]));
-  for (const tool of model.tools) {
-    const t = counted.get(tool.name);
-    if (!t?.overBudget) continue;
+  for (const t of report.tools.filter((t) => t.overBudget)) {
+    const tool = model.tools.find((m) => m.name === t.name)!;
     out.push({
       rule: 'token-budget',
       tools: [t.name],
-      span: at.inTool(tool, ['name']),
+      ...at.inTool(tool, ['name']),
       message: `tool "${t.name}" takes ${t.tokens} tokens (${report.encoding}), over the per-tool budget of ${perTool} by ${t.overBudget}`,
       hint: `its description takes ${t.description} and its inputSchema ${t.inputSchema}${inlineHint(t.inputSchema - t.alternative)}; shorten what a model does not need`,
     });
@@ -123,7 +121,7 @@ export const toolSearch: Rule = {
     return [
       {
         tools: [],
-        span: ctx.at.inSpec(['tools'], { key: true }),
+        ...ctx.at.inSpec(['tools'], { key: true }),
         message: `the server has ${n} tools, past the ${maxTools} beyond which clients defer tools behind a tool search or cut the list`,
         hint: searchHint(ctx.model),
       },
@@ -140,7 +138,7 @@ export function searchFindings(report: TokenReport, model: ServerModel, at: Loca
     {
       rule: 'tool-search',
       tools: [],
-      span: at.inSpec(['options', 'lint', 'toolSearch', 'contextWindow']),
+      ...at.inSpec(['options', 'lint', 'toolSearch', 'contextWindow']),
       message: `the tools take ${report.total} tokens (${report.encoding}), ${used.toFixed(1)}% of a ${contextWindow}-token context window, past the ${share}% at which clients defer tools behind a tool search`,
       hint: searchHint(model),
     },

@@ -3,8 +3,8 @@
  * raw findings; lint.ts gives them their severity and applies the spec's suppressions (config.ts).
  */
 import type { Severity, Span } from '../core/diagnostics.js';
-import type { ServerModel, SourcePosition, ToolModel } from '../pipeline/model.js';
-import type { JsonPath } from '../pipeline/load/source.js';
+import type { ServerModel } from '../pipeline/model.js';
+import type { sourceLocator } from './positions.js';
 
 /** Every rule, in the order they are documented. The ids are stable: options and suppressions name them. */
 export const RULE_IDS = [
@@ -33,36 +33,25 @@ export type RuleId = (typeof RULE_IDS)[number];
 /** Rules about the lint options themselves: they cannot be suppressed per tool. */
 export const CONFIG_RULES: readonly RuleId[] = ['ignore-without-reason', 'unused-ignore'];
 
-/** What a rule reports, before severity and suppressions. */
-export interface RawFinding {
+/** What a rule reports at its span, before severity and suppressions. */
+export interface RawFinding extends Span {
   rule: RuleId;
   /** The tools the finding is about (the one it is reported on first); empty for server-wide findings. */
   tools: string[];
-  span: Span;
   message: string;
   hint: string;
 }
 
-/** One finding, as printed and as JSON: a raw one with its severity, at its span. */
-export interface LintFinding extends Span, Omit<RawFinding, 'span'> {
+/** One finding, as printed and as JSON: a raw one with its severity. */
+export interface LintFinding extends RawFinding {
   severity: Severity;
 }
 
 /** What a rule's check reports: the runner adds the rule's id. */
 export type Found = Omit<RawFinding, 'rule'>;
 
-/** Where things are written: positions inside a tool, or anywhere in a file of the spec. */
-export interface Locator {
-  /** A JSON path below the tool's own mapping (e.g. ["inputSchema", "properties", "q"]); `key` points at the key. */
-  inTool(tool: ToolModel, path: JsonPath, opts?: { key?: boolean }): Span;
-  /** A JSON path from the root of the main spec file (e.g. ["options", "lint", "ignore", 0]). */
-  inSpec(path: JsonPath, opts?: { key?: boolean }): Span;
-  /** A JSON path below a tool's, prompt's, resource's or resource template's own mapping. */
-  inItem(item: { source: SourcePosition }, list: ItemList, path: JsonPath, opts?: { key?: boolean }): Span;
-}
-
-/** The spec's lists: tools, prompts, resources and resource templates. */
-export type ItemList = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+/** Where things are written: positions inside a tool, a prompt or a resource, or anywhere in a file of the spec. */
+export type Locator = ReturnType<typeof sourceLocator>;
 
 export interface RuleContext {
   model: ServerModel;

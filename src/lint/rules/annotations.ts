@@ -33,7 +33,7 @@ export const destructiveNotMarked: Rule = {
       return [
         {
           tools: [tool.name],
-          span: ctx.at.inTool(tool, where, { key: where.length > 1 }),
+          ...ctx.at.inTool(tool, where, { key: where.length > 1 }),
           message: `tool "${tool.name}" says "${word}" in its name but ${what}`,
           hint:
             'clients ask the user before a destructive call: set annotations: { readOnlyHint: false, destructiveHint: true } ' +
@@ -52,7 +52,7 @@ export const conflictingHints: Rule = {
       .filter((t) => hints(t).readOnlyHint === true && hints(t).destructiveHint === true)
       .map((tool) => ({
         tools: [tool.name],
-        span: ctx.at.inTool(tool, ['annotations', 'destructiveHint'], { key: true }),
+        ...ctx.at.inTool(tool, ['annotations', 'destructiveHint'], { key: true }),
         message: `tool "${tool.name}" is marked both readOnlyHint: true and destructiveHint: true`,
         hint: 'a read-only tool destroys nothing, and clients ignore destructiveHint when readOnlyHint is true: remove destructiveHint, or set readOnlyHint: false if the tool changes data',
       })),
@@ -67,7 +67,7 @@ export const legacyExecution: Rule = {
       .filter((t) => t.definition.execution !== undefined)
       .map((tool) => ({
         tools: [tool.name],
-        span: ctx.at.inTool(tool, ['execution'], { key: true }),
+        ...ctx.at.inTool(tool, ['execution'], { key: true }),
         message: `tool "${tool.name}" sets execution, which only 2025 clients receive`,
         hint: 'protocol 2026-07-28 moved tasks to the io.modelcontextprotocol/tasks extension and its clients never see execution; keep it for 2025 clients, or remove it',
       })),

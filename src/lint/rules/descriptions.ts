@@ -42,7 +42,7 @@ export const missingDescription: Rule = {
       .filter((t) => !hasText(t.definition.description))
       .map((tool) => ({
         tools: [tool.name],
-        span: ctx.at.inTool(tool, typeof tool.definition.description === 'string' ? ['description'] : ['name']),
+        ...ctx.at.inTool(tool, typeof tool.definition.description === 'string' ? ['description'] : ['name']),
         message: `tool "${tool.name}" has no description`,
         hint: 'models choose tools by their description: say what it does, what it returns and when to use it',
       })),
@@ -59,7 +59,7 @@ export const vagueDescription: Rule = {
       return [
         {
           tools: [tool.name],
-          span: ctx.at.inTool(tool, ['description']),
+          ...ctx.at.inTool(tool, ['description']),
           message: `description of tool "${tool.name}" ${problem}: ${quote(description)}`,
           hint: 'say what the tool does (a verb), what it returns and when to use it rather than another tool',
         },
@@ -87,7 +87,7 @@ export const missingArgumentDescription: Rule = {
     ctx.model.tools.flatMap((tool) =>
       undescribedArguments(tool.input.schema).map(({ label, path }) => ({
         tools: [tool.name],
-        span: ctx.at.inTool(tool, ['inputSchema', ...path], { key: true }),
+        ...ctx.at.inTool(tool, ['inputSchema', ...path], { key: true }),
         message: `argument ${quoted(label)} of tool "${tool.name}" has no description`,
         hint: 'models fill in arguments by their descriptions: say what the value means, its unit or format, and an example',
       })),
@@ -146,7 +146,7 @@ export const duplicateDescription: Rule = {
       const same = a.norm === b.norm;
       out.push({
         tools: [b.tool.name, a.tool.name],
-        span: ctx.at.inTool(b.tool, ['description']),
+        ...ctx.at.inTool(b.tool, ['description']),
         message: same
           ? `tool "${b.tool.name}" has the same description as "${a.tool.name}"`
           : `description of tool "${b.tool.name}" is nearly the same as that of "${a.tool.name}" (${Math.round(similarity(a, b) * 100)}% of the words shared)`,
@@ -230,7 +230,7 @@ export const missingPrimitiveDescription: Rule = {
       if (!hasText(prompt.definition.description)) {
         out.push({
           tools: [prompt.name],
-          span: ctx.at.inItem(prompt, 'prompts', ['name']),
+          ...ctx.at.inItem(prompt, 'prompts', ['name']),
           message: `prompt "${prompt.name}" has no description`,
           hint: 'clients list prompts with their description when the user picks one: say what it is for',
         });
@@ -239,7 +239,7 @@ export const missingPrimitiveDescription: Rule = {
         if (hasText(arg.description)) return;
         out.push({
           tools: [prompt.name],
-          span: ctx.at.inItem(prompt, 'prompts', ['arguments', i, 'name']),
+          ...ctx.at.inItem(prompt, 'prompts', ['arguments', i, 'name']),
           message: `argument "${arg.name}" of prompt "${prompt.name}" has no description`,
           hint: 'clients show it where the user fills the argument in: say what to give, with an example',
         });
@@ -250,7 +250,7 @@ export const missingPrimitiveDescription: Rule = {
       const what = resource.kind === 'resource' ? 'resource' : 'resource template';
       out.push({
         tools: [resource.name],
-        span: ctx.at.inItem(resource, resource.kind === 'resource' ? 'resources' : 'resourceTemplates', ['name']),
+        ...ctx.at.inItem(resource, resource.kind === 'resource' ? 'resources' : 'resourceTemplates', ['name']),
         message: `${what} "${resource.name}" has no description`,
         hint: 'models and users decide whether to read a resource by its description: say what it holds',
       });
@@ -269,7 +269,7 @@ export const undescribedTemplateVariable: Rule = {
         .filter((v) => !hasText(v.description))
         .map((v): Found => ({
           tools: [r.name],
-          span: ctx.at.inItem(r, 'resourceTemplates', ['uriTemplate']),
+          ...ctx.at.inItem(r, 'resourceTemplates', ['uriTemplate']),
           message: `variable "${v.name}" of resource template "${r.name}" is not described`,
           hint: `add variables: { ${v.name}: { description: … } } to say what it holds (clients show it when the user fills the template in)`,
         })),

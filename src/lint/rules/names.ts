@@ -14,7 +14,7 @@ export const longToolName: Rule = {
       .filter((t) => t.name.length > CLIENT_NAME_LIMIT)
       .map((tool) => ({
         tools: [tool.name],
-        span: ctx.at.inTool(tool, ['name']),
+        ...ctx.at.inTool(tool, ['name']),
         message: `tool name "${tool.name}" is ${tool.name.length} characters long`,
         hint: `many clients and model APIs refuse tool names over ${CLIENT_NAME_LIMIT} characters (and some prefix the server's name); shorten it`,
       })),
@@ -80,7 +80,7 @@ export const mixedNameStyle: Rule = {
       const renamed = restyle(tool.name, main ?? 'snake_case');
       out.push({
         tools: [tool.name],
-        span: ctx.at.inTool(tool, ['name']),
+        ...ctx.at.inTool(tool, ['name']),
         message: `tool name "${tool.name}" ${what}${most}`,
         hint:
           renamed === tool.name

@@ -25,7 +25,7 @@ export const openInputSchema: Rule = {
       .filter((t) => acceptsAnyObject(t.input.schema))
       .map((tool) => ({
         tools: [tool.name],
-        span: ctx.at.inTool(tool, ['inputSchema']),
+        ...ctx.at.inTool(tool, ['inputSchema']),
         message: `the inputSchema of tool "${tool.name}" accepts any object: it lists no properties and does not say additionalProperties: false`,
         hint: 'list the arguments under properties so a model knows what to send; a tool without parameters takes { type: object, additionalProperties: false }',
       })),
@@ -40,7 +40,7 @@ export const outputWrappedFor2025: Rule = {
       .filter((t) => t.output && !objectRoot(t.output.schema))
       .map((tool) => ({
         tools: [tool.name],
-        span: ctx.at.inTool(tool, ['outputSchema'], { key: true }),
+        ...ctx.at.inTool(tool, ['outputSchema'], { key: true }),
         message: `the outputSchema of tool "${tool.name}" has a root that is not an object, so 2025 clients receive its output wrapped as { result: … } (and are shown the schema wrapped the same way); 2026-07-28 clients receive it as it is`,
         hint: 'that is how the SDK serves clients of protocol 2025, whose structured output must be an object; for one shape on both eras make the root an object, e.g. { type: object, properties: { items: … } }, or turn this rule off',
       })),
@@ -86,7 +86,7 @@ export const schemaRefs: Rule = {
       return [
         {
           tools,
-          span: ctx.at.inSpec(['options', 'refs']),
+          ...ctx.at.inSpec(['options', 'refs']),
           message: `"$ref" stays in the schemas of ${uses.length} tool${uses.length === 1 ? '' : 's'} with options.refs: inline, where a schema refers to itself: ${shown.join(', ')}${uses.length > 5 ? ', …' : ''}`,
           hint: 'recursion cannot be inlined; if your clients cannot resolve $ref, make that part of the schema non-recursive (e.g. a fixed depth), else turn this rule off',
         },
@@ -96,7 +96,7 @@ export const schemaRefs: Rule = {
     return [
       {
         tools,
-        span: first.at ? ctx.at.inTool(first.tool, first.at, { key: true }) : ctx.at.inTool(first.tool, ['name']),
+        ...(first.at ? ctx.at.inTool(first.tool, first.at, { key: true }) : ctx.at.inTool(first.tool, ['name'])),
         message: `"$ref" and "$defs" in the schemas of ${uses.length} of the ${ctx.model.tools.length} tools (${names}): some clients and model APIs cannot resolve them`,
         hint: 'set options.refs: inline to send each schema with its refs replaced by their targets (`toolspec lint` shows what that costs in tokens), or turn this rule off if your clients resolve $ref',
       },
