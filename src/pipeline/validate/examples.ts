@@ -140,7 +140,7 @@ const COMBINATORS = [
 export function subsetProblems(subset: Record<string, unknown>, output: CheckedSchema): SubsetProblem[] {
   const problems: SubsetProblem[] = [];
   const { ajv, code } = output.compiled;
-  const root = output.schema;
+  const root = output.model.schema;
 
   // Places in the schema are kept as lists of keys: a JSON pointer into the schema, unescaped.
   const resolve = (schema: unknown, pointer: string[], seen = 0): [Record<string, unknown>, string[]] | undefined => {
