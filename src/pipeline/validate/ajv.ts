@@ -42,13 +42,15 @@ const capture = (...args: unknown[]) => captured?.push(args.map(String).join(' '
 const logger = { log: () => {}, warn: capture, error: capture };
 
 /**
- * Every ajv instance's options. What the generated validators do is decided here, for the loader's checks and the
- * emitted code alike. Arguments named like inherited members (`constructor`, `toString`, …) are handled by renaming
- * (inherited.ts), which is all JSON data needs; ajv's `ownProperties` would cost every call on every schema
+ * A judge instance ('judge': the meta-schema check and scratch compiles) or an export instance (one schema's code).
+ * Every instance's options are set here, so what the generated validators do is decided in one place, for the
+ * loader's checks and the emitted code alike. Arguments named like inherited members (`constructor`, `toString`, …) are handled by
+ * renaming (inherited.ts), which is all JSON data needs; ajv's `ownProperties` would cost every call on every schema
  * (measured ~1.5 µs on the benchmark's calls) for nothing more.
  */
-export function ajvOptions(kind: SchemaKind, purpose: 'judge' | 'export'): Options {
-  return {
+export function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export'): AnyAjv {
+  const { Ajv, Ajv2020, addFormats } = ajvModules();
+  const options: Options = {
     allowUnionTypes: true,
     allErrors: true,
     strict: true,
@@ -66,20 +68,10 @@ export function ajvOptions(kind: SchemaKind, purpose: 'judge' | 'export'): Optio
       ? // No meta-schemas (a judge instance checks against them); code kept for standalone output, a statement a line.
         {
           meta: false,
-          code: {
-            source: true,
-            lines: true,
-            formats: ajvModules().Ajv._`require("ajv-formats/dist/formats").fullFormats`,
-          },
+          code: { source: true, lines: true, formats: Ajv._`require("ajv-formats/dist/formats").fullFormats` },
         }
       : {}),
   };
-}
-
-/** A judge instance ('judge': the meta-schema check and scratch compiles) or an export instance (one schema's code). */
-export function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export'): AnyAjv {
-  const options = ajvOptions(kind, purpose);
-  const { Ajv, Ajv2020, addFormats } = ajvModules();
   const ajv = dialect === '2020-12' ? new Ajv2020.default(options) : new Ajv.default(options);
   addFormats.default(ajv);
   // ajv resolves "#name" refs to $anchor itself, but its strict mode calls the keyword unknown.

@@ -20,21 +20,18 @@ export function checkExamples(
   output: CheckedSchema | undefined,
   diags: Diagnostics,
 ): ExampleModel[] {
-  const list = tool.value['examples'];
-  if (!Array.isArray(list)) return [];
   const out: ExampleModel[] = [];
-  list.forEach((ex, i) => {
-    if (!isObject(ex) || !isObject(ex['arguments'])) return;
+  for (const { ex, i, at, fail } of examplesOf(tool, diags)) {
+    if (!isObject(ex['arguments'])) continue;
     const invalid = ex['invalid'] === true;
     const model: ExampleModel = { arguments: ex['arguments'], invalid };
     if (typeof ex['name'] === 'string') model.name = ex['name'];
-    const { at, fail } = exampleAt(tool, i, diags);
     if (isObject(ex['expect'])) {
       model.expect = ex['expect'] as ExampleExpectation;
       checkExpectation(model, output, fail);
     }
     out.push(model);
-    if (!input) return;
+    if (!input) continue;
     const args = structuredClone(ex['arguments']);
     const { validate } = input.compiled;
     const ok = validate(args);
@@ -62,18 +59,25 @@ export function checkExamples(
     } else if (!ok) {
       model.rejected = [...new Set((validate.errors ?? []).map((e) => rejectedPath(e, args)))];
     }
-  });
+  }
   return out;
 }
 
 export type Fail = (where: (string | number)[], message: string, hint: string, key?: boolean) => void;
 
-/** Where example `i` of a tool, prompt or resource is written, and its TS039 for an expectation no call can meet. */
-export function exampleAt(item: RawTool, i: number, diags: Diagnostics) {
-  const at = (p: (string | number)[], key = false) => item.file.locate([...item.path, 'examples', i, ...p], { key });
-  const fail: Fail = (where, message, hint, key = true) =>
-    diags.add(diagnostic('TS039', at(['expect', ...where], key), `example ${i + 1}: ${message}`, hint));
-  return { at, fail };
+/**
+ * The examples of a tool, prompt or resource that are objects (the structure check reports the others), each with
+ * where it is written and its TS039 for an expectation no call can meet.
+ */
+export function examplesOf(item: RawTool, diags: Diagnostics) {
+  const list = item.value['examples'];
+  return (Array.isArray(list) ? (list as unknown[]) : []).flatMap((ex, i) => {
+    if (!isObject(ex)) return [];
+    const at = (p: (string | number)[], key = false) => item.file.locate([...item.path, 'examples', i, ...p], { key });
+    const fail: Fail = (where, message, hint, key = true) =>
+      diags.add(diagnostic('TS039', at(['expect', ...where], key), `example ${i + 1}: ${message}`, hint));
+    return [{ ex, i, at, fail }];
+  });
 }
 
 /** `error` beside `isError: false`, which no example of any kind can meet; `call` is what must fail. */
@@ -120,17 +124,8 @@ interface SubsetProblem {
   key: boolean;
 }
 
-const COMBINATORS = [
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'if',
-  'dependentSchemas',
-  'dependencies',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-];
+const COMBINATORS =
+  'allOf anyOf oneOf not if dependentSchemas dependencies unevaluatedProperties unevaluatedItems'.split(' ');
 
 /**
  * Where an expected subset of the structured result disagrees with the output schema, as far as it can be told
@@ -140,7 +135,7 @@ const COMBINATORS = [
 export function subsetProblems(subset: Record<string, unknown>, output: CheckedSchema): SubsetProblem[] {
   const problems: SubsetProblem[] = [];
   const { ajv, code } = output.compiled;
-  const root = output.schema;
+  const root = output.model.schema;
 
   // Places in the schema are kept as lists of keys: a JSON pointer into the schema, unescaped.
   const resolve = (schema: unknown, pointer: string[], seen = 0): [Record<string, unknown>, string[]] | undefined => {

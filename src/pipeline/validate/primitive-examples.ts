@@ -17,7 +17,7 @@ import type {
   ResourceModel,
 } from '../model.js';
 import { compileUriTemplate, parseUriTemplate } from '../../../templates/runtime/uri-template.js';
-import { checkErrorBesideIsError, exampleAt, type Fail } from './examples.js';
+import { checkErrorBesideIsError, examplesOf, type Fail } from './examples.js';
 
 /** Why prompts/get refuses these arguments, in the order the generated prompts.ts looks (the first one is sent). */
 function refusals(args: Record<string, unknown>, declared: readonly PromptArgumentModel[]) {
@@ -43,17 +43,14 @@ export function checkPromptExamples(
   declared: readonly PromptArgumentModel[],
   diags: Diagnostics,
 ): PromptExampleModel[] {
-  const list = raw.value['examples'];
-  if (!Array.isArray(list)) return [];
   const out: PromptExampleModel[] = [];
-  list.forEach((ex, i) => {
-    // Not an object, or arguments that are not one: the structure check reports it.
-    if (!isObject(ex) || (ex['arguments'] !== undefined && !isObject(ex['arguments']))) return;
+  for (const { ex, i, at, fail } of examplesOf(raw, diags)) {
+    // Arguments that are not an object: the structure check reports it.
+    if (ex['arguments'] !== undefined && !isObject(ex['arguments'])) continue;
     const args = isObject(ex['arguments']) ? ex['arguments'] : {};
     const invalid = ex['invalid'] === true;
     const model: PromptExampleModel = { arguments: args, invalid };
     if (typeof ex['name'] === 'string') model.name = ex['name'];
-    const { at, fail } = exampleAt(raw, i, diags);
     if (isObject(ex['expect'])) {
       const expect = (model.expect = ex['expect'] as PromptExpectation);
       checkErrorBesideIsError(expect, 'prompts/get', fail);
@@ -104,7 +101,7 @@ export function checkPromptExamples(
     } else if (problems.length) {
       model.rejected = [problems[0]!.argument];
     }
-  });
+  }
   return out;
 }
 
@@ -125,16 +122,12 @@ export function checkResourceExamples(
   const reached = (uri: string) => fixed.get(uri) ?? matchers.find((m) => m.matcher.match(uri))?.model;
 
   for (const { raw, model } of resources) {
-    const list = raw.value['examples'];
-    if (!Array.isArray(list)) continue;
-    list.forEach((ex, i) => {
-      if (!isObject(ex)) return;
-      const { at, fail } = exampleAt(raw, i, diags);
+    for (const { ex, i, at, fail } of examplesOf(raw, diags)) {
       const expect = isObject(ex['expect']) ? (ex['expect'] as ResourceExpectation) : undefined;
       if (expect) checkResourceExpectation(expect, fail);
       const given = typeof ex['uri'] === 'string' ? ex['uri'] : undefined;
       const uri = given ?? (model.kind === 'resource' ? model.uri : undefined);
-      if (uri === undefined) return; // a template's example without a URI: the structure check reports it
+      if (uri === undefined) continue; // a template's example without a URI: the structure check reports it
       const example: ResourceExampleModel = { uri };
       if (typeof ex['name'] === 'string') example.name = ex['name'];
       if (expect) example.expect = expect;
@@ -158,7 +151,7 @@ export function checkResourceExamples(
         diags.add(diagnostic('TS030', given === undefined ? at([]) : at(['uri']), message, hint));
       }
       model.examples.push(example);
-    });
+    }
   }
 }
 

@@ -33,7 +33,7 @@ export function checkPrimitives(
   const promptNames = new Names('prompt', diags);
   const resourceNames = new Names('resource', diags);
   const uris = new Map<string, RawTool>();
-  const out = { prompts: [] as PromptModel[], resources: [] as ResourceModel[] };
+  const out: PromptModel[] = [];
   const checkedResources: { raw: RawTool; model: ResourceModel }[] = [];
 
   for (const raw of prompts) {
@@ -68,7 +68,7 @@ export function checkPrimitives(
       ...(args.length ? { arguments: listed } : {}),
       ...fieldsOf(v, ['icons', '_meta']),
     } as PromptDefinition;
-    out.prompts.push({
+    out.push({
       name: definition.name,
       typeName,
       arguments: args,
@@ -152,14 +152,13 @@ export function checkPrimitives(
       ...withScopes(v),
       source: position(raw),
     };
-    out.resources.push(model);
     checkedResources.push({ raw, model });
   };
   for (const raw of resources) resource(raw, 'resource');
   for (const raw of templates) resource(raw, 'template');
   // Examples once every resource is known: an example's URI must reach its own resource first.
   checkResourceExamples(checkedResources, diags);
-  return out;
+  return { prompts: out, resources: checkedResources.map((r) => r.model) };
 }
 
 /** Where an item's name (or what `path` names below the item) is written, as `file:line:column`. */

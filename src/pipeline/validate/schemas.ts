@@ -31,7 +31,8 @@ import type { McpHeaderDeclaration, SchemaModel } from '../model.js';
 import { backtracksExponentially } from './regex.js';
 
 /** The model's schema (bundled: the author's schema with the shared $defs it uses), and what the checks found. */
-export interface CheckedSchema extends SchemaModel {
+export interface CheckedSchema {
+  model: SchemaModel;
   /** The x-mcp-header declarations, in schema order (none for an output schema). */
   mcpHeaders: McpHeaderDeclaration[];
   /** Compiled in an instance of its own: the validator and its standalone code. */
@@ -64,18 +65,13 @@ function locatorAt(o: Origin): Locate {
  * judge.ts), as a job whose verdict `finish` turns into diagnostics and the checked schema. Between the two, the
  * verdicts are computed or taken from the cache (verdicts.ts).
  */
-export interface PreparedSchema {
-  job: JudgeJob;
-  finish(verdict: Verdict): CheckedSchema | undefined;
-}
-
 export function prepareToolSchema(
   raw: unknown,
   origin: Origin,
   which: 'inputSchema' | 'outputSchema',
   defs: ReadonlyMap<string, RawDef>,
   diags: Diagnostics,
-): PreparedSchema | undefined {
+): { job: JudgeJob; finish(verdict: Verdict): CheckedSchema | undefined } | undefined {
   if (!isObject(raw)) return undefined; // the structure check has said so
   let errors = 0;
   const report: Report = (code, span, message, hint) => {
@@ -269,7 +265,7 @@ export function prepareToolSchema(
       return undefined;
     }
     const compiled = compiledSchema(forAjv, dialect, kind, verdict.compiled);
-    return { schema: bundled, dialect, sharedDefs, mcpHeaders, compiled };
+    return { model: { schema: bundled, dialect, sharedDefs }, mcpHeaders, compiled };
   };
   return { job, finish };
 }

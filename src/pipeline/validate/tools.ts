@@ -5,12 +5,12 @@
  */
 import { diagnostic, type Diagnostics } from '../../core/diagnostics.js';
 import type { RawDef, RawTool } from '../load/load.js';
-import type { CompiledValidators, SchemaModel, ToolDefinition, ToolModel, ValidatorCode } from '../model.js';
+import type { CompiledValidators, ToolDefinition, ToolModel, ValidatorCode } from '../model.js';
 import { checkTimeout } from '../../core/duration.js';
 import type { Cache } from '../../cache/store.js';
 import { resolveVerdicts } from './verdicts.js';
 import { checkExamples } from './examples.js';
-import { prepareToolSchema, type CheckedSchema, type PreparedSchema } from './schemas.js';
+import { prepareToolSchema, type CheckedSchema } from './schemas.js';
 import { withScopes } from './auth.js';
 import { NAME_PATTERN, Names, placeOf, position } from './primitives.js';
 
@@ -40,7 +40,7 @@ export function checkTools(
   const jobs = prepared.flatMap((p) => [p.input, p.output].filter((s) => s !== undefined).map((s) => s.job));
   const verdicts = resolveVerdicts(jobs, cache);
   let next = 0;
-  const finish = (s: PreparedSchema | undefined) => (s ? s.finish(verdicts[next++]!) : undefined);
+  const finish = (s: ReturnType<typeof prepareToolSchema>) => (s ? s.finish(verdicts[next++]!) : undefined);
 
   for (const { tool, typeName, ...schemas } of prepared) {
     const v = tool.value;
@@ -58,8 +58,8 @@ export function checkTools(
     models.push({
       name,
       typeName,
-      input: schemaModel(input),
-      ...(output ? { output: schemaModel(output) } : {}),
+      input: input.model,
+      ...(output ? { output: output.model } : {}),
       examples,
       mcpHeaders: input.mcpHeaders,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
@@ -154,10 +154,6 @@ function checkRenames(tools: readonly RawTool[], current: ReadonlyMap<string, Ra
   }
 }
 
-function schemaModel(c: CheckedSchema): SchemaModel {
-  return { schema: c.schema, dialect: c.dialect, sharedDefs: c.sharedDefs };
-}
-
 /** The tools/list entry: MCP's field order, only the fields the author gave. */
 function toolDefinition(
   v: Record<string, unknown>,
@@ -171,8 +167,8 @@ function toolDefinition(
   const description = [v['deprecated'], v['description']].filter((d) => typeof d === 'string');
   if (typeof v['deprecated'] === 'string') description[0] = `Deprecated: ${v['deprecated']}`;
   if (description.length) out['description'] = description.join('\n\n');
-  out['inputSchema'] = input.schema;
-  if (output) out['outputSchema'] = output.schema;
+  out['inputSchema'] = input.model.schema;
+  if (output) out['outputSchema'] = output.model.schema;
   for (const key of ['annotations', 'icons', 'execution', '_meta'] as const) {
     if (v[key] !== undefined) out[key] = structuredClone(v[key]);
   }
