@@ -124,7 +124,7 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     `clients start it over stdio with: node ${main}`,
     "(not npm start: npm's banner would reach stdout, the protocol's channel)",
     `.mcp.json (Claude Code): ${kept.includes('.mcp.json') ? 'yours was kept' : `written, with the relative path ${INIT_MAIN}: commit it`}`,
-    ...clientLines(Object.keys(CLIENTS), server, (kind) => kind.stdio('node', [main])).map((l) => `  ${l}`),
+    ...clientLines(Object.keys(CLIENTS), server, main).map((l) => `  ${l}`),
     '(toolspec clients prints these again; toolspec clients vscode --write writes one into the project)',
   ];
   const warning = dependency.warning ? `toolspec: warning: ${dependency.warning}\n` : '';
