@@ -142,11 +142,9 @@ const COMMANDS: CommandSpec[] = [
     run: async (r, [old, next], o) =>
       (await import('./commands/diff.js')).diffCommand({
         ...(o as unknown as DiffCommandInput),
+        ...r.base(o.spec),
         old: str(old),
         new: str(next),
-        spec: r.base(o.spec).spec,
-        cwd: r.cwd,
-        style: r.styles(),
       }),
   },
   {
@@ -295,9 +293,7 @@ Examples:
         ...(o as unknown as CallInput),
         tool: str(tool),
         pairs: (pairs as string[] | undefined) ?? [],
-        spec: r.base(o.spec).spec,
-        cwd: r.cwd,
-        style: r.styles(),
+        ...r.base(o.spec),
         err: r.err,
       });
       if (!r.asProcess) return called;

@@ -24,53 +24,51 @@ type Entry = Record<string, unknown>;
 
 interface ClientKind {
   label: string;
-  /** The project's own file of this client, relative to the spec's folder; undefined when it has none. */
-  file?: string;
+  /**
+   * The project's own file of this client (relative to the spec's folder), and how it names a file of the project
+   * so that it travels with the project through git: relative where the client starts project servers in the
+   * project's folder, else through the client's own variable. Absent when the client has none (`note` says where).
+   */
+  project?: { file: string; root: string };
+  note?: string;
   /** Where the file keeps its servers. */
   key: 'mcpServers' | 'servers';
-  stdio: (command: string, args: string[]) => Entry;
-  /**
-   * How the project's file names a file of the project, so that it travels with the project through git: relative
-   * where the client starts project servers in the project's folder, else through the client's own variable.
-   */
-  inProject?: (relative: string) => string;
-  /** undefined when the client cannot reach a server over HTTP from its file. */
-  http?: (url: string) => Entry;
-  note?: string;
+  /** What a stdio entry holds besides `command` and `args`. */
+  stdio?: Entry;
+  /** What an HTTP entry holds besides `url`; absent when the client cannot reach a server over HTTP from its file. */
+  http?: Entry;
 }
 
 export const CLIENTS: Record<string, ClientKind> = {
   'claude-code': {
     label: 'Claude Code',
-    file: '.mcp.json',
+    project: { file: '.mcp.json', root: '' },
     key: 'mcpServers',
-    stdio: (command, args) => ({ command, args }),
-    inProject: (relative) => relative,
-    http: (url) => ({ type: 'http', url }),
+    http: { type: 'http' },
   },
   'claude-desktop': {
     label: 'Claude Desktop',
-    key: 'mcpServers',
-    stdio: (command, args) => ({ command, args }),
     note: 'claude_desktop_config.json (Settings → Developer → Edit Config); a remote server is added in its settings instead',
+    key: 'mcpServers',
   },
   cursor: {
     label: 'Cursor',
-    file: '.cursor/mcp.json',
+    project: { file: '.cursor/mcp.json', root: '${workspaceFolder}/' },
     key: 'mcpServers',
-    stdio: (command, args) => ({ command, args }),
-    inProject: (relative) => `\${workspaceFolder}/${relative}`,
-    http: (url) => ({ url }),
+    http: {},
   },
   vscode: {
     label: 'VS Code',
-    file: '.vscode/mcp.json',
+    project: { file: '.vscode/mcp.json', root: '${workspaceFolder}/' },
     key: 'servers',
-    stdio: (command, args) => ({ type: 'stdio', command, args }),
-    inProject: (relative) => `\${workspaceFolder}/${relative}`,
-    http: (url) => ({ type: 'http', url }),
+    stdio: { type: 'stdio' },
+    http: { type: 'http' },
   },
 };
+
+/** The entry that reaches the server at `http`, or else starts `main` with node; undefined when the client cannot. */
+const entryOf = (kind: ClientKind, main: string, http?: string): Entry | undefined =>
+  http === undefined ? { ...kind.stdio, command: 'node', args: [main] } : kind.http && { ...kind.http, url: http };
 
 export async function clientsCommand(input: ClientsInput): Promise<CommandResult> {
   const names = input.client === undefined ? Object.keys(CLIENTS) : [input.client];
@@ -87,25 +85,21 @@ export async function clientsCommand(input: ClientsInput): Promise<CommandResult
   // The built entry point of a project laid out as init makes it: printed with this machine's path, resolved now,
   // to paste anywhere; written into a project's file in the form that travels with the project.
   const main = path.join(rootDir, ...INIT_MAIN.split('/'));
-  const entryFor = (kind: ClientKind, inProject = false): Entry | undefined =>
-    input.http !== undefined
-      ? kind.http?.(input.http)
-      : kind.stdio('node', [inProject && kind.inProject ? kind.inProject(INIT_MAIN) : main]);
 
   if (input.write) {
     const kind = CLIENTS[input.client!]!;
-    const entry = entryFor(kind, true);
-    if (!kind.file) return usage(`${kind.label} keeps its configuration outside the project: ${kind.note}`);
-    if (!entry) return usage(`${kind.label} cannot reach a server over HTTP from ${kind.file}`);
-    const file = path.join(rootDir, kind.file);
+    if (!kind.project) return usage(`${kind.label} keeps its configuration outside the project: ${kind.note}`);
+    const entry = entryOf(kind, kind.project.root + INIT_MAIN, input.http);
+    if (!entry) return usage(`${kind.label} cannot reach a server over HTTP from ${kind.project.file}`);
+    const file = path.join(rootDir, kind.project.file);
     writeEntry(file, kind.key, server.name, entry);
     return {
       code: EXIT.ok,
-      stdout: `${displayPath(file, input.cwd)}: "${server.name}" ${input.http ? `at ${input.http}` : `started with node ${kind.inProject!(INIT_MAIN)} (a path that travels with the project: commit the file)`}\n`,
+      stdout: `${displayPath(file, input.cwd)}: "${server.name}" ${input.http ? `at ${input.http}` : `started with node ${kind.project.root}${INIT_MAIN} (a path that travels with the project: commit the file)`}\n`,
       stderr: loaded.stderr,
     };
   }
-  const lines = clientLines(names, server.name, (kind) => entryFor(kind));
+  const lines = clientLines(names, server.name, main, input.http);
   const built = fs.existsSync(main)
     ? ''
     : `\n(${displayPath(main, input.cwd)} is not built yet: npm run build makes it)`;
@@ -113,17 +107,12 @@ export async function clientsCommand(input: ClientsInput): Promise<CommandResult
 }
 
 /** One line per client: where its configuration lives, and the entry to put there. */
-export function clientLines(
-  names: readonly string[],
-  server: string,
-  entryFor: (kind: ClientKind) => Entry | undefined,
-) {
+export function clientLines(names: readonly string[], server: string, main: string, http?: string) {
   return names.map((n) => {
     const kind = CLIENTS[n]!;
-    const entry = entryFor(kind);
-    const where = kind.file ?? kind.note ?? '';
+    const entry = entryOf(kind, main, http);
     return entry
-      ? `${kind.label.padEnd(15)} ${where}: ${JSON.stringify({ [kind.key]: { [server]: entry } })}`
+      ? `${kind.label.padEnd(15)} ${kind.project?.file ?? kind.note}: ${JSON.stringify({ [kind.key]: { [server]: entry } })}`
       : `${kind.label.padEnd(15)} cannot reach a server over HTTP from its configuration file`;
   });
 }
@@ -131,7 +120,7 @@ export function clientLines(
 /** The entry `toolspec clients claude-code --write` puts in a project's .mcp.json: init writes it too. */
 export function projectMcpJson(server: string): string {
   const kind = CLIENTS['claude-code']!;
-  return `${JSON.stringify({ [kind.key]: { [server]: kind.stdio('node', [kind.inProject!(INIT_MAIN)]) } }, null, 2)}\n`;
+  return `${JSON.stringify({ [kind.key]: { [server]: entryOf(kind, kind.project!.root + INIT_MAIN) } }, null, 2)}\n`;
 }
 
 /**

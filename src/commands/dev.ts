@@ -56,6 +56,7 @@ export async function devCommand(input: DevInput): Promise<number> {
   const builder = await createBuilder(rootDir, input.cwd);
   let generatedDir: string | undefined;
   let skip: string[] = [];
+  const kept = () => (server.running ? 'the server still runs the last good build' : 'no server running');
 
   const cycle = async (cause: Change[] | undefined) => {
     const started = performance.now();
@@ -63,8 +64,6 @@ export async function devCommand(input: DevInput): Promise<number> {
       input.out(
         `${clock(new Date())} ${cause ? describeChanges(cause) : 'start'} → ${what} (${Math.round(performance.now() - started)} ms)`,
       );
-    const kept = () => (server.running ? 'the server still runs the last good build' : 'no server running');
-
     const { result, problem } = await runGenerate({ ...input, format: 'text' });
     if (!result) {
       input.err(`toolspec: ${problem}`);
@@ -87,12 +86,12 @@ export async function devCommand(input: DevInput): Promise<number> {
     const build = builder(writeIfChanged);
     for (const [file, hash] of build.read) files.set(file, hash);
     skip = [generatedDir!, ...(build.outDir ? [path.resolve(rootDir, build.outDir)] : [])];
-    line(`${generated}, ${await serve(build, kept)}`);
+    line(`${generated}, ${await serve(build)}`);
     return watched(false);
   };
 
   /** Starts the build when it type-checks and is new: what came of it, for the cycle's line. */
-  const serve = async (build: ReturnType<typeof builder>, kept: () => string): Promise<string> => {
+  const serve = async (build: ReturnType<typeof builder>): Promise<string> => {
     if (build.errors.length) {
       input.err(build.errors.join('\n'));
       return `${plural(build.errors.length, 'type error')}; ${kept()}`;

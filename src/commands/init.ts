@@ -74,19 +74,15 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
   // no table in the one and no registry entry beside the other.
   const ownReadme = fs.existsSync(path.join(abs, 'README.md'));
   const ownPackage = fs.existsSync(path.join(abs, 'package.json'));
-  const files = initFiles({ name, toolspec: dependency.spec, blank })
-    .filter((f) => !((ownSpec || blank) && EXAMPLE_FILES.includes(f.path)))
-    .map((f) =>
-      f.path === 'toolspec.yaml'
-        ? {
-            ...f,
-            contents: drop(
-              drop(f.contents, ownReadme, /^options:\n {2}toolTables: \[README\.md\].*\n/m),
-              ownPackage,
-              /^ {2}# The entry for the official MCP Registry(.*\n)+? {4}name: .*\n/m,
-            ),
-          }
-        : f,
+  const files = initFiles({ name, toolspec: dependency.spec, blank }).filter(
+    (f) => !((ownSpec || blank) && EXAMPLE_FILES.includes(f.path)),
+  );
+  const template = files.find((f) => f.path === 'toolspec.yaml')!;
+  if (ownReadme) template.contents = template.contents.replace(/^options:\n {2}toolTables: \[README\.md\].*\n/m, '');
+  if (ownPackage)
+    template.contents = template.contents.replace(
+      /^ {2}# The entry for the official MCP Registry(.*\n)+? {4}name: .*\n/m,
+      '',
     );
   for (const f of files) create(f.path, f.contents);
   const spec = path.join(abs, 'toolspec.yaml');
@@ -124,14 +120,9 @@ export async function initCommand(input: InitInput): Promise<CommandResult> {
     `clients start it over stdio with: node ${main}`,
     "(not npm start: npm's banner would reach stdout, the protocol's channel)",
     `.mcp.json (Claude Code): ${kept.includes('.mcp.json') ? 'yours was kept' : `written, with the relative path ${INIT_MAIN}: commit it`}`,
-    ...clientLines(Object.keys(CLIENTS), server, (kind) => kind.stdio('node', [main])).map((l) => `  ${l}`),
+    ...clientLines(Object.keys(CLIENTS), server, main).map((l) => `  ${l}`),
     '(toolspec clients prints these again; toolspec clients vscode --write writes one into the project)',
   ];
   const warning = dependency.warning ? `toolspec: warning: ${dependency.warning}\n` : '';
   return { code: EXIT.ok, stdout: `${lines.join('\n')}\n`, stderr: `${quiet ? '' : stderr}${warning}` };
-}
-
-/** `text` without what `pattern` matches, when `when`. */
-function drop(text: string, when: boolean, pattern: RegExp): string {
-  return when ? text.replace(pattern, '') : text;
 }

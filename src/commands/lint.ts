@@ -5,25 +5,18 @@ import { renderSarif } from '../report/sarif.js';
 import { byFormat, EXIT, loadForCommand } from './result.js';
 import type { CommandResult, ReportFormat, SpecInput } from './result.js';
 
-/** With `rules`, the list of the rules instead. */
+/** With `rules`, the list of the rules instead. An invalid spec: its diagnostics, where a valid one has findings. */
 export async function lintCommand(input: SpecInput & { format: ReportFormat; rules: boolean }): Promise<CommandResult> {
   if (input.rules) return { code: EXIT.ok, stdout: api.formatRules(input.style.out), stderr: '' };
-  const { result, stderr, code } = await loadForCommand(input, input.format);
-  if (!result.model) {
-    const stdout = byFormat(input.format, {
-      json: () => api.lintJson(input.spec, undefined, result.diagnostics),
-      github: () => `${renderGithub(result.diagnostics, 'toolspec lint')}\n`,
-      sarif: () => renderSarif(result.diagnostics, 'toolspec lint'),
-      text: () => '',
-    });
-    return { code, stdout, stderr };
-  }
-  const lint = await api.lintLoaded({ ...result, model: result.model }, { tokens: true });
-  const stdout = byFormat(input.format, {
-    json: () => api.lintJson(input.spec, lint, result.diagnostics),
-    github: () => (lint.findings.length ? `${api.formatLintGithub(lint.findings)}\n` : ''),
-    sarif: () => renderSarif(lint.findings.map(api.asFinding), 'toolspec lint', api.ruleSummary),
-    text: () => api.formatLintReport(input.spec, lint, result.sources, input.style.out),
+  const { format, spec } = input;
+  const { result, stderr, code } = await loadForCommand(input, format);
+  const lint = result.model && (await api.lintLoaded({ ...result, model: result.model }, { tokens: true }));
+  const reported = lint ? lint.findings.map(api.asFinding) : result.diagnostics;
+  const stdout = byFormat(format, {
+    json: () => api.lintJson(spec, lint, result.diagnostics),
+    github: () => (reported.length ? `${renderGithub(reported, 'toolspec lint')}\n` : ''),
+    sarif: () => renderSarif(reported, 'toolspec lint', api.ruleSummary),
+    text: () => (lint ? api.formatLintReport(spec, lint, result.sources, input.style.out) : ''),
   });
-  return { code: lint.failed ? EXIT.lint : EXIT.ok, stdout, stderr };
+  return { code: lint?.failed ? EXIT.lint : code, stdout, stderr };
 }

@@ -53,6 +53,45 @@ export async function createBuilder(rootDir: string, cwd: string) {
   };
 
   /**
+   * A compiler host that hands back the SourceFile it parsed before while the file is the same: for the project's
+   * files the same text, for the rest (libraries, node_modules) the same size and modification time.
+   */
+  const cachingHost = (options: TS.CompilerOptions): TS.CompilerHost => {
+    const host = ts.createIncrementalCompilerHost(options, ts.sys);
+    const parseFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+      const abs = path.resolve(fileName);
+      const how =
+        typeof languageVersion === 'object'
+          ? `${languageVersion.languageVersion}:${languageVersion.impliedNodeFormat}`
+          : String(languageVersion);
+      let key: string;
+      if (inProject(abs)) {
+        const text = ts.sys.readFile(abs);
+        if (text === undefined) return undefined;
+        const hash = sha256(text);
+        read.set(abs, hash);
+        key = `${how}:${hash}`;
+      } else {
+        let st: fs.Stats | undefined;
+        try {
+          st = fs.statSync(abs);
+        } catch {
+          return undefined;
+        }
+        key = `${how}:${st.size}:${st.mtimeMs}`;
+      }
+      const hit = cache.get(fileName);
+      if (hit && hit.key === key) return hit.file;
+      const file = parseFile(fileName, languageVersion, onError, shouldCreate);
+      if (file) cache.set(fileName, { key, file });
+      else cache.delete(fileName);
+      return file;
+    };
+    return host;
+  };
+
+  /**
    * One cycle; `write` writes an emitted file and says whether its bytes changed. What it returns: the errors as
    * "file:line:col error TS1234 message" (paths as shown from cwd; none when the build is good); the files emitted
    * with new bytes (absolute, in a good cycle); the project's files the program read, not libraries (absolute path
@@ -74,7 +113,7 @@ export async function createBuilder(rootDir: string, cwd: string) {
     const key = JSON.stringify(options);
     if (!host || key !== hostOptions) {
       // New options: a new host, and a fresh start.
-      host = cachingHost(ts, options, cache, inProject, (f, h) => read.set(f, h));
+      host = cachingHost(options);
       hostOptions = key;
       old = undefined;
       cache.clear();
@@ -108,51 +147,6 @@ export async function createBuilder(rootDir: string, cwd: string) {
     const errors = emit.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).map(format);
     return result(errors, emitted);
   };
-}
-
-/**
- * A compiler host that hands back the SourceFile it parsed before while the file is the same: for the project's
- * files the same text, for the rest (libraries, node_modules) the same size and modification time.
- */
-function cachingHost(
-  ts: typeof TS,
-  options: TS.CompilerOptions,
-  cache: Map<string, { key: string; file: TS.SourceFile }>,
-  inProject: (file: string) => boolean,
-  onRead: (file: string, hash: string) => void,
-): TS.CompilerHost {
-  const host = ts.createIncrementalCompilerHost(options, ts.sys);
-  const parse = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
-    const abs = path.resolve(fileName);
-    const how =
-      typeof languageVersion === 'object'
-        ? `${languageVersion.languageVersion}:${languageVersion.impliedNodeFormat}`
-        : String(languageVersion);
-    let key: string;
-    if (inProject(abs)) {
-      const text = ts.sys.readFile(abs);
-      if (text === undefined) return undefined;
-      const hash = sha256(text);
-      onRead(abs, hash);
-      key = `${how}:${hash}`;
-    } else {
-      let st: fs.Stats | undefined;
-      try {
-        st = fs.statSync(abs);
-      } catch {
-        return undefined;
-      }
-      key = `${how}:${st.size}:${st.mtimeMs}`;
-    }
-    const hit = cache.get(fileName);
-    if (hit && hit.key === key) return hit.file;
-    const file = parse(fileName, languageVersion, onError, shouldCreate);
-    if (file) cache.set(fileName, { key, file });
-    else cache.delete(fileName);
-    return file;
-  };
-  return host;
 }
 
 /** The project's TypeScript (node_modules/typescript), or the one toolspec ships with ts-morph. */
