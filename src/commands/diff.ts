@@ -53,14 +53,15 @@ export function diffCommand(input: DiffCommandInput): CommandResult {
   const found = diffServers(before.result.model ?? EMPTY_SUBJECT, after.result.model ?? EMPTY_SUBJECT);
   const newModel = after.result.model;
   const at = newModel && sourceLocator(newModel, after.result.sources, after.result.parsed);
+  const changes = newModel && at ? locate(found, newModel, at) : found;
+  // A message about the new side names a revision's file as its diagnostics do (sides.ts).
   const gitPrefix = operands.new.kind === 'git' ? `${operands.new.rev}:` : '';
-  const changes = newModel && at ? locate(found, newModel, at, gitPrefix) : found;
   const report: DiffReport = { old: before.label, new: after.label, changes, failed: fails(changes, input.failOn) };
   const oldModel = before.result.model;
   if (oldModel && newModel && at) {
     const verdict = checkVersion(changes, oldModel.server.version, newModel.server.version);
     const version = at.inSpec(['server', 'version']);
-    const place = `${version.file}:${version.line}:${version.column}`;
+    const place = `${gitPrefix}${version.file}:${version.line}:${version.column}`;
     if (!verdict) {
       if (input.checkVersion)
         return {
@@ -94,14 +95,14 @@ export function notValid(side: LoadedSide, style: Style, then: string): string {
 /**
  * Where each change is in the new spec: the deepest part of its path written in the tool's own file (a path
  * through a shared `$defs` entry stops at the `$ref`), or the main file for a removed tool. A new side read from
- * git is placed at the same path in the working tree, as GitHub annotations need.
+ * git is placed at the same path in the working tree (its model keeps the paths in the repository), as GitHub
+ * annotations need.
  */
-function locate(changes: Change[], model: ServerModel, at: Locator, gitPrefix: string): Change[] {
-  const strip = (f: string) => (gitPrefix && f.startsWith(gitPrefix) ? f.slice(gitPrefix.length) : f);
+function locate(changes: Change[], model: ServerModel, at: Locator): Change[] {
   return changes.map((c) => {
     const place = placeOf(c, model, at);
-    if (!place) return { ...c, file: strip(model.specFile) };
-    return { ...c, file: strip(place.file), line: place.line, column: place.column };
+    if (!place) return { ...c, file: model.specFile };
+    return { ...c, file: place.file, line: place.line, column: place.column };
   });
 }
 

@@ -12,22 +12,13 @@ const q = JSON.stringify;
 export function diffAccess(before: DiffSubject, after: DiffSubject): Change[] {
   const o = before.auth;
   const n = after.auth;
-  if (!o && n) {
-    const message = 'HTTP clients need a token from the issuer now; stdio is not affected';
-    return [changeOf('AUTH_ADDED', 'tool', null, ['auth'], `added (issuer ${n.issuer})`, message)];
-  }
-  if (o && !n) {
-    const message = 'the server no longer checks tokens: anyone who reaches it over HTTP may call it';
-    return [changeOf('AUTH_REMOVED', 'tool', null, ['auth'], 'removed', message)];
-  }
+  if (!o && n) return [changeOf('AUTH_ADDED', 'tool', null, ['auth'], `added (issuer ${n.issuer})`)];
+  if (o && !n) return [changeOf('AUTH_REMOVED', 'tool', null, ['auth'], 'removed')];
   const out: Change[] = [];
   if (!o || !n) return out;
   for (const key of ['issuer', 'resource'] as const) {
-    if (o[key] === n[key]) continue;
-    const message = 'clients must get new tokens, from the new issuer or for the new resource';
-    out.push(
-      changeOf('AUTH_SERVER_CHANGED', 'tool', null, ['auth', key], `${o[key]} → ${n[key]}`, message, o[key], n[key]),
-    );
+    if (o[key] !== n[key])
+      out.push(changeOf('AUTH_SERVER_CHANGED', 'tool', null, ['auth', key], `${o[key]} → ${n[key]}`, o[key], n[key]));
   }
   const pairs = (kind: string, a: readonly { name: string; scopes?: string[] }[] = [], b: typeof a = []) => {
     for (const [was, x] of byName(a, b)) {
@@ -41,12 +32,12 @@ export function diffAccess(before: DiffSubject, after: DiffSubject): Change[] {
       const what = kind === 'tools' ? `tool ${q(x.name)}` : `${kind.slice(0, -1)} ${q(x.name)}`;
       if (added.length) {
         const message = `tokens without ${added.join(' and ')} get 403 from ${what}; clients must ask for ${added.length > 1 ? 'them' : 'it'}`;
-        out.push(changeOf('SCOPES_ADDED', 'tool', tool, at, `needs ${added.join(', ')} now`, message, before, now));
+        out.push(changeOf('SCOPES_ADDED', 'tool', tool, at, `needs ${added.join(', ')} now`, before, now, message));
       }
       if (removed.length) {
         const message = `${what} takes tokens without ${removed.join(' or ')}`;
         out.push(
-          changeOf('SCOPES_REMOVED', 'tool', tool, at, `no longer needs ${removed.join(', ')}`, message, before, now),
+          changeOf('SCOPES_REMOVED', 'tool', tool, at, `no longer needs ${removed.join(', ')}`, before, now, message),
         );
       }
     }

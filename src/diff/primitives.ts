@@ -5,8 +5,7 @@
  * reads a URI that moved, fails: those are breaking. Pure: models in, changes out.
  */
 import type { ResourceModel } from '../pipeline/model.js';
-import { explain } from './messages.js';
-import { changeOf, type Change, type DiffSubject, type RuleId, type Segments } from './rules.js';
+import { changeOf, explain, type Change, type DiffSubject, type RuleId, type Segments } from './rules.js';
 import { presence } from './schema-common.js';
 
 const q = JSON.stringify;
@@ -14,7 +13,7 @@ const q = JSON.stringify;
 export function diffPrimitives(before: DiffSubject, after: DiffSubject): Change[] {
   const out: Change[] = [];
   const make = (rule: RuleId, segments: Segments, detail: string, what: string, b?: unknown, a?: unknown) =>
-    out.push(changeOf(rule, 'tool', null, segments, detail, explain(rule, 'tool', segments, null, what), b, a));
+    out.push(changeOf(rule, 'tool', null, segments, detail, b, a, explain(rule, 'tool', segments, null, what)));
   const text = (segments: Segments, o: unknown, n: unknown) => {
     if (o !== n) make('PRIMITIVE_TEXT_CHANGED', segments, presence(o, n), '', o, n);
   };

@@ -5,7 +5,7 @@ import { isAnnotation, isObject, type SchemaView } from './schema-node.js';
 
 /** Rules by which a schema accepts values it did not accept before. */
 const WIDENING = new Set<RuleId>([
-  ...RULE_IDS.filter((r) => RULES[r] === WIDENS),
+  ...RULE_IDS.filter((r) => RULES[r][0] === WIDENS),
   'ARGUMENT_ADDED',
   'ARGUMENT_MADE_OPTIONAL',
   'ARGUMENT_REMOVED_STILL_ACCEPTED',

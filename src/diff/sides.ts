@@ -68,6 +68,7 @@ function revisionOf(rev: string, spec: string, cwd: string): Operand {
 export interface LoadedSide {
   /** As shown: the file's path, or `<rev>:<path>`. */
   label: string;
+  /** A revision's files named `<rev>:<path>` in its diagnostics and sources; its model keeps the paths alone. */
   result: LoadResult;
   /** The spec file does not exist at the revision: the side is taken as a spec with no tools. */
   missing: boolean;
@@ -107,14 +108,6 @@ export function loadOperand(op: Operand, cwd: string): LoadedSide {
       diagnostics: result.diagnostics.map(relabel),
       files: result.files.map(shown),
       sources: new Map([...result.sources].map(([f, text]) => [shown(f), text])),
-      ...(result.model && {
-        model: {
-          ...result.model,
-          specFile: shown(result.model.specFile),
-          files: result.model.files.map(shown),
-          tools: result.model.tools.map((t) => ({ ...t, source: { ...t.source, file: shown(t.source.file) } })),
-        },
-      }),
     },
   };
 }

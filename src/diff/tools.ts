@@ -5,7 +5,6 @@
  */
 import type { SchemaModel, ToolAnnotations, ToolModel } from '../pipeline/model.js';
 import { closest } from '../core/suggest.js';
-import { explain } from './messages.js';
 import { diffAccess } from './access.js';
 import { diffPrimitives } from './primitives.js';
 import { changeOf, type Change, type DiffSubject, type RuleId, type Segments, type Side } from './rules.js';
@@ -17,8 +16,7 @@ export const EMPTY_SUBJECT: DiffSubject = { server: {}, tools: [] };
 
 export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
   const out: Change[] = [];
-  const add = (rule: RuleId, side: Side, tool: string | null, at: Segments, detail: string, b?: unknown, a?: unknown) =>
-    out.push(changeOf(rule, side, tool, at, detail, explain(rule, side, at, tool), b, a));
+  const add = (...args: Parameters<typeof changeOf>) => out.push(changeOf(...args));
 
   const oi = before.server.instructions;
   const ni = after.server.instructions;
@@ -54,7 +52,7 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
       const message = declared
         ? `clients that call ${q(old.name)} get an unknown-tool error; keep ${q(old.name)} as a tool of its own that calls the same code (say in its description that it is deprecated for ${q(t.name)}) until clients have moved, or release a new major version`
         : `did you mean to rename ${q(old.name)} to ${q(t.name)}? Both have the same schemas. Clients that call ${q(old.name)} get an unknown-tool error; keep the old name too, or release a new major version`;
-      out.push(changeOf('TOOL_RENAMED', 'tool', t.name, ['name'], detail, message, old.name, t.name));
+      add('TOOL_RENAMED', 'tool', t.name, ['name'], detail, old.name, t.name, message);
     }
     diffTool(old, t, (rule, side, at, detail, b, a) => add(rule, side, t.name, at, detail, b, a));
   }
@@ -69,9 +67,9 @@ export function diffServers(before: DiffSubject, after: DiffSubject): Change[] {
         : `removed (it was deprecated: ${r.deprecated})`;
     const message =
       r.deprecated === undefined
-        ? explain('TOOL_REMOVED', 'tool', [], r.name)
+        ? undefined
         : `clients that still call the deprecated ${q(r.name)} get an unknown-tool error: its removal is a breaking change, for a new major version`;
-    out.push(changeOf('TOOL_REMOVED', 'tool', r.name, [], detail, message));
+    add('TOOL_REMOVED', 'tool', r.name, [], detail, undefined, undefined, message);
   }
   return [...out, ...diffPrimitives(before, after), ...diffAccess(before, after)];
 }
