@@ -109,4 +109,24 @@ describe('check reads the modules the handlers import, and only those', () => {
       r.stdout,
     ).toEqual(['handler-contract src/lib/shared.ts:1']);
   });
+
+  it("reports an error in a tool's handler once, with its tool, when a prompt module imports the handler too", async () => {
+    const p = scratchCopy(path.join(repoRoot, 'test/fixtures/e2e-primitives'), 'check-reach');
+    cleanups.push(p.cleanup);
+    expect((await runMain(['generate'], p.dir)).code).toBe(0);
+    fs.appendFileSync(path.join(p.dir, 'src/handlers/touch_note.ts'), 'export const label: string = 1;\n');
+    fs.appendFileSync(
+      path.join(p.dir, 'src/handlers/prompts/ask_first.ts'),
+      "import { label } from '../touch_note.js';\nexport const again = label;\n",
+    );
+    const r = await runMain(['check', '--format', 'json'], p.dir);
+    expect(r.code).toBe(1);
+    const findings = (
+      JSON.parse(r.stdout) as { findings: { code: string; file: string; line: number; tool?: string }[] }
+    ).findings;
+    expect(
+      findings.map((f) => `${f.code} ${f.file}:${f.line} ${f.tool ?? '-'}`),
+      r.stdout,
+    ).toEqual(['handler-contract src/handlers/touch_note.ts:8 touch_note']);
+  });
 });

@@ -168,6 +168,8 @@ export async function checkContracts(
     checker.typeToString(t, at, ts.TypeFormatFlags.NoTruncation).replace(/import\("[^"]*"\)\./g, '');
 
   const findings: Finding[] = [];
+  /** The handlers whose files' errors are reported with their tool: the other modules' go with none, below. */
+  const withTool = new Set<ts.SourceFile>();
   for (const tool of handlers) {
     const sf = program.getSourceFile(tool.handler)!;
     const expected = `(args: ${tool.input}, ctx: ToolContext) => ${tool.output ? `StructuredResult<${tool.output}>` : 'TextResult'} (or a Promise of it)`;
@@ -216,6 +218,7 @@ export async function checkContracts(
         actual: text(actual, decl),
       });
     // The handler's own file: what the contract now gives may not support what its body does.
+    withTool.add(sf);
     for (const d of errorsIn(ts, program, sf)) {
       const againstContract = againstHandler(ts, d.messageText);
       findings.push({
@@ -247,27 +250,14 @@ export async function checkContracts(
       }<'${item.name}'> (and complete, where the spec says complete: handler)`,
     });
   }
-  // The first line of each error in the project's other modules: the prompts' and resources', and those the
-  // modules import (shared code), directly or not, with no tool. Not the generated folder, the packages, the lib or
-  // declaration files (the compiler's lib files, lib.*.d.ts, are declaration files too). Files the tsconfig
-  // includes that no module reaches are not in the program at all. A tool's handler is reported with its tool, and
-  // with none too where a prompt's or resource's module reaches it: it is that module's shared code.
-  const shared = new Set<ts.SourceFile>();
-  const reach = (sf: ts.Node | undefined): void => {
-    if (!sf || !ts.isSourceFile(sf) || sf.isDeclarationFile || shared.has(sf)) return;
-    shared.add(sf);
-    const visit = (n: ts.Node): void => {
-      if (ts.isStringLiteral(n)) reach(checker.getSymbolAtLocation(n)?.valueDeclaration);
-      ts.forEachChild(n, visit);
-    };
-    visit(sf);
-  };
-  for (const m of modules) reach(program.getSourceFile(m.handler));
-  const tools = new Set(subject.tools.map((t) => t.handler));
+  // The first line of each error in the project's other modules, with no tool: the prompts' and resources', those
+  // the modules import (shared code, directly or not), and a tool's handler whose contract could not be read (no
+  // `handler`, or `any` in it). Each error once. Not the generated folder, the packages, the lib or declaration
+  // files (the compiler's lib files, lib.*.d.ts, are declaration files too). Files the tsconfig includes that no
+  // module reaches are not in the program at all.
   for (const sf of program.getSourceFiles()) {
-    const abs = path.resolve(sf.fileName);
-    if (sf.isDeclarationFile || sf.fileName.includes('/node_modules/')) continue;
-    if (abs.startsWith(subject.generatedDir + path.sep) || (tools.has(abs) && !shared.has(sf))) continue;
+    if (sf.isDeclarationFile || sf.fileName.includes('/node_modules/') || withTool.has(sf)) continue;
+    if (path.resolve(sf.fileName).startsWith(subject.generatedDir + path.sep)) continue;
     for (const d of errorsIn(ts, program, sf))
       findings.push({
         kind: 'handler-contract',
