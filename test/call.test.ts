@@ -236,9 +236,12 @@ describe('toolspec call (in process, on a project in the repository)', () => {
     fs.writeFileSync(copy, [first, 'globalThis.__edited = true;', ...rest].join('\n'));
     expect((await runMain(['call', 'shout', 'text=a'], dir)).code).toBe(0);
     expect(fs.readFileSync(copy, 'utf8')).toBe(made);
-    // A first line whose hashes hold but whose import list is not a list of strings: made again, not trusted.
-    for (const list of ['[oops]', '[1]']) {
-      fs.writeFileSync(copy, [first!.replace(/\[.*\]$/, list), ...rest].join('\n'));
+    // A first line whose hashes hold but whose import list is not a list of strings, or a copy made from another
+    // source or by another build (its first hash): made again, not trusted.
+    const foreign = first!.replace(/^(\/\/ toolspec-run )[0-9a-f]{64}/, `$1${'0'.repeat(64)}`);
+    expect(foreign).not.toBe(first);
+    for (const head of [first!.replace(/\[.*\]$/, '[oops]'), first!.replace(/\[.*\]$/, '[1]'), foreign]) {
+      fs.writeFileSync(copy, [head, ...rest].join('\n'));
       const r = await runMain(['call', 'shout', 'text=a'], dir);
       expect(r.code).toBe(0);
       expect(r.stderr).not.toContain('Error');
