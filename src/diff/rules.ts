@@ -1,8 +1,9 @@
 /**
  * The rules of `toolspec diff`: every kind of change it reports, with its class (docs/commands/diff.md says what
  * each one means) and its message for clients; and what every part of the diff shares: the subject it reads, the
- * change it reports. A rule's id never changes meaning once released. Schema rules that describe a set of values getting smaller or larger flip for
- * output schemas: narrowing what a client may send breaks clients, narrowing what a tool returns does not.
+ * change it reports. A rule's id never changes meaning once released. Schema rules that describe a set of values
+ * getting smaller or larger flip for output schemas: narrowing what a client may send breaks clients, narrowing what
+ * a tool returns does not.
  */
 import type { AuthModel, PromptModel, ResourceModel, ServerInfo, ToolModel } from '../pipeline/model.js';
 

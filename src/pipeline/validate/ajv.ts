@@ -44,9 +44,9 @@ const logger = { log: () => {}, warn: capture, error: capture };
 /**
  * A judge instance ('judge': the meta-schema check and scratch compiles) or an export instance (one schema's code).
  * Every instance's options are set here, so what the generated validators do is decided in one place, for the
- * loader's checks and the emitted code alike. Arguments named like inherited members (`constructor`, `toString`, …) are handled by
- * renaming (inherited.ts), which is all JSON data needs; ajv's `ownProperties` would cost every call on every schema
- * (measured ~1.5 µs on the benchmark's calls) for nothing more.
+ * loader's checks and the emitted code alike. Arguments named like inherited members (`constructor`, `toString`,
+ * …) are handled by renaming (inherited.ts), which is all JSON data needs; ajv's `ownProperties` would cost every
+ * call on every schema (measured ~1.5 µs on the benchmark's calls) for nothing more.
  */
 export function newAjv(dialect: Dialect, kind: SchemaKind, purpose: 'judge' | 'export'): AnyAjv {
   const { Ajv, Ajv2020, addFormats } = ajvModules();
